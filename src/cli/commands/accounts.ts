@@ -1,0 +1,111 @@
+// `ledger accounts create|list` and `ledger statement`: the same use-cases as the HTTP routes.
+import type { Command } from 'commander';
+import { input, select } from '@inquirer/prompts';
+import { action, cliActor, interactive, printJson, printTable, withLedger, bold } from '../common.js';
+import { createAccountBody, limitSchema, statementQuery, uuidSchema } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { fiatCurrencies } from '../../core/money.js';
+import { accountTypes } from '../../core/types.js';
+import { accountView } from '../../core/views.js';
+import { invalid } from '../../core/errors.js';
+
+interface CreateOptions {
+  tenant: string;
+  name?: string;
+  description?: string;
+  currency?: string;
+  type?: string;
+  json?: boolean;
+}
+
+/** Missing fields are asked for at a terminal, and refused otherwise. */
+async function askMissing(options: CreateOptions) {
+  const missing = (['name', 'currency', 'type'] as const).filter((k) => options[k] === undefined);
+  if (missing.length > 0 && !interactive()) throw invalid(`Missing ${missing.map((m) => `--${m}`).join(', ')}.`);
+  return {
+    name: options.name ?? (await input({ message: 'Account name', required: true })),
+    description: options.description,
+    currency: options.currency ?? (await select({ message: 'Currency', choices: fiatCurrencies.map((c) => ({ value: c })) })),
+    type: options.type ?? (await select({ message: 'Type', choices: accountTypes.map((t) => ({ value: t })) })),
+  };
+}
+
+export function registerAccounts(program: Command): void {
+  const accounts = program.command('accounts').description("manage a tenant's ledger accounts");
+
+  accounts
+    .command('create')
+    .description('create an account')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--name <name>', 'account name')
+    .option('--description <text>', 'free text')
+    .option('--currency <code>', fiatCurrencies.join(' | '))
+    .option('--type <type>', accountTypes.join(' | '))
+    .option('--json', 'print the account as JSON')
+    .action(
+      action(async (options: CreateOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const body = parseWith(createAccountBody, await askMissing(options), 'account');
+        const account = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.createAccount(tenantId, body, cliActor);
+        });
+        if (options.json) return printJson(account);
+        process.stdout.write(`Account ${bold(account.name)} created: ${account.id} (${account.type}, ${account.currency}).\n`);
+      }),
+    );
+
+  accounts
+    .command('list')
+    .description('list accounts, newest first')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--limit <n>', 'how many (1-200)', '50')
+    .option('--cursor <cursor>', 'nextCursor of a previous page')
+    .option('--json', 'print {items, nextCursor} as the HTTP listing does')
+    .action(
+      action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const limit = parseWith(limitSchema, options.limit, '--limit');
+        const page = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.listAccounts(tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
+        });
+        if (options.json) return printJson(page);
+        printTable(
+          ['id', 'name', 'type', 'currency', 'normal', 'created'],
+          page.items.map((a) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt]),
+        );
+        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+      }),
+    );
+
+  program
+    .command('statement')
+    .description("print an account's statement for a period")
+    .argument('<accountId>', 'account id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .requiredOption('--from <instant>', 'start, inclusive (ISO 8601)')
+    .requiredOption('--to <instant>', 'end, inclusive (ISO 8601)')
+    .option('--json', 'print the statement as the HTTP endpoint does')
+    .action(
+      action(async (accountId: string, options: { tenant: string; from: string; to: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, accountId, 'accountId');
+        const range = parseWith(statementQuery, { from: options.from, to: options.to }, 'period');
+        const { account, statement } = await withLedger(command, (ledger) => ({
+          account: accountView(ledger.getAccount(tenantId, id)),
+          statement: ledger.statement(tenantId, id, range.from!, range.to!),
+        }));
+        if (options.json) return printJson(statement);
+        process.stdout.write(`${bold(account.name)} (${account.type}, ${statement.currency})\n${statement.from} to ${statement.to}\n`);
+        printTable(
+          ['occurred', 'transaction', 'type', 'amount', 'description'],
+          [
+            ['', '', '', String(statement.openingBalance), 'opening balance'],
+            ...statement.movements.map((m) => [m.occurredAt, m.transactionId, m.type, String(m.amount), m.description ?? null]),
+            ['', '', '', String(statement.closingBalance), 'closing balance'],
+          ],
+        );
+      }),
+    );
+}

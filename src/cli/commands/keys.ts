@@ -1,0 +1,72 @@
+// `ledger keys create|list|revoke` for a tenant, without going through HTTP.
+import type { Command } from 'commander';
+import { checkbox } from '@inquirer/prompts';
+import { action, bold, cliActor, interactive, parseList, printJson, printTable, withLedger } from '../common.js';
+import { createApiKeyBody } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { invalid } from '../../core/errors.js';
+import { scopes } from '../../core/scopes.js';
+import { uuidSchema } from '../../core/schemas.js';
+
+async function chooseScopes(given: string | undefined): Promise<string[]> {
+  if (given !== undefined) return parseList(given);
+  if (!interactive()) throw invalid('--scopes is required (for example --scopes ACCOUNTS_READ,TRANSACTIONS_WRITE).');
+  return checkbox({ message: 'Scopes for the new key', choices: scopes.map((s) => ({ value: s, name: s })), required: true });
+}
+
+export function registerKeys(program: Command): void {
+  const keys = program.command('keys').description("manage a tenant's API keys");
+
+  keys
+    .command('create')
+    .description('create an API key (the raw key is shown once)')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--scopes <list>', `comma-separated scopes: ${scopes.join(', ')}`)
+    .option('--json', 'print the key as JSON')
+    .action(
+      action(async (options: { tenant: string; scopes?: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const body = parseWith(createApiKeyBody, { scopes: await chooseScopes(options.scopes) }, '--scopes');
+        const key = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.createApiKey(tenantId, body.scopes, cliActor);
+        });
+        if (options.json) return printJson(key);
+        process.stdout.write(`Key ${key.id} created with ${key.scopes.join(', ')}.\n  ${bold(key.rawKey)}\n  Store it now: it is never shown again.\n`);
+      }),
+    );
+
+  keys
+    .command('list')
+    .description("list the tenant's keys (never the raw keys)")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--json', 'print JSON as the HTTP listing does')
+    .action(
+      action(async (options: { tenant: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const list = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.listApiKeys(tenantId);
+        });
+        if (options.json) return printJson(list);
+        printTable(
+          ['id', 'prefix', 'scopes', 'created', 'revoked'],
+          list.map((k) => [k.id, k.prefix, k.scopes.join(', '), k.createdAt, k.revokedAt]),
+        );
+      }),
+    );
+
+  keys
+    .command('revoke')
+    .description('revoke a key; the running server refuses it on its next request')
+    .argument('<keyId>', 'key id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .action(
+      action(async (keyId: string, options: { tenant: string }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, keyId, 'keyId');
+        await withLedger(command, (ledger) => ledger.revokeApiKey(tenantId, id, cliActor));
+        process.stdout.write(`Key ${id} revoked.\n`);
+      }),
+    );
+}

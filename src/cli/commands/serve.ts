@@ -1,0 +1,28 @@
+// `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
+import type { Command } from 'commander';
+import { action, dbPath } from '../common.js';
+import { startServer, untilSignal } from '../../server/serve.js';
+import { invalid } from '../../core/errors.js';
+
+const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+function parsePort(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw invalid(`--port must be 0 to 65535, not ${JSON.stringify(value)}.`);
+  return Number(value);
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the /api/v1 HTTP API')
+    .option('--host <addr>', 'listen address (LEDGER_HOST)', process.env.LEDGER_HOST ?? '127.0.0.1')
+    .option('--port <n>', 'listen port, 0 picks a free one (LEDGER_PORT)', process.env.LEDGER_PORT ?? '8080')
+    .action(
+      action(async (options: { host: string; port: string }, command: Command) => {
+        const running = await startServer({ dbPath: dbPath(command), host: options.host, port: parsePort(options.port), log });
+        process.stdout.write(`ledger listening on ${running.url}\n`);
+        await untilSignal(running, log);
+        log('stopped');
+      }),
+    );
+}

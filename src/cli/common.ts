@@ -1,0 +1,74 @@
+// What every command shares: where the database is, opening the ledger, printing for people or for scripts.
+import { styleText } from 'node:util';
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { Ledger } from '../core/ledger.js';
+import { SqliteStore } from '../store/sqliteStore.js';
+import { LedgerError } from '../core/errors.js';
+import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
+import { toJsonText } from '../core/json.js';
+
+export const DEFAULT_DB = './ledger.db';
+
+/** `--db`, else LEDGER_DB, else ./ledger.db. */
+export const dbPath = (command: Command): string =>
+  (command.optsWithGlobals().db as string | undefined) ?? process.env.LEDGER_DB ?? DEFAULT_DB;
+
+export const cliActor: Actor = { type: 'HUMAN', keyId: CLI_ACTOR_ID };
+
+/** Opens the ledger for one command and always closes it. */
+export async function withLedger<T>(command: Command, run: (ledger: Ledger) => Promise<T> | T): Promise<T> {
+  const store = await SqliteStore.open(dbPath(command));
+  try {
+    return await run(new Ledger(store));
+  } finally {
+    store.close();
+  }
+}
+
+export const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stdout.isTTY);
+
+const color = (format: Parameters<typeof styleText>[0], text: string, stream: NodeJS.WriteStream = process.stdout) =>
+  stream.isTTY && !process.env.NO_COLOR ? styleText(format, text) : text;
+
+export const bold = (text: string) => color('bold', text);
+export const dim = (text: string) => color('dim', text);
+
+export const printJson = (value: unknown): void => {
+  process.stdout.write(`${toJsonText(value)}\n`);
+};
+
+export function printTable(head: string[], rows: Array<Array<string | number | null>>): void {
+  const table = new Table({ head: head.map((h) => bold(h)), style: { head: [], border: [] } });
+  for (const row of rows) table.push(row.map((cell) => (cell === null ? dim('-') : String(cell))));
+  process.stdout.write(`${table.toString()}\n`);
+}
+
+/** Prints a failure for people and sets the exit code; an unexpected error keeps its stack for the operator. */
+export function reportError(error: unknown): void {
+  const message =
+    error instanceof LedgerError
+      ? `${error.message}${error.details?.length ? `\n${error.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : ''}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`${color('red', 'error:', process.stderr)} ${message}\n`);
+  process.exitCode = 1;
+}
+
+/** Wraps a command action so that failures print once and exit non-zero. */
+export const action =
+  <A extends unknown[]>(run: (...args: A) => Promise<void> | void) =>
+  async (...args: A): Promise<void> => {
+    try {
+      await run(...args);
+    } catch (error) {
+      reportError(error);
+    }
+  };
+
+export const parseList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);

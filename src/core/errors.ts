@@ -1,0 +1,49 @@
+// The one error type of the domain. The server turns it into the JSON error body in one place.
+
+export const errorCodes = [
+  'VALIDATION_FAILED',
+  'BODY_TOO_LARGE',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'IDEMPOTENCY_KEY_REUSED',
+  'UNBALANCED',
+  'ACCOUNT_NOT_FOUND',
+  'CURRENCY_MISMATCH',
+  'POLICY_VIOLATION',
+  'CONFLICT',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class LedgerError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { details?: ErrorDetail[]; extra?: Record<string, unknown> }) {
+    super(message);
+    this.name = 'LedgerError';
+    this.code = code;
+    this.details = options?.details;
+    this.extra = options?.extra;
+  }
+}
+
+export const invalid = (message: string, details?: ErrorDetail[]) =>
+  new LedgerError('VALIDATION_FAILED', message, details ? { details } : undefined);
+
+export const notFound = (what: string) => new LedgerError('NOT_FOUND', `${what} was not found.`);
+
+/** Guards an invariant whose violation would corrupt data; never caused by input. */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`Invariant violated: ${message}`);
+}

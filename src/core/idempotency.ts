@@ -1,0 +1,46 @@
+// Idempotency keys, scoped to tenant and endpoint: a replay answers the original response, a different body under
+// the same key is refused, and a second request while the first is still running gets 409.
+import { createHash } from 'node:crypto';
+import { LedgerError } from './errors.js';
+import type { ReadStore, StoredIdempotency } from './ports.js';
+import { canonicalJson } from './audit.js';
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+export const requestHash = (normalized: unknown): string => createHash('sha256').update(canonicalJson(normalized)).digest('hex');
+
+const reused = () =>
+  new LedgerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+
+/** The stored response for a replay of the same request, or undefined when the key is unused. */
+export function replayOf(stored: StoredIdempotency | undefined, hash: string): StoredResponse | undefined {
+  if (!stored) return undefined;
+  if (stored.requestHash !== hash) throw reused();
+  return { status: stored.status, body: stored.body };
+}
+
+/** In-flight keys of this process. */
+export class InFlightKeys {
+  private readonly keys = new Set<string>();
+
+  /** Runs the request under the key, or refuses with 409 while another request holds it. */
+  async hold<T>(tenantId: string, endpoint: string, key: string, run: () => Promise<T>): Promise<T> {
+    const id = `${tenantId}\u0000${endpoint}\u0000${key}`;
+    if (this.keys.has(id)) {
+      throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress; retry after it completes.');
+    }
+    this.keys.add(id);
+    try {
+      return await run();
+    } finally {
+      this.keys.delete(id);
+    }
+  }
+}
+
+export function lookupReplay(store: ReadStore, tenantId: string, endpoint: string, key: string, hash: string) {
+  return replayOf(store.idempotency(tenantId, endpoint, key), hash);
+}

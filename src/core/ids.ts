@@ -1,0 +1,8 @@
+// Time-ordered UUIDs (version 7): new rows land at the end of each index.
+import { v7 } from 'uuid';
+import type { IdGenerator } from './ports.js';
+
+export const uuidV7: IdGenerator = { next: () => v7() };
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => uuidPattern.test(value);

@@ -1,0 +1,63 @@
+// JSON text in and out without losing a digit: numbers arrive as JsonNumber and leave as their exact text.
+import { parse, stringify } from 'lossless-json';
+import { invalid } from './errors.js';
+import { JsonNumber } from './money.js';
+import { JSON_DEPTH_MAX } from './limits.js';
+
+const numberStringifiers = [{ test: (v: unknown) => v instanceof JsonNumber, stringify: (v: unknown) => (v as JsonNumber).text }];
+
+export const toJsonText = (value: unknown): string => stringify(value, undefined, undefined, numberStringifiers) ?? 'null';
+
+/** A number for a response, from exact decimal text. */
+export const jsonNumber = (text: string): JsonNumber => new JsonNumber(text);
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Walks the JSON text once more, after it parsed, to refuse what the parser lets through:
+ * a key repeated in one object (even with an equal value), prototype keys, and nesting deeper than any request needs.
+ */
+function checkKeys(text: string): void {
+  const objects: Array<Set<string> | null> = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      let k = j + 1;
+      while (k < text.length && /\s/.test(text[k]!)) k++;
+      const top = objects[objects.length - 1];
+      if (text[k] === ':' && top) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (FORBIDDEN_KEYS.has(key)) throw invalid(`Invalid JSON: the key "${key}" is not allowed.`);
+        if (top.has(key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
+        top.add(key);
+      }
+      i = j + 1;
+      continue;
+    }
+    if (ch === '{' || ch === '[') {
+      objects.push(ch === '{' ? new Set() : null);
+      if (objects.length > JSON_DEPTH_MAX) throw invalid(`Invalid JSON: nesting deeper than ${JSON_DEPTH_MAX} levels.`);
+    } else if (ch === '}' || ch === ']') {
+      objects.pop();
+    }
+    i++;
+  }
+}
+
+/** Parses a request body that must be one JSON object. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parse(text, null, (digits: string) => new JsonNumber(digits));
+  } catch (error) {
+    throw invalid(`Invalid JSON: ${error instanceof Error ? error.message : 'cannot be parsed'}.`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumber) {
+    throw invalid('Invalid JSON: the body must be a JSON object.');
+  }
+  checkKeys(text);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,36 @@
+// The use-cases that the server and the CLI both call: two thin doors into the same functions.
+import type { Clock, IdGenerator, Store } from './ports.js';
+import { makeDeps, type Deps } from './context.js';
+import { systemClock } from './time.js';
+import { uuidV7 } from './ids.js';
+import * as apiKeys from './usecases/apiKeys.js';
+import * as accounts from './usecases/accounts.js';
+import * as balances from './usecases/balances.js';
+import { TransactionService } from './usecases/transactions.js';
+
+export class Ledger {
+  readonly deps: Deps;
+  readonly transactions: TransactionService;
+
+  constructor(readonly store: Store, clock: Clock = systemClock, ids: IdGenerator = uuidV7) {
+    this.deps = makeDeps(store, clock, ids);
+    this.transactions = new TransactionService(this.deps);
+  }
+
+  createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);
+  requireScope = apiKeys.requireScope;
+  requireTenant = (...a: Tail<typeof apiKeys.requireTenant>) => apiKeys.requireTenant(this.deps, ...a);
+  authenticate = (...a: Tail<typeof apiKeys.authenticate>) => apiKeys.authenticate(this.deps, ...a);
+  createApiKey = (...a: Tail<typeof apiKeys.createApiKey>) => apiKeys.createApiKey(this.deps, ...a);
+  listApiKeys = (...a: Tail<typeof apiKeys.listApiKeys>) => apiKeys.listApiKeys(this.deps, ...a);
+  revokeApiKey = (...a: Tail<typeof apiKeys.revokeApiKey>) => apiKeys.revokeApiKey(this.deps, ...a);
+  createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
+  getAccount = (...a: Tail<typeof accounts.requireAccount>) => accounts.requireAccount(this.deps, ...a);
+  listAccounts = (...a: Tail<typeof accounts.listAccounts>) => accounts.listAccounts(this.deps, ...a);
+  balance = (...a: Tail<typeof balances.balance>) => balances.balance(this.deps, ...a);
+  entries = (...a: Tail<typeof balances.entries>) => balances.entries(this.deps, ...a);
+  statement = (...a: Tail<typeof balances.statement>) => balances.statement(this.deps, ...a);
+}
+
+/** The parameters of a use-case after its dependencies. */
+type Tail<F> = F extends (deps: Deps, ...rest: infer R) => unknown ? R : never;

@@ -1,0 +1,33 @@
+// Every limit the service enforces, in one place. Loops over outside input are bounded by these.
+
+export const LINES_PER_TRANSACTION_MIN = 2;
+export const LINES_PER_TRANSACTION_MAX = 1000;
+export const METADATA_ENTRIES_MAX = 50;
+export const METADATA_KEY_LENGTH_MAX = 128;
+export const METADATA_VALUE_LENGTH_MAX = 1024;
+export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+export const PAGE_SIZE_MIN = 1;
+export const PAGE_SIZE_MAX = 200;
+export const PAGE_SIZE_DEFAULT = 50;
+export const ACCOUNT_NAME_LENGTH_MAX = 255;
+export const DESCRIPTION_LENGTH_MAX = 1024;
+export const TENANT_NAME_LENGTH_MAX = 255;
+export const REFERENCE_LENGTH_MAX = 255;
+export const SCOPES_PER_KEY_MAX = 12;
+/** Request bodies above this are refused with 413 before they are parsed. */
+export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
+/** JSON nesting deeper than this is refused; no valid request comes close. */
+export const JSON_DEPTH_MAX = 16;
+/** A cursor stops working this long after it was issued. */
+export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
+export const CURSOR_LENGTH_MAX = 1024;
+/** Amounts are kept exactly up to this many whole units (contract: at least 10^15). */
+export const AMOUNT_WHOLE_DIGITS_MAX = 18;
+/** Postings gathered into one durable commit at most. */
+export const GROUP_COMMIT_BATCH_MAX = 512;
+/** Completed idempotency records are kept at least this long. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** How long a graceful shutdown waits for in-flight requests. */
+export const SHUTDOWN_DRAIN_MS = 10_000;
+/** A statement lists at most this many movements; a longer period is refused with 400. */
+export const STATEMENT_MOVEMENTS_MAX = 10_000;

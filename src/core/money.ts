@@ -1,0 +1,74 @@
+// Exact money: amounts are bigint minor units with a fixed scale per asset.
+// Decimal text from the outside is converted here and nowhere else.
+import { Decimal } from 'decimal.js';
+import { AMOUNT_WHOLE_DIGITS_MAX } from './limits.js';
+
+export const fiatCurrencies = ['BRL', 'USD', 'MXN', 'EUR'] as const;
+export const tokens = ['USDC', 'USDT', 'BRZ', 'PYUSD'] as const;
+export const chains = ['EVM', 'SOLANA', 'TRON'] as const;
+export const rails = ['ACH', 'WIRE', 'PIX', 'SWIFT', 'SEPA'] as const;
+
+export type FiatCurrency = (typeof fiatCurrencies)[number];
+export type Token = (typeof tokens)[number];
+export type Chain = (typeof chains)[number];
+export type Rail = (typeof rails)[number];
+export type Asset = FiatCurrency | Token;
+
+const scaleByAsset: Record<Asset, number> = {
+  BRL: 2,
+  USD: 2,
+  MXN: 2,
+  EUR: 2,
+  USDC: 6,
+  USDT: 6,
+  PYUSD: 6,
+  BRZ: 18,
+};
+
+export const scaleOf = (asset: Asset): number => scaleByAsset[asset];
+
+// Enough significant digits for 10^18 whole units at scale 18, with room to spare.
+const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_DOWN, toExpPos: 1000, toExpNeg: -1000 });
+
+/** A JSON number kept as its source text, so no digit is lost between the wire and the ledger. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export type AmountInput = string | JsonNumber;
+
+const decimalText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Parses a positive decimal amount into minor units of the asset.
+ * Returns an error sentence instead of throwing, so callers can attach the field path.
+ */
+export function parseAmount(input: AmountInput, asset: Asset): { ok: true; minor: bigint } | { ok: false; message: string } {
+  const text = typeof input === 'string' ? input.trim() : input.text;
+  if (typeof input === 'string' && text !== input) return { ok: false, message: 'must not have surrounding spaces' };
+  if (!decimalText.test(text) || text.length > 200) return { ok: false, message: 'must be a decimal number' };
+  const value = new Exact(text);
+  if (!value.isFinite() || value.lte(0)) return { ok: false, message: 'must be greater than zero' };
+  const scale = scaleOf(asset);
+  const minor = value.times(new Exact(10).pow(scale));
+  if (!minor.isInteger()) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
+  if (value.trunc().toFixed(0).length > AMOUNT_WHOLE_DIGITS_MAX) {
+    return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
+  }
+  return { ok: true, minor: BigInt(minor.toFixed(0)) };
+}
+
+/** Minor units to canonical decimal text: no exponent, no trailing zeros after the point. */
+export function formatMinor(minor: bigint, asset: Asset): string {
+  const scale = scaleOf(asset);
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+export const isFiat = (asset: string): asset is FiatCurrency => (fiatCurrencies as readonly string[]).includes(asset);

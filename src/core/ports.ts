@@ -1,0 +1,95 @@
+// What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
+import type { Account, ApiKey, Entry, Tenant, TransactionRecord } from './types.js';
+import type { Asset } from './money.js';
+import type { AuditRecord } from './audit.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  /** A time-ordered UUID (version 7). */
+  next(): string;
+}
+
+export interface KeyPosition {
+  createdAt: string;
+  seq: number;
+}
+
+export interface Page<T> {
+  rows: T[];
+  /** True when more rows follow the last one returned. */
+  more: boolean;
+}
+
+export interface StoredIdempotency {
+  requestHash: string;
+  status: number;
+  body: string;
+}
+
+export interface AuditInsert extends AuditRecord {
+  tenantId: string;
+}
+
+export interface OutboxInsert {
+  id: string;
+  tenantId: string;
+  type: string;
+  payload: string;
+  createdAt: string;
+}
+
+/** Reads that never block writers. */
+export interface ReadStore {
+  tenant(tenantId: string): Tenant | undefined;
+  apiKeyByHash(keyHash: string): (ApiKey & { tenantName: string }) | undefined;
+  apiKey(tenantId: string, keyId: string): ApiKey | undefined;
+  apiKeys(tenantId: string): ApiKey[];
+  account(tenantId: string, accountId: string): Account | undefined;
+  accountsPage(tenantId: string, before: number | null, limit: number): Page<Account>;
+  /** Current balances of an account, one row per asset, debits minus credits. */
+  balances(tenantId: string, accountId: string): Map<Asset, bigint>;
+  currentBalance(tenantId: string, accountId: string, asset: Asset): bigint;
+  /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
+  balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): bigint | null;
+  entriesPage(
+    tenantId: string,
+    accountId: string,
+    range: { from: string | null; to: string | null },
+    before: KeyPosition | null,
+    limit: number,
+  ): Page<Entry>;
+  /** Entries of the account in one asset within [from, to], oldest first. */
+  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
+  transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;
+  transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord>;
+  entriesOfTransaction(tenantId: string, transactionId: string): Entry[];
+  idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
+  lastCommitTime(): string | null;
+}
+
+/** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */
+export interface WriteTx extends ReadStore {
+  insertTenant(tenant: Tenant): void;
+  insertApiKey(key: ApiKey, keyHash: string): void;
+  revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean;
+  insertAccount(account: Omit<Account, 'seq'>): void;
+  accountsByIds(tenantId: string, ids: string[]): Account[];
+  insertTransaction(record: Omit<TransactionRecord, 'seq'>): void;
+  insertEntry(entry: Omit<Entry, 'seq'>): void;
+  setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void;
+  insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void;
+  lastAuditHash(tenantId: string): string | null;
+  appendAudit(record: AuditInsert): void;
+  insertOutbox(event: OutboxInsert): void;
+}
+
+export interface Store extends ReadStore {
+  /** Runs the work in its own savepoint inside a group commit; resolves once the commit is durable. */
+  write<T>(work: (tx: WriteTx) => T): Promise<T>;
+  /** A secret of this database (cursor signing, key hashing), created on first use. */
+  secret(name: string): Buffer;
+  close(): void;
+}

@@ -1,0 +1,57 @@
+// Posting rules: exact amounts per asset, and debits equal credits for every fiat currency and every token.
+import { invalid, LedgerError, assert } from './errors.js';
+import { formatMinor, parseAmount, type Asset } from './money.js';
+import type { PostTransactionBody } from './schemas.js';
+import type { LineInput, TransactionInput } from './types.js';
+
+/** Converts validated request lines to exact minor units; a 400 names the first line whose amount does not fit its asset. */
+export function toTransactionInput(body: PostTransactionBody): TransactionInput {
+  const lines = body.lines.map((line, index): LineInput => {
+    const m = line.monetaryEntry;
+    const asset: Asset = m.type === 'FIAT' ? m.currency : m.token;
+    const amount = parseAmount(m.amount, asset);
+    if (!amount.ok) {
+      const path = `lines.${index}.monetaryEntry.amount`;
+      throw invalid(`Invalid request body: ${path} ${amount.message}.`, [{ path, message: amount.message }]);
+    }
+    return {
+      accountId: line.accountId,
+      entryType: line.entryType,
+      asset,
+      amountMinor: amount.minor,
+      description: line.description ?? null,
+      details:
+        m.type === 'FIAT'
+          ? { kind: 'FIAT', rail: m.rail, bankReference: m.bankReference ?? null }
+          : {
+              kind: 'ONCHAIN',
+              chainId: m.chainId,
+              txHash: m.txHash,
+              blockNumber: m.blockNumber,
+              walletAddress: m.walletAddress,
+              tokenContract: m.tokenContract,
+            },
+    };
+  });
+  return { lines, metadata: body.metadata ?? {} };
+}
+
+/** Signed effect of a line on its account: debits add, credits subtract (debits minus credits). */
+export const signedAmount = (line: Pick<LineInput, 'entryType' | 'amountMinor'>): bigint =>
+  line.entryType === 'DEBIT' ? line.amountMinor : -line.amountMinor;
+
+/** Throws 422 UNBALANCED unless, per asset, the debit sum equals the credit sum. */
+export function assertBalanced(lines: readonly LineInput[]): void {
+  const net = new Map<Asset, bigint>();
+  for (const line of lines) {
+    assert(line.amountMinor > 0n, 'line amounts are positive');
+    net.set(line.asset, (net.get(line.asset) ?? 0n) + signedAmount(line));
+  }
+  const off = [...net].filter(([, sum]) => sum !== 0n);
+  if (off.length > 0) {
+    const list = off.map(([asset, sum]) => `${asset} debits ${sum > 0n ? 'exceed' : 'fall short of'} credits by ${formatMinor(sum < 0n ? -sum : sum, asset)}`);
+    throw new LedgerError('UNBALANCED', `The transaction is not balanced: ${list.join('; ')}.`, {
+      details: off.map(([asset]) => ({ path: 'lines', message: `${asset} does not balance` })),
+    });
+  }
+}

@@ -1,0 +1,119 @@
+// Request shapes, validated once at the edge. The same schemas are the TypeScript types and the OpenAPI document.
+import * as v from 'valibot';
+import { chains, fiatCurrencies, JsonNumber, rails, tokens } from './money.js';
+import { accountTypes, entryTypes } from './types.js';
+import { scopes } from './scopes.js';
+import * as limits from './limits.js';
+import { isUuid } from './ids.js';
+import { parseInstant } from './time.js';
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const nonBlank = (max: number) =>
+  v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be blank'), v.maxLength(max, `must be at most ${max} characters`));
+
+export const uuidSchema = v.pipe(v.string(), v.check(isUuid, 'must be a UUID'), v.transform((s) => s.toLowerCase()));
+
+/** A JSON number as its exact source text. */
+export const jsonNumberSchema = v.instance(JsonNumber, 'must be a number');
+/** Amounts come as a JSON number or a decimal string; both are converted exactly later, against the asset's scale. */
+export const amountSchema = v.union([jsonNumberSchema, v.string()], 'must be a number or a decimal string');
+
+const blockNumberSchema = v.pipe(
+  jsonNumberSchema,
+  v.check((n) => /^\d{1,15}$/.test(n.text), 'must be a non-negative integer'),
+  v.transform((n) => Number(n.text)),
+);
+
+export const createAccountBody = v.strictObject({
+  name: nonBlank(limits.ACCOUNT_NAME_LENGTH_MAX),
+  description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
+  currency: v.picklist(fiatCurrencies, `must be one of ${fiatCurrencies.join(', ')}`),
+  type: v.picklist(accountTypes, `must be one of ${accountTypes.join(', ')}`),
+});
+export type CreateAccountBody = v.InferOutput<typeof createAccountBody>;
+
+export const createApiKeyBody = v.strictObject({
+  scopes: v.pipe(
+    v.array(v.picklist(scopes, `must be one of ${scopes.join(', ')}`)),
+    v.minLength(1, 'must name at least one scope'),
+    v.maxLength(limits.SCOPES_PER_KEY_MAX, `must name at most ${limits.SCOPES_PER_KEY_MAX} scopes`),
+    v.check((list) => new Set(list).size === list.length, 'must not repeat a scope'),
+  ),
+});
+export type CreateApiKeyBody = v.InferOutput<typeof createApiKeyBody>;
+
+const fiatEntry = v.strictObject({
+  type: v.literal('FIAT'),
+  amount: amountSchema,
+  currency: v.picklist(fiatCurrencies, `must be one of ${fiatCurrencies.join(', ')}`),
+  rail: v.picklist(rails, `must be one of ${rails.join(', ')}`),
+  bankReference: v.optional(v.nullable(text(limits.REFERENCE_LENGTH_MAX))),
+});
+
+const onchainEntry = v.strictObject({
+  type: v.literal('ONCHAIN'),
+  amount: amountSchema,
+  token: v.picklist(tokens, `must be one of ${tokens.join(', ')}`),
+  chainId: v.picklist(chains, `must be one of ${chains.join(', ')}`),
+  txHash: nonBlank(limits.REFERENCE_LENGTH_MAX),
+  blockNumber: blockNumberSchema,
+  walletAddress: nonBlank(limits.REFERENCE_LENGTH_MAX),
+  tokenContract: nonBlank(limits.REFERENCE_LENGTH_MAX),
+});
+
+export const journalLine = v.strictObject({
+  accountId: uuidSchema,
+  entryType: v.picklist(entryTypes, 'must be DEBIT or CREDIT'),
+  monetaryEntry: v.variant('type', [fiatEntry, onchainEntry], 'must have type FIAT or ONCHAIN'),
+  description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
+});
+
+export const metadataSchema = v.pipe(
+  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(limits.METADATA_KEY_LENGTH_MAX)), text(limits.METADATA_VALUE_LENGTH_MAX)),
+  v.maxEntries(limits.METADATA_ENTRIES_MAX, `must have at most ${limits.METADATA_ENTRIES_MAX} entries`),
+);
+
+export const postTransactionBody = v.strictObject({
+  lines: v.pipe(
+    v.array(journalLine),
+    v.minLength(limits.LINES_PER_TRANSACTION_MIN, `must have at least ${limits.LINES_PER_TRANSACTION_MIN} lines`),
+    v.maxLength(limits.LINES_PER_TRANSACTION_MAX, `must have at most ${limits.LINES_PER_TRANSACTION_MAX} lines`),
+  ),
+  metadata: v.optional(metadataSchema),
+});
+export type PostTransactionBody = v.InferOutput<typeof postTransactionBody>;
+
+export const idempotencyKeySchema = v.pipe(
+  v.string('is required'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(limits.IDEMPOTENCY_KEY_LENGTH_MAX, `must be at most ${limits.IDEMPOTENCY_KEY_LENGTH_MAX} characters`),
+);
+
+// Queries arrive as text.
+const instant = (round: 'down' | 'up') =>
+  v.pipe(
+    v.string(),
+    v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 instant'),
+    v.transform((s) => parseInstant(s, round) as number),
+  );
+export const limitSchema = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,4}$/, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
+  v.transform(Number),
+  v.minValue(limits.PAGE_SIZE_MIN, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
+  v.maxValue(limits.PAGE_SIZE_MAX, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
+);
+const cursorSchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+
+export const pageQuery = v.object({ limit: v.optional(limitSchema), cursor: v.optional(cursorSchema) });
+export const entriesQuery = v.object({
+  from: v.optional(instant('up')),
+  to: v.optional(instant('down')),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export const balanceQuery = v.object({ asOf: v.optional(instant('down')) });
+export const statementQuery = v.object({
+  from: v.pipe(v.optional(instant('up')), v.check((x) => x !== undefined, 'is required')),
+  to: v.pipe(v.optional(instant('down')), v.check((x) => x !== undefined, 'is required')),
+});

@@ -1,0 +1,89 @@
+// Domain records as core sees them: amounts are bigint minor units, times are ISO strings.
+import type { Asset, Chain, FiatCurrency, Rail, Token } from './money.js';
+import type { Scope } from './scopes.js';
+
+export const accountTypes = ['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE'] as const;
+export type AccountType = (typeof accountTypes)[number];
+export const entryTypes = ['DEBIT', 'CREDIT'] as const;
+export type EntryType = (typeof entryTypes)[number];
+export type NormalBalance = EntryType;
+
+export const normalBalanceOf = (type: AccountType): NormalBalance =>
+  type === 'ASSET' || type === 'EXPENSE' ? 'DEBIT' : 'CREDIT';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  tenantId: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Account {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string | null;
+  currency: FiatCurrency;
+  type: AccountType;
+  createdAt: string;
+  seq: number;
+}
+
+export interface FiatDetails {
+  kind: 'FIAT';
+  rail: Rail;
+  bankReference: string | null;
+}
+
+export interface OnchainDetails {
+  kind: 'ONCHAIN';
+  chainId: Chain;
+  txHash: string;
+  blockNumber: number;
+  walletAddress: string;
+  tokenContract: string;
+}
+
+/** One validated journal line, ready to post. */
+export interface LineInput {
+  accountId: string;
+  entryType: EntryType;
+  asset: Asset;
+  amountMinor: bigint;
+  details: FiatDetails | OnchainDetails;
+  description: string | null;
+}
+
+export interface TransactionInput {
+  lines: LineInput[];
+  metadata: Record<string, string>;
+}
+
+export interface Entry extends LineInput {
+  id: string;
+  seq: number;
+  tenantId: string;
+  transactionId: string;
+  lineNo: number;
+  createdAt: string;
+  /** Running balance of the account in this asset after this entry, debits minus credits. */
+  balanceAfterMinor: bigint;
+}
+
+export interface TransactionRecord {
+  id: string;
+  tenantId: string;
+  seq: number;
+  metadata: Record<string, string>;
+  createdAt: string;
+}
+
+export type { Token, Chain, FiatCurrency, Rail, Asset };

@@ -1,0 +1,104 @@
+// Reads of one account: balance (now or as of an instant), the entries listing and the period statement.
+// Balances are kept, never summed at read time: each answer is a handful of index seeks whatever the history.
+import type { Deps } from '../context.js';
+import { invalid } from '../errors.js';
+import { isFiat, tokens, type Asset, type Token } from '../money.js';
+import type { Account } from '../types.js';
+import { normalBalanceOf } from '../types.js';
+import { amountView, entryView } from '../views.js';
+import { toIso } from '../time.js';
+import { PAGE_SIZE_DEFAULT, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
+import type { KeyPosition } from '../ports.js';
+import { requireAccount } from './accounts.js';
+
+/** Raw balances are debits minus credits; an account reports them on its normal side. */
+const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
+
+export function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined) {
+  const account = requireAccount(deps, tenantId, accountId);
+  const computedAt = deps.clock.now().toISOString();
+  let rawByAsset: Map<Asset, bigint>;
+  if (asOfMs === undefined) {
+    rawByAsset = deps.store.balances(tenantId, accountId);
+  } else {
+    const asOf = toIso(asOfMs);
+    rawByAsset = new Map();
+    for (const asset of [account.currency, ...tokens] as Asset[]) {
+      const raw = deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
+      if (raw !== null) rawByAsset.set(asset, raw);
+    }
+  }
+  const onChainBalances = [...rawByAsset]
+    .filter((pair): pair is [Token, bigint] => !isFiat(pair[0]))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([token, raw]) => ({ token, amount: amountView(onNormalSide(account, raw), token) }));
+  return {
+    accountId,
+    currency: account.currency,
+    amount: amountView(onNormalSide(account, rawByAsset.get(account.currency) ?? 0n), account.currency),
+    normalBalance: normalBalanceOf(account.type),
+    computedAt,
+    onChainBalances,
+  };
+}
+
+const isPosition = (p: unknown): p is [string, number] =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
+
+export function entries(
+  deps: Deps,
+  tenantId: string,
+  accountId: string,
+  query: { from?: number; to?: number; limit?: number; cursor?: string },
+) {
+  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+    throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+  }
+  requireAccount(deps, tenantId, accountId);
+  const scope = `entries:${tenantId}:${accountId}`;
+  const now = deps.clock.now().getTime();
+  const position = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
+  const before: KeyPosition | null = position && { createdAt: position[0], seq: position[1] };
+  const range = {
+    from: query.from === undefined ? null : toIso(query.from),
+    to: query.to === undefined ? null : toIso(query.to),
+  };
+  const page = deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
+  const last = page.rows[page.rows.length - 1];
+  return {
+    accountId,
+    entries: page.rows.map(entryView),
+    nextCursor: page.more && last ? deps.cursors.encode(scope, [last.createdAt, last.seq], now) : null,
+  };
+}
+
+export function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number) {
+  if (fromMs > toMs) throw invalid('Invalid query: from must be earlier than or equal to to.', [{ path: 'from', message: 'is after to' }]);
+  const account = requireAccount(deps, tenantId, accountId);
+  const asset = account.currency;
+  const from = toIso(fromMs);
+  const to = toIso(toMs);
+  const opening = deps.store.balanceAt(tenantId, accountId, asset, from, false) ?? 0n;
+  const lines = deps.store.entriesBetween(tenantId, accountId, asset, from, to, STATEMENT_MOVEMENTS_MAX + 1);
+  if (lines.length > STATEMENT_MOVEMENTS_MAX) {
+    throw invalid(`The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`, [
+      { path: 'to', message: 'period too long' },
+    ]);
+  }
+  const closing = lines.length > 0 ? lines[lines.length - 1]!.balanceAfterMinor : opening;
+  return {
+    accountId,
+    currency: asset,
+    from,
+    to,
+    openingBalance: amountView(onNormalSide(account, opening), asset),
+    movements: lines.map((e) => ({
+      transactionId: e.transactionId,
+      type: e.entryType,
+      amount: amountView(e.amountMinor, asset),
+      ...(e.description !== null ? { description: e.description } : {}),
+      occurredAt: e.createdAt,
+    })),
+    closingBalance: amountView(onNormalSide(account, closing), asset),
+  };
+}

@@ -1,0 +1,114 @@
+// Posting balanced transactions, exactly once per Idempotency-Key, and reading them back.
+import type { Deps } from '../context.js';
+import { LedgerError, notFound } from '../errors.js';
+import { appendAudit, type Actor } from '../audit.js';
+import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
+import type { PostTransactionBody } from '../schemas.js';
+import type { Entry, TransactionInput } from '../types.js';
+import type { WriteTx } from '../ports.js';
+import { InFlightKeys, lookupReplay, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
+import { toJsonText } from '../json.js';
+import { transactionView } from '../views.js';
+import { pageBySeq, type PageQuery } from '../paging.js';
+import type { Asset } from '../money.js';
+
+export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
+
+const normalized = (input: TransactionInput) => ({
+  metadata: input.metadata,
+  lines: input.lines.map((l) => ({ ...l, amountMinor: l.amountMinor.toString() })),
+});
+
+/** Checks every line against its account: it must be the tenant's, and a fiat line must be in the account's currency. */
+function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): void {
+  const ids = [...new Set(input.lines.map((l) => l.accountId))];
+  const accounts = new Map(tx.accountsByIds(tenantId, ids).map((a) => [a.id, a]));
+  input.lines.forEach((line, index) => {
+    const account = accounts.get(line.accountId);
+    if (!account) {
+      throw new LedgerError('ACCOUNT_NOT_FOUND', `lines.${index}.accountId ${line.accountId} is not an account of this tenant.`);
+    }
+    if (line.details.kind === 'FIAT' && line.asset !== account.currency) {
+      throw new LedgerError(
+        'CURRENCY_MISMATCH',
+        `lines.${index} is in ${line.asset} but account ${account.id} holds ${account.currency}.`,
+      );
+    }
+  });
+}
+
+/** Writes the transaction, its entries with running balances, the balance rows, idempotency, audit and outbox: one unit. */
+function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, input: TransactionInput, key: string, hash: string): StoredResponse {
+  const replay = lookupReplay(tx, tenantId, POST_TRANSACTION_ENDPOINT, key, hash);
+  if (replay) return replay;
+  checkAccounts(tx, tenantId, input);
+  const createdAt = deps.commitClock.next();
+  const transactionId = deps.ids.next();
+  tx.insertTransaction({ id: transactionId, tenantId, metadata: input.metadata, createdAt });
+
+  const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
+  const entries: Entry[] = input.lines.map((line, lineNo) => {
+    const slot = `${line.accountId}|${line.asset}`;
+    let current = running.get(slot);
+    if (!current) {
+      current = { accountId: line.accountId, asset: line.asset, balance: tx.currentBalance(tenantId, line.accountId, line.asset) };
+      running.set(slot, current);
+    }
+    current.balance += signedAmount(line);
+    const entry = { ...line, id: deps.ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
+    tx.insertEntry(entry);
+    return entry;
+  });
+  for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
+
+  const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
+  tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: hash, ...response }, createdAt);
+  appendAudit(tx, deps.ids, tenantId, actor, 'POST_TRANSACTION', createdAt, {
+    transactionId,
+    lineCount: entries.length,
+    idempotencyKey: key,
+  });
+  tx.insertOutbox({
+    id: deps.ids.next(),
+    tenantId,
+    type: 'transaction.committed',
+    payload: toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries)),
+    createdAt,
+  });
+  return response;
+}
+
+export class TransactionService {
+  private readonly inFlight = new InFlightKeys();
+
+  constructor(private readonly deps: Deps) {}
+
+  /** Posts a transaction, or answers the original response for a replayed key. */
+  async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
+    const input = toTransactionInput(body);
+    const hash = requestHash(normalized(input));
+    return this.inFlight.hold(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey, async () => {
+      const replay = replayOf(this.deps.store.idempotency(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey), hash);
+      if (replay) return replay;
+      assertBalanced(input.lines);
+      return this.deps.store.write((tx) => writePosting(this.deps, tx, tenantId, actor, input, idempotencyKey, hash));
+    });
+  }
+
+  get(tenantId: string, transactionId: string) {
+    const record = this.deps.store.transaction(tenantId, transactionId);
+    if (!record) throw notFound(`Transaction ${transactionId}`);
+    return transactionView(record, this.deps.store.entriesOfTransaction(tenantId, transactionId));
+  }
+
+  list(tenantId: string, query: PageQuery) {
+    const { store } = this.deps;
+    return pageBySeq(
+      this.deps,
+      `transactions:${tenantId}`,
+      query,
+      (before, limit) => store.transactionsPage(tenantId, before, limit),
+      (t) => transactionView(t, store.entriesOfTransaction(tenantId, t.id)),
+    );
+  }
+}

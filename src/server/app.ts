@@ -1,0 +1,89 @@
+// The HTTP application: every route of the table behind authentication, scope checks and one error mapping.
+import { H3, getRouterParams, type H3Event } from 'h3';
+import type { Ledger } from '../core/ledger.js';
+import { LedgerError } from '../core/errors.js';
+import type { Actor } from '../core/audit.js';
+import { errorResponse, type Logger } from './errors.js';
+import { parseBody, parseParams, parseQuery, toResponse, type Route } from './route.js';
+import { apiKeyRoutes } from './routes/apiKeys.js';
+import { accountRoutes } from './routes/accounts.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { openApiDocument } from './openapi.js';
+import { VERSION } from '../version.js';
+
+export const apiRoutes: Route[] = [...accountRoutes, ...transactionRoutes, ...apiKeyRoutes];
+
+const publicRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/healthz',
+    summary: 'Liveness: 200 once the server accepts requests',
+    responses: { 200: '{"status":"ok"}' },
+    handle: () => ({ status: 200, raw: '{"status":"ok"}' }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: 'The document' },
+    handle: () => ({ status: 200, body: document }),
+  },
+];
+
+export const allRoutes: Route[] = [...publicRoutes, ...apiRoutes];
+const document = openApiDocument(allRoutes, VERSION);
+
+function bearerToken(event: H3Event): string | null {
+  const header = event.req.headers.get('authorization');
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  // A present but unreadable header is a malformed key, not a missing one.
+  return match ? match[1]! : '';
+}
+
+function handlerFor(route: Route, ledger: Ledger, log: Logger) {
+  return async (event: H3Event): Promise<Response> => {
+    try {
+      let principal = { tenantId: '', keyId: '', scopes: [] as const } as ReturnType<Ledger['authenticate']>;
+      if (route.scope) {
+        principal = ledger.authenticate(bearerToken(event));
+        ledger.requireScope(principal, route.scope);
+      }
+      const actor: Actor = { type: 'HUMAN', keyId: principal.keyId };
+      const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
+      const query = parseQuery(route, event.url);
+      const body = await parseBody(route, event);
+      const reply = await route.handle({
+        ledger,
+        principal,
+        actor,
+        params,
+        query,
+        body,
+        header: (name) => event.req.headers.get(name),
+      });
+      return toResponse(reply);
+    } catch (error) {
+      return errorResponse(error, log);
+    }
+  };
+}
+
+const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
+
+export function createApp(ledger: Ledger, log: Logger): H3 {
+  const app = new H3({ silent: true });
+  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, log));
+  const patterns = allRoutes.map((route) => ({ route, pattern: patternOf(route.path) }));
+  app.all('/**', (event) => {
+    const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.route.method);
+    const error =
+      allowed.length > 0
+        ? new LedgerError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed here; use ${allowed.join(' or ')}.`)
+        : new LedgerError('NOT_FOUND', `No endpoint at ${event.req.method} ${event.url.pathname}.`);
+    const response = errorResponse(error, log);
+    if (allowed.length > 0) response.headers.set('allow', allowed.join(', '));
+    return response;
+  });
+  return app;
+}

@@ -1,0 +1,94 @@
+// A route is declared once: method, path, scope and schemas. The same declaration serves requests and the OpenAPI document.
+import type * as v from 'valibot';
+import { assertBodySize, type H3Event } from 'h3';
+import type { Ledger } from '../core/ledger.js';
+import type { Principal } from '../core/context.js';
+import type { Actor } from '../core/audit.js';
+import type { Scope } from '../core/scopes.js';
+import { invalid, notFound } from '../core/errors.js';
+import { isUuid } from '../core/ids.js';
+import { parseWith } from '../core/validate.js';
+import { parseJsonObject, toJsonText } from '../core/json.js';
+import { BODY_SIZE_MAX_BYTES } from '../core/limits.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Reply {
+  status: number;
+  /** A JSON value, or text already serialized (a stored idempotent response). */
+  body?: unknown;
+  raw?: string;
+  contentType?: string;
+}
+
+export interface RouteContext<Q, B> {
+  ledger: Ledger;
+  principal: Principal;
+  actor: Actor;
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  header(name: string): string | null;
+}
+
+export interface Route<QS extends v.GenericSchema | undefined = any, BS extends v.GenericSchema | undefined = any> {
+  method: Method;
+  /** h3 path pattern, e.g. /api/v1/accounts/:accountId */
+  path: string;
+  summary: string;
+  /** Omitted only for public routes (health, the OpenAPI document). */
+  scope?: Scope;
+  /** What a path id that is not a UUID answers: 400 where the spec lists it, else 404 (it names nothing). */
+  badIdStatus?: 400 | 404;
+  query?: QS;
+  body?: BS;
+  headers?: Record<string, { schema: v.GenericSchema; required: boolean; description: string }>;
+  /** Status codes the route can answer, for the document. */
+  responses: Record<number, string>;
+  handle(
+    ctx: RouteContext<QS extends v.GenericSchema ? v.InferOutput<QS> : undefined, BS extends v.GenericSchema ? v.InferOutput<BS> : undefined>,
+  ): Reply | Promise<Reply>;
+}
+
+export const defineRoute = <QS extends v.GenericSchema | undefined, BS extends v.GenericSchema | undefined>(route: Route<QS, BS>) => route;
+
+export const routeParamNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+
+/** Path ids are UUIDs; anything else is refused before any lookup. */
+export function parseParams(route: Route, raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name of routeParamNames(route.path)) {
+    const value = decodeURIComponent(raw[name] ?? '');
+    if (!isUuid(value)) {
+      if (route.badIdStatus === 400) throw invalid(`Invalid path: ${name} must be a UUID.`, [{ path: name, message: 'must be a UUID' }]);
+      throw notFound(`${name} ${JSON.stringify(value.slice(0, 64))}`);
+    }
+    params[name] = value.toLowerCase();
+  }
+  return params;
+}
+
+export function parseQuery(route: Route, url: URL): unknown {
+  if (!route.query) return undefined;
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (key in query) throw invalid(`Invalid query: ${key} is given more than once.`, [{ path: key, message: 'repeated' }]);
+    query[key] = value;
+  }
+  return parseWith(route.query, query, 'query');
+}
+
+export async function parseBody(route: Route, event: H3Event): Promise<unknown> {
+  if (!route.body) return undefined;
+  assertBodySize(event, BODY_SIZE_MAX_BYTES);
+  const text = await event.req.text();
+  return parseWith(route.body, parseJsonObject(text), 'request body');
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function toResponse(reply: Reply): Response {
+  if (reply.status === 204) return new Response(null, { status: 204 });
+  const text = reply.raw ?? toJsonText(reply.body);
+  return new Response(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } });
+}

@@ -1,0 +1,79 @@
+// Accounts and the reads of one account: balance, entries and statement.
+import { balanceQuery, createAccountBody, entriesQuery, pageQuery, statementQuery } from '../../core/schemas.js';
+import { accountView } from '../../core/views.js';
+import { defineRoute } from '../route.js';
+
+const readErrors = { 401: 'Unauthenticated', 403: 'Forbidden', 404: 'Account not in the tenant' };
+
+export const accountRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/accounts',
+    summary: 'Create an account',
+    scope: 'ACCOUNTS_WRITE',
+    body: createAccountBody,
+    responses: { 201: 'The account', 400: 'Blank name, invalid currency or type', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: async ({ ledger, principal, actor, body }) => ({
+      status: 201,
+      body: await ledger.createAccount(principal.tenantId, body, actor),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts',
+    summary: 'List accounts, newest first',
+    scope: 'ACCOUNTS_READ',
+    query: pageQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.listAccounts(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId',
+    summary: 'Get an account',
+    scope: 'ACCOUNTS_READ',
+    responses: { 200: 'The account', ...readErrors },
+    handle: ({ ledger, principal, params }) => ({
+      status: 200,
+      body: accountView(ledger.getAccount(principal.tenantId, params.accountId!)),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/balance',
+    summary: 'Balance of an account, now or as of an instant',
+    scope: 'ACCOUNTS_READ',
+    query: balanceQuery,
+    responses: { 200: 'The balance', 400: 'Invalid asOf', ...readErrors },
+    handle: ({ ledger, principal, params, query }) => ({
+      status: 200,
+      body: ledger.balance(principal.tenantId, params.accountId!, query.asOf),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/entries',
+    summary: 'Journal entries of an account, newest first, cursor-paginated',
+    scope: 'ACCOUNTS_READ',
+    badIdStatus: 400,
+    query: entriesQuery,
+    responses: { 200: '{accountId, entries, nextCursor}', 400: 'Invalid id, limit, range or cursor', ...readErrors },
+    handle: ({ ledger, principal, params, query }) => ({
+      status: 200,
+      body: ledger.entries(principal.tenantId, params.accountId!, query),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/statement',
+    summary: 'Statement of an account for a period',
+    scope: 'ACCOUNTS_READ',
+    badIdStatus: 400,
+    query: statementQuery,
+    responses: { 200: 'The statement', 400: 'Missing or invalid from/to, invalid id', ...readErrors },
+    handle: ({ ledger, principal, params, query }) => ({
+      status: 200,
+      body: ledger.statement(principal.tenantId, params.accountId!, query.from!, query.to!),
+    }),
+  }),
+];

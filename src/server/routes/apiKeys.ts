@@ -1,0 +1,37 @@
+// API keys of the caller's tenant (ADMIN).
+import { createApiKeyBody } from '../../core/schemas.js';
+import { defineRoute } from '../route.js';
+
+export const apiKeyRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/api-keys',
+    summary: 'Create an API key; the raw key is returned only in this response',
+    scope: 'ADMIN',
+    body: createApiKeyBody,
+    responses: { 201: 'The new key with its raw value', 400: 'Invalid scopes', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: async ({ ledger, principal, actor, body }) => ({
+      status: 201,
+      body: await ledger.createApiKey(principal.tenantId, body.scopes, actor),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/api-keys',
+    summary: 'List the API keys of the tenant',
+    scope: 'ADMIN',
+    responses: { 200: 'Array of keys', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.listApiKeys(principal.tenantId) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/api-keys/:keyId',
+    summary: 'Revoke an API key, effective on the next request',
+    scope: 'ADMIN',
+    responses: { 204: 'Revoked', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'No such key in the tenant' },
+    handle: async ({ ledger, principal, actor, params }) => {
+      await ledger.revokeApiKey(principal.tenantId, params.keyId!, actor);
+      return { status: 204 };
+    },
+  }),
+];

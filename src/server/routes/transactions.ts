@@ -1,0 +1,50 @@
+// Posting and reading transactions.
+import { idempotencyKeySchema, pageQuery, postTransactionBody } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { defineRoute } from '../route.js';
+
+export const transactionRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/transactions',
+    summary: 'Post a balanced transaction',
+    scope: 'TRANSACTIONS_WRITE',
+    body: postTransactionBody,
+    headers: {
+      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+    },
+    responses: {
+      201: '{transactionId}',
+      400: 'Missing or invalid Idempotency-Key, malformed body',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      409: 'A request with the same Idempotency-Key is in progress',
+      422: 'Unknown account, currency mismatch, unbalanced, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, body, header }) => {
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
+      const stored = await ledger.transactions.post(principal.tenantId, actor, key, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/transactions',
+    summary: 'List transactions, newest first',
+    scope: 'TRANSACTIONS_READ',
+    query: pageQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.transactions.list(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/transactions/:transactionId',
+    summary: 'Get a transaction with its lines',
+    scope: 'TRANSACTIONS_READ',
+    responses: { 200: '{transactionId, metadata, lines, createdAt}', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'Not found' },
+    handle: ({ ledger, principal, params }) => ({
+      status: 200,
+      body: ledger.transactions.get(principal.tenantId, params.transactionId!),
+    }),
+  }),
+];

@@ -1,0 +1,78 @@
+// Listening and stopping: a node:http server around the app, and a graceful drain on SIGINT and SIGTERM.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from 'h3';
+import { Ledger } from '../core/ledger.js';
+import { SqliteStore } from '../store/sqliteStore.js';
+import { createApp } from './app.js';
+import type { Logger } from './errors.js';
+import { SHUTDOWN_DRAIN_MS } from '../core/limits.js';
+
+export interface ServeOptions {
+  dbPath: string;
+  host: string;
+  port: number;
+  log: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  ledger: Ledger;
+  /** Stops accepting, lets in-flight requests finish, commits what is queued and closes the database. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const store = await SqliteStore.open(options.dbPath);
+  const ledger = new Ledger(store);
+  const server = createServer({ keepAliveTimeout: 5000 }, toNodeHandler(createApp(ledger, options.log)));
+  let address: AddressInfo;
+  try {
+    address = await listen(server, options.host, options.port);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    ledger,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+        server.close(() => {
+          clearTimeout(force);
+          store.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      })),
+  };
+}
+
+/** Runs until SIGINT or SIGTERM, then drains and resolves; the caller exits 0. */
+export function untilSignal(running: RunningServer, log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      log(`${signal} received: draining in-flight requests`);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      void running.close().then(resolve);
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}

@@ -1,0 +1,82 @@
+// Group commit: writes that arrive while the event loop is busy are gathered and committed together,
+// each in its own savepoint so that one failure fails alone. Nobody is answered before the commit is durable.
+import type { SqliteDb } from './sqlite.js';
+import { BEGIN_WRITE } from './sqlite.js';
+import { GROUP_COMMIT_BATCH_MAX } from '../core/limits.js';
+
+interface Job {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export class GroupCommitter {
+  private queue: Job[] = [];
+  private scheduled = false;
+  private readonly begin;
+  private readonly commit;
+  private readonly rollback;
+  private readonly savepoint;
+  private readonly release;
+  private readonly rollbackTo;
+
+  constructor(private readonly db: SqliteDb) {
+    this.begin = db.prepare(BEGIN_WRITE);
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.savepoint = db.prepare('SAVEPOINT job');
+    this.release = db.prepare('RELEASE job');
+    this.rollbackTo = db.prepare('ROLLBACK TO job');
+  }
+
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything queued so far (in batches), then answers each job. */
+  flush(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, GROUP_COMMIT_BATCH_MAX);
+      const outcomes = this.commitBatch(batch);
+      batch.forEach((job, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    }
+  }
+
+  private commitBatch(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    try {
+      this.begin.run();
+    } catch (error) {
+      return batch.map(() => ({ ok: false, error }));
+    }
+    const outcomes = batch.map((job) => {
+      this.savepoint.run();
+      try {
+        const value = job.work();
+        this.release.run();
+        return { ok: true as const, value };
+      } catch (error) {
+        this.rollbackTo.run();
+        this.release.run();
+        return { ok: false as const, error };
+      }
+    });
+    try {
+      this.commit.run();
+      return outcomes;
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
+      return batch.map(() => ({ ok: false, error }));
+    }
+  }
+}

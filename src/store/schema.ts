@@ -1,0 +1,112 @@
+// Table shapes as Kysely sees them. Amounts and balances are TEXT of digits; integers come back as bigint (safeIntegers).
+import type { Generated } from 'kysely';
+
+export interface TenantsTable {
+  seq: Generated<bigint>;
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  key_hash: string;
+  prefix: string;
+  scopes: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AccountsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  currency: string;
+  type: string;
+  created_at: string;
+}
+
+export interface TransactionsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  metadata: string;
+  created_at: string;
+}
+
+export interface EntriesTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  transaction_id: string;
+  account_id: string;
+  line_no: bigint;
+  entry_type: string;
+  asset: string;
+  amount: string;
+  details: string;
+  description: string | null;
+  created_at: string;
+  balance_after: string;
+}
+
+export interface BalancesTable {
+  tenant_id: string;
+  account_id: string;
+  asset: string;
+  balance: string;
+}
+
+export interface IdempotencyTable {
+  tenant_id: string;
+  endpoint: string;
+  key: string;
+  request_hash: string;
+  status: bigint;
+  body: string;
+  created_at: string;
+}
+
+export interface AuditLogTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  type: string;
+  action: string;
+  actor_key_id: string;
+  occurred_at: string;
+  payload: string;
+  prev_hash: string | null;
+  hash: string;
+}
+
+export interface OutboxTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  type: string;
+  payload: string;
+  created_at: string;
+}
+
+export interface InstanceSecretsTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  api_keys: ApiKeysTable;
+  accounts: AccountsTable;
+  transactions: TransactionsTable;
+  entries: EntriesTable;
+  balances: BalancesTable;
+  idempotency: IdempotencyTable;
+  audit_log: AuditLogTable;
+  outbox: OutboxTable;
+  instance_secrets: InstanceSecretsTable;
+}

@@ -1,0 +1,57 @@
+// Everything SQLite-specific lives here: opening the file, the durability pragmas, and how a write transaction begins.
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+export type SqliteDb = BetterSqlite3.Database;
+
+const BUSY_TIMEOUT_MS = 5000;
+
+function pragma(db: SqliteDb, statement: string): unknown {
+  return db.pragma(statement, { simple: true });
+}
+
+/** WAL with synchronous=FULL on every connection: the bundled SQLite drops to NORMAL on reopen unless told again. */
+function applyDurability(db: SqliteDb): void {
+  pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const mode = String(pragma(db, 'journal_mode = WAL')).toLowerCase();
+  pragma(db, 'synchronous = FULL');
+  pragma(db, 'foreign_keys = ON');
+  const synchronous = Number(pragma(db, 'synchronous'));
+  const foreignKeys = Number(pragma(db, 'foreign_keys'));
+  if (mode !== 'wal' || synchronous !== 2 || foreignKeys !== 1) {
+    throw new Error(`SQLite refused the required settings (journal_mode=${mode}, synchronous=${synchronous}, foreign_keys=${foreignKeys}).`);
+  }
+}
+
+export interface OpenedDatabase {
+  db: SqliteDb;
+  kysely: Kysely<Database>;
+}
+
+/** Opens (creating if missing) and migrates the database file. */
+export async function openDatabase(path: string): Promise<OpenedDatabase> {
+  const file = resolve(path);
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file);
+  try {
+    applyDurability(db);
+    db.defaultSafeIntegers(true);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+    const { error, results } = await new Migrator({ db: kysely, provider: migrationProvider }).migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { db, kysely };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** SQLite takes the write lock up front, so a writer never fails half-way on a lock upgrade. */
+export const BEGIN_WRITE = 'BEGIN IMMEDIATE';

@@ -1,0 +1,493 @@
+// The Store port over SQLite: every query is built with Kysely and prepared once.
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Account, ApiKey, Entry, Tenant, TransactionRecord } from '../core/types.js';
+import type { AuditInsert, KeyPosition, OutboxInsert, Page, Store, StoredIdempotency, WriteTx } from '../core/ports.js';
+import type { Asset } from '../core/money.js';
+import type { Scope } from '../core/scopes.js';
+import type { Database } from './schema.js';
+import type { Selectable } from 'kysely';
+import { openDatabase, type SqliteDb } from './sqlite.js';
+import { param, prepare, type Prepared } from './prepared.js';
+import { GroupCommitter } from './groupCommit.js';
+
+// Upper bounds for keyset positions when a list starts at its newest row.
+const TIME_MAX = '9999-12-31T23:59:59.999Z~';
+const TIME_MIN = '';
+const SEQ_MAX = 2n ** 62n;
+
+type Row<T> = Selectable<T>;
+
+const toApiKey = (r: Row<Database['api_keys']>): ApiKey => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  prefix: r.prefix,
+  scopes: JSON.parse(r.scopes) as Scope[],
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+const toAccount = (r: Row<Database['accounts']>): Account => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  description: r.description,
+  currency: r.currency as Account['currency'],
+  type: r.type as Account['type'],
+  createdAt: r.created_at,
+  seq: Number(r.seq),
+});
+
+const toEntry = (r: Row<Database['entries']>): Entry => ({
+  id: r.id,
+  seq: Number(r.seq),
+  tenantId: r.tenant_id,
+  transactionId: r.transaction_id,
+  accountId: r.account_id,
+  lineNo: Number(r.line_no),
+  entryType: r.entry_type as Entry['entryType'],
+  asset: r.asset as Asset,
+  amountMinor: BigInt(r.amount),
+  details: JSON.parse(r.details) as Entry['details'],
+  description: r.description,
+  createdAt: r.created_at,
+  balanceAfterMinor: BigInt(r.balance_after),
+});
+
+const toTransaction = (r: Row<Database['transactions']>): TransactionRecord => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  metadata: JSON.parse(r.metadata) as Record<string, string>,
+  createdAt: r.created_at,
+});
+
+function page<T>(rows: T[], limit: number): Page<T> {
+  return rows.length > limit ? { rows: rows.slice(0, limit), more: true } : { rows, more: false };
+}
+
+function statements(db: SqliteDb, k: Kysely<Database>) {
+  const p = <R>(build: (qb: Kysely<Database>) => import('kysely').Compilable<R>): Prepared<R> => prepare(db, k, build);
+  const tenant = param('tenantId');
+  const account = param('accountId');
+  return {
+    tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
+    insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
+    apiKeyByHash: p((q) =>
+      q
+        .selectFrom('api_keys')
+        .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+        .selectAll('api_keys')
+        .select('tenants.name as tenant_name')
+        .where('key_hash', '=', param('keyHash')),
+    ),
+    apiKey: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('keyId'))),
+    apiKeys: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'desc')),
+    insertApiKey: p((q) =>
+      q.insertInto('api_keys').values({
+        tenant_id: tenant,
+        id: param('id'),
+        key_hash: param('keyHash'),
+        prefix: param('prefix'),
+        scopes: param('scopes'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    revokeApiKey: p((q) =>
+      q
+        .updateTable('api_keys')
+        .set({ revoked_at: param('revokedAt') })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('keyId'))
+        .where('revoked_at', 'is', null),
+    ),
+    account: p((q) => q.selectFrom('accounts').selectAll().where('tenant_id', '=', tenant).where('id', '=', account)),
+    accountsPage: p((q) =>
+      q
+        .selectFrom('accounts')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    insertAccount: p((q) =>
+      q.insertInto('accounts').values({
+        tenant_id: tenant,
+        id: param('id'),
+        name: param('name'),
+        description: param('description'),
+        currency: param('currency'),
+        type: param('type'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    balance: p((q) =>
+      q.selectFrom('balances').select('balance').where('tenant_id', '=', tenant).where('account_id', '=', account).where('asset', '=', param('asset')),
+    ),
+    setBalance: p((q) =>
+      q
+        .insertInto('balances')
+        .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: param('balance') })
+        .onConflict((oc) => oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ balance: (eb) => eb.ref('excluded.balance') })),
+    ),
+    balanceAtInclusive: p((q) =>
+      q
+        .selectFrom('entries')
+        .select('balance_after')
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('asset', '=', param('asset'))
+        .where('created_at', '<=', param('at'))
+        .orderBy('created_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(1),
+    ),
+    balanceAtExclusive: p((q) =>
+      q
+        .selectFrom('entries')
+        .select('balance_after')
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('asset', '=', param('asset'))
+        .where('created_at', '<', param('at'))
+        .orderBy('created_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(1),
+    ),
+    entriesPage: p((q) =>
+      q
+        .selectFrom('entries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('created_at', '>=', param('from'))
+        .where('created_at', '<=', param('to'))
+        .where((eb) => eb(eb.refTuple('created_at', 'seq'), '<', eb.tuple(param('beforeTime'), param<bigint>('beforeSeq'))))
+        .orderBy('created_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    entriesBetween: p((q) =>
+      q
+        .selectFrom('entries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('asset', '=', param('asset'))
+        .where('created_at', '>=', param('from'))
+        .where('created_at', '<=', param('to'))
+        .orderBy('created_at', 'asc')
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    entriesOfTransaction: p((q) =>
+      q.selectFrom('entries').selectAll().where('tenant_id', '=', tenant).where('transaction_id', '=', param('transactionId')).orderBy('line_no'),
+    ),
+    insertEntry: p((q) =>
+      q.insertInto('entries').values({
+        tenant_id: tenant,
+        id: param('id'),
+        transaction_id: param('transactionId'),
+        account_id: account,
+        line_no: param<bigint>('lineNo'),
+        entry_type: param('entryType'),
+        asset: param('asset'),
+        amount: param('amount'),
+        details: param('details'),
+        description: param('description'),
+        created_at: param('createdAt'),
+        balance_after: param('balanceAfter'),
+      }),
+    ),
+    transaction: p((q) => q.selectFrom('transactions').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('transactionId'))),
+    transactionsPage: p((q) =>
+      q
+        .selectFrom('transactions')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    insertTransaction: p((q) =>
+      q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), metadata: param('metadata'), created_at: param('createdAt') }),
+    ),
+    lastCommitTime: p((q) => q.selectFrom('entries').select('created_at').orderBy('seq', 'desc').limit(1)),
+    idempotency: p((q) =>
+      q
+        .selectFrom('idempotency')
+        .select(['request_hash', 'status', 'body'])
+        .where('tenant_id', '=', tenant)
+        .where('endpoint', '=', param('endpoint'))
+        .where('key', '=', param('key')),
+    ),
+    insertIdempotency: p((q) =>
+      q.insertInto('idempotency').values({
+        tenant_id: tenant,
+        endpoint: param('endpoint'),
+        key: param('key'),
+        request_hash: param('requestHash'),
+        status: param<bigint>('status'),
+        body: param('body'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    lastAuditHash: p((q) => q.selectFrom('audit_log').select('hash').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
+    appendAudit: p((q) =>
+      q.insertInto('audit_log').values({
+        tenant_id: tenant,
+        id: param('id'),
+        type: param('type'),
+        action: param('action'),
+        actor_key_id: param('actorKeyId'),
+        occurred_at: param('occurredAt'),
+        payload: param('payload'),
+        prev_hash: param<string | null>('prevHash'),
+        hash: param('hash'),
+      }),
+    ),
+    insertOutbox: p((q) =>
+      q.insertInto('outbox').values({ tenant_id: tenant, id: param('id'), type: param('type'), payload: param('payload'), created_at: param('createdAt') }),
+    ),
+    secret: p((q) => q.selectFrom('instance_secrets').select('value').where('name', '=', param('name'))),
+    insertSecret: p((q) =>
+      q
+        .insertInto('instance_secrets')
+        .values({ name: param('name'), value: param('value') })
+        .onConflict((oc) => oc.column('name').doNothing()),
+    ),
+  };
+}
+
+export class SqliteStore implements Store, WriteTx {
+  private readonly s: ReturnType<typeof statements>;
+  private readonly committer: GroupCommitter;
+
+  private constructor(
+    private readonly db: SqliteDb,
+    private readonly kysely: Kysely<Database>,
+  ) {
+    this.s = statements(db, kysely);
+    this.committer = new GroupCommitter(db);
+  }
+
+  static async open(path: string): Promise<SqliteStore> {
+    const { db, kysely } = await openDatabase(path);
+    return new SqliteStore(db, kysely);
+  }
+
+  write<T>(work: (tx: WriteTx) => T): Promise<T> {
+    return this.committer.run(() => work(this));
+  }
+
+  secret(name: string): Buffer {
+    const existing = this.s.secret.get({ name });
+    if (existing) return Buffer.from(existing.value, 'hex');
+    this.s.insertSecret.run({ name, value: randomBytes(32).toString('hex') });
+    // Another process may have won the race; the stored value is the one.
+    return Buffer.from(this.s.secret.get({ name })!.value, 'hex');
+  }
+
+  close(): void {
+    this.committer.flush();
+    this.db.close();
+  }
+
+  /** Raw SQL for tests and maintenance that need to look under the ledger. */
+  get sqlite(): SqliteDb {
+    return this.db;
+  }
+
+  async checkpoint(): Promise<void> {
+    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.kysely);
+  }
+
+  // Reads.
+  tenant(tenantId: string): Tenant | undefined {
+    const r = this.s.tenant.get({ tenantId });
+    return r && { id: r.id, name: r.name, createdAt: r.created_at };
+  }
+
+  apiKeyByHash(keyHash: string) {
+    const r = this.s.apiKeyByHash.get({ keyHash });
+    return r && { ...toApiKey(r), tenantName: r.tenant_name };
+  }
+
+  apiKey(tenantId: string, keyId: string): ApiKey | undefined {
+    const r = this.s.apiKey.get({ tenantId, keyId });
+    return r && toApiKey(r);
+  }
+
+  apiKeys(tenantId: string): ApiKey[] {
+    return this.s.apiKeys.all({ tenantId }).map(toApiKey);
+  }
+
+  account(tenantId: string, accountId: string): Account | undefined {
+    const r = this.s.account.get({ tenantId, accountId });
+    return r && toAccount(r);
+  }
+
+  accountsByIds(tenantId: string, ids: string[]): Account[] {
+    return ids.flatMap((accountId) => this.account(tenantId, accountId) ?? []);
+  }
+
+  accountsPage(tenantId: string, before: number | null, limit: number): Page<Account> {
+    return page(this.s.accountsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 }).map(toAccount), limit);
+  }
+
+  balances(tenantId: string, accountId: string): Map<Asset, bigint> {
+    return new Map(this.s.balances.all({ tenantId, accountId }).map((r) => [r.asset as Asset, BigInt(r.balance)]));
+  }
+
+  currentBalance(tenantId: string, accountId: string, asset: Asset): bigint {
+    const r = this.s.balance.get({ tenantId, accountId, asset });
+    return r ? BigInt(r.balance) : 0n;
+  }
+
+  balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): bigint | null {
+    const statement = inclusive ? this.s.balanceAtInclusive : this.s.balanceAtExclusive;
+    const r = statement.get({ tenantId, accountId, asset, at });
+    return r ? BigInt(r.balance_after) : null;
+  }
+
+  entriesPage(
+    tenantId: string,
+    accountId: string,
+    range: { from: string | null; to: string | null },
+    before: KeyPosition | null,
+    limit: number,
+  ): Page<Entry> {
+    const rows = this.s.entriesPage.all({
+      tenantId,
+      accountId,
+      from: range.from ?? TIME_MIN,
+      to: range.to ?? TIME_MAX,
+      beforeTime: before?.createdAt ?? TIME_MAX,
+      beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
+      limit: limit + 1,
+    });
+    return page(rows.map(toEntry), limit);
+  }
+
+  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[] {
+    return this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit }).map(toEntry);
+  }
+
+  transaction(tenantId: string, transactionId: string): TransactionRecord | undefined {
+    const r = this.s.transaction.get({ tenantId, transactionId });
+    return r && toTransaction(r);
+  }
+
+  transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord> {
+    return page(
+      this.s.transactionsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 }).map(toTransaction),
+      limit,
+    );
+  }
+
+  entriesOfTransaction(tenantId: string, transactionId: string): Entry[] {
+    return this.s.entriesOfTransaction.all({ tenantId, transactionId }).map(toEntry);
+  }
+
+  idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined {
+    const r = this.s.idempotency.get({ tenantId, endpoint, key });
+    return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
+  }
+
+  lastCommitTime(): string | null {
+    return this.s.lastCommitTime.get()?.created_at ?? null;
+  }
+
+  // Writes; called only inside `write`.
+  insertTenant(tenant: Tenant): void {
+    this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
+  }
+
+  insertApiKey(key: ApiKey, keyHash: string): void {
+    this.s.insertApiKey.run({
+      tenantId: key.tenantId,
+      id: key.id,
+      keyHash,
+      prefix: key.prefix,
+      scopes: JSON.stringify(key.scopes),
+      createdAt: key.createdAt,
+    });
+  }
+
+  revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean {
+    return this.s.revokeApiKey.run({ tenantId, keyId, revokedAt }) === 1;
+  }
+
+  insertAccount(a: Omit<Account, 'seq'>): void {
+    this.s.insertAccount.run({
+      tenantId: a.tenantId,
+      id: a.id,
+      name: a.name,
+      description: a.description,
+      currency: a.currency,
+      type: a.type,
+      createdAt: a.createdAt,
+    });
+  }
+
+  insertTransaction(record: Omit<TransactionRecord, 'seq'>): void {
+    this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, metadata: JSON.stringify(record.metadata), createdAt: record.createdAt });
+  }
+
+  insertEntry(e: Omit<Entry, 'seq'>): void {
+    this.s.insertEntry.run({
+      tenantId: e.tenantId,
+      id: e.id,
+      transactionId: e.transactionId,
+      accountId: e.accountId,
+      lineNo: BigInt(e.lineNo),
+      entryType: e.entryType,
+      asset: e.asset,
+      amount: e.amountMinor.toString(),
+      details: JSON.stringify(e.details),
+      description: e.description,
+      createdAt: e.createdAt,
+      balanceAfter: e.balanceAfterMinor.toString(),
+    });
+  }
+
+  setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void {
+    this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
+  }
+
+  insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void {
+    this.s.insertIdempotency.run({
+      tenantId,
+      endpoint,
+      key,
+      requestHash: stored.requestHash,
+      status: BigInt(stored.status),
+      body: stored.body,
+      createdAt,
+    });
+  }
+
+  lastAuditHash(tenantId: string): string | null {
+    return this.s.lastAuditHash.get({ tenantId })?.hash ?? null;
+  }
+
+  appendAudit(r: AuditInsert): void {
+    this.s.appendAudit.run({
+      tenantId: r.tenantId,
+      id: r.id,
+      type: r.type,
+      action: r.action,
+      actorKeyId: r.actorKeyId,
+      occurredAt: r.occurredAt,
+      payload: JSON.stringify(r.payload),
+      prevHash: r.prevHash,
+      hash: r.hash,
+    });
+  }
+
+  insertOutbox(event: OutboxInsert): void {
+    this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, payload: event.payload, createdAt: event.createdAt });
+  }
+}

@@ -1,0 +1,126 @@
+// Black-box harness: the real server on a temporary SQLite file, spoken to over HTTP.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+
+const run = promisify(execFile);
+
+export interface TestServer {
+  url: string;
+  dir: string;
+  dbPath: string;
+  server: RunningServer;
+  /** The first tenant and its ADMIN key, made through the CLI as an operator would. */
+  tenant: { tenantId: string; name: string; apiKey: { id: string; rawKey: string; prefix: string; scopes: string[]; createdAt: string } };
+  stop(): Promise<void>;
+}
+
+export const BIN = join(process.cwd(), 'bin', 'ledger.js');
+
+/** Runs the built `ledger` binary; never throws, returns exit code and output. */
+export async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NO_COLOR: '1' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+export async function createTenant(dbPath: string, name = 'Acme'): Promise<TestServer['tenant']> {
+  const result = await cli(['--db', dbPath, 'tenants', 'create', name, '--json']);
+  if (result.code !== 0) throw new Error(`tenants create failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as TestServer['tenant'];
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
+  const dbPath = join(dir, 'ledger.db');
+  const tenant = await createTenant(dbPath);
+  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {} });
+  return {
+    url: server.url,
+    dir,
+    dbPath,
+    server,
+    tenant,
+    stop: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+/** A small client bound to one key. */
+export function client(baseUrl: string, rawKey?: string) {
+  async function request<T = any>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (rawKey !== undefined && !('authorization' in headers)) headers.authorization = `Bearer ${rawKey}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/json';
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed as T, text, headers: response.headers };
+  }
+  return {
+    request,
+    get: <T = any>(path: string, headers?: Record<string, string>) => request<T>('GET', path, { headers }),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('POST', path, { body, headers }),
+    del: <T = any>(path: string, headers?: Record<string, string>) => request<T>('DELETE', path, { headers }),
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+/** Helpers for the common setup steps of a test. */
+export async function makeAccount(c: Client, fields: { name?: string; currency?: string; type?: string } = {}): Promise<string> {
+  const res = await c.post('/api/v1/accounts', { name: fields.name ?? 'acct', currency: fields.currency ?? 'USD', type: fields.type ?? 'ASSET' });
+  if (res.status !== 201) throw new Error(`account create failed: ${res.status} ${res.text}`);
+  return res.body.id as string;
+}
+
+export const fiat = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string | number, currency = 'USD', extra: Record<string, unknown> = {}) => ({
+  accountId,
+  entryType,
+  monetaryEntry: { type: 'FIAT', amount, currency, rail: 'ACH', ...extra },
+});
+
+export const onchain = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string | number, token = 'USDC', extra: Record<string, unknown> = {}) => ({
+  accountId,
+  entryType,
+  monetaryEntry: {
+    type: 'ONCHAIN',
+    amount,
+    token,
+    chainId: 'EVM',
+    txHash: '0xabc',
+    blockNumber: 1,
+    walletAddress: '0x0000000000000000000000000000000000000001',
+    tokenContract: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    ...extra,
+  },
+});
+
+let keyCounter = 0;
+export async function post(c: Client, lines: unknown[], options: { key?: string; metadata?: Record<string, string> } = {}) {
+  const key = options.key ?? `key-${process.pid}-${Date.now()}-${keyCounter++}`;
+  return c.post('/api/v1/transactions', { lines, ...(options.metadata ? { metadata: options.metadata } : {}) }, { 'idempotency-key': key });
+}
