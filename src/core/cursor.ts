@@ -14,13 +14,13 @@ interface CursorBody<P> {
 export class CursorCodec {
   constructor(private readonly key: Buffer) {}
 
-  private sign(body: string): Buffer {
-    return createHmac('sha256', this.key).update(body).digest().subarray(0, 18);
+  private sign(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest().subarray(0, 18).toString('base64url');
   }
 
   encode<P>(scope: string, position: P, nowMs: number): string {
     const body = Buffer.from(JSON.stringify({ s: scope, p: position, x: nowMs + CURSOR_TTL_MS } satisfies CursorBody<P>)).toString('base64url');
-    return `${body}.${this.sign(body).toString('base64url')}`;
+    return `${body}.${this.sign(body)}`;
   }
 
   /** Returns the position, or throws a 400 for a cursor that is malformed, forged, foreign or expired. */
@@ -29,8 +29,9 @@ export class CursorCodec {
     if (cursor.length > CURSOR_LENGTH_MAX) throw bad('malformed');
     const [body, signature, extra] = cursor.split('.');
     if (!body || !signature || extra !== undefined) throw bad('malformed');
-    const given = Buffer.from(signature, 'base64url');
-    const expected = this.sign(body);
+    // Compared as text: base64 decoding would forgive trailing characters, and a cursor is used verbatim.
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.sign(body));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('malformed');
     let parsed: CursorBody<unknown>;
     try {
@@ -38,6 +39,7 @@ export class CursorCodec {
     } catch {
       throw bad('malformed');
     }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('malformed');
     if (parsed.s !== scope) throw bad('not valid for this list');
     if (typeof parsed.x !== 'number' || parsed.x < nowMs) throw bad('expired');
     if (!isPosition(parsed.p)) throw bad('malformed');

@@ -2,6 +2,7 @@
 // Decimal text from the outside is converted here and nowhere else.
 import { Decimal } from 'decimal.js';
 import { AMOUNT_WHOLE_DIGITS_MAX } from './limits.js';
+import { assert } from './errors.js';
 
 export const fiatCurrencies = ['BRL', 'USD', 'MXN', 'EUR'] as const;
 export const tokens = ['USDC', 'USDT', 'BRZ', 'PYUSD'] as const;
@@ -42,6 +43,13 @@ export type AmountInput = string | JsonNumber;
 
 const decimalText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+/** Decimal places of decimal text as written, after any exponent: "1.50" has 2, "15e-2" has 2, "1.5e3" has 0. */
+function writtenPlaces(text: string): number {
+  const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
+  const fraction = mantissa.split('.')[1] ?? '';
+  return Math.max(0, fraction.length - Number(exponent));
+}
+
 /**
  * Parses a positive decimal amount into minor units of the asset.
  * Returns an error sentence instead of throwing, so callers can attach the field path.
@@ -52,12 +60,13 @@ export function parseAmount(input: AmountInput, asset: Asset): { ok: true; minor
   if (!decimalText.test(text) || text.length > 200) return { ok: false, message: 'must be a decimal number' };
   const value = new Exact(text);
   if (!value.isFinite() || value.lte(0)) return { ok: false, message: 'must be greater than zero' };
+  // The exponent (digits before the point, less one) is checked before any digit is expanded: 1e100000000 stays cheap.
+  if (value.e >= AMOUNT_WHOLE_DIGITS_MAX) return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
   const scale = scaleOf(asset);
+  // Places as written count, trailing zeros included: "1.000" is three places, too many for USD.
+  if (writtenPlaces(text) > scale) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
   const minor = value.times(new Exact(10).pow(scale));
-  if (!minor.isInteger()) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
-  if (value.trunc().toFixed(0).length > AMOUNT_WHOLE_DIGITS_MAX) {
-    return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
-  }
+  assert(minor.isInteger(), 'an amount within its scale is a whole number of minor units');
   return { ok: true, minor: BigInt(minor.toFixed(0)) };
 }
 

@@ -69,6 +69,8 @@ export const journalLine = v.strictObject({
 });
 
 export const metadataSchema = v.pipe(
+  // valibot's record lets an array through; metadata is a map.
+  v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object of strings'),
   v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(limits.METADATA_KEY_LENGTH_MAX)), text(limits.METADATA_VALUE_LENGTH_MAX)),
   v.maxEntries(limits.METADATA_ENTRIES_MAX, `must have at most ${limits.METADATA_ENTRIES_MAX} entries`),
 );
@@ -92,7 +94,7 @@ export const idempotencyKeySchema = v.pipe(
 // Queries arrive as text.
 const instant = (round: 'down' | 'up') =>
   v.pipe(
-    v.string(),
+    v.string('is required'),
     v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 instant'),
     v.transform((s) => parseInstant(s, round) as number),
   );
@@ -114,6 +116,6 @@ export const entriesQuery = v.object({
 });
 export const balanceQuery = v.object({ asOf: v.optional(instant('down')) });
 export const statementQuery = v.object({
-  from: v.pipe(v.optional(instant('up')), v.check((x) => x !== undefined, 'is required')),
-  to: v.pipe(v.optional(instant('down')), v.check((x) => x !== undefined, 'is required')),
+  from: instant('up'),
+  to: instant('down'),
 });

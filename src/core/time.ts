@@ -35,7 +35,7 @@ export class CommitClock {
     private readonly clock: Clock,
     lastCommitted: string | null,
   ) {
-    this.lastMs = lastCommitted ? Date.parse(lastCommitted) : 0;
+    this.lastMs = lastCommitted ? Date.parse(lastCommitted) : Number.NEGATIVE_INFINITY;
   }
 
   next(): string {

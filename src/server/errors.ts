@@ -1,5 +1,7 @@
 // The one place where errors become HTTP: a status per code, and the JSON error body every client sees.
 import { HTTPError } from 'h3';
+import { FastResponse } from 'srvx';
+import { BodyTooLargeError } from 'srvx/body-limit';
 import { LedgerError, type ErrorCode } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
 
@@ -27,8 +29,8 @@ export function errorResponse(error: unknown, log: Logger): Response {
   let ledgerError: LedgerError;
   if (error instanceof LedgerError) {
     ledgerError = error;
-  } else if (HTTPError.isError(error) && error.status === 413) {
-    ledgerError = new LedgerError('BODY_TOO_LARGE', error.message || 'The request body is too large.');
+  } else if (error instanceof BodyTooLargeError || (HTTPError.isError(error) && error.status === 413)) {
+    ledgerError = new LedgerError('BODY_TOO_LARGE', 'The request body is too large.');
   } else if (HTTPError.isError(error) && error.status >= 400 && error.status < 500) {
     ledgerError = new LedgerError('VALIDATION_FAILED', error.message || 'The request could not be read.');
   } else {
@@ -39,5 +41,5 @@ export function errorResponse(error: unknown, log: Logger): Response {
   if (ledgerError.details) body.details = ledgerError.details;
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (ledgerError.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'Bearer';
-  return new Response(toJsonText(body), { status: statusByCode[ledgerError.code], headers });
+  return new FastResponse(toJsonText(body), { status: statusByCode[ledgerError.code], headers }) as unknown as Response;
 }

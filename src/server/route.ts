@@ -1,11 +1,12 @@
 // A route is declared once: method, path, scope and schemas. The same declaration serves requests and the OpenAPI document.
 import type * as v from 'valibot';
-import { assertBodySize, type H3Event } from 'h3';
+import type { H3Event } from 'h3';
+import { FastResponse } from 'srvx';
 import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
-import { invalid, notFound } from '../core/errors.js';
+import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { parseWith } from '../core/validate.js';
 import { parseJsonObject, toJsonText } from '../core/json.js';
@@ -80,15 +81,20 @@ export function parseQuery(route: Route, url: URL): unknown {
 
 export async function parseBody(route: Route, event: H3Event): Promise<unknown> {
   if (!route.body) return undefined;
-  assertBodySize(event, BODY_SIZE_MAX_BYTES);
+  // A declared length over the limit is refused before reading; a chunked body is cut off by the server's own limit.
+  const declared = Number(event.req.headers.get('content-length') ?? 0);
+  if (declared > BODY_SIZE_MAX_BYTES) throw bodyTooLarge();
   const text = await event.req.text();
   return parseWith(route.body, parseJsonObject(text), 'request body');
 }
 
+export const bodyTooLarge = () =>
+  new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${BODY_SIZE_MAX_BYTES} bytes.`);
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function toResponse(reply: Reply): Response {
-  if (reply.status === 204) return new Response(null, { status: 204 });
+  if (reply.status === 204) return new FastResponse(null, { status: 204 }) as unknown as Response;
   const text = reply.raw ?? toJsonText(reply.body);
-  return new Response(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } });
+  return new FastResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
 }

@@ -1,12 +1,12 @@
 // Listening and stopping: a node:http server around the app, and a graceful drain on SIGINT and SIGTERM.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from 'h3';
+import { toNodeHandler } from 'srvx/node';
 import { Ledger } from '../core/ledger.js';
 import { SqliteStore } from '../store/sqliteStore.js';
 import { createApp } from './app.js';
 import type { Logger } from './errors.js';
-import { SHUTDOWN_DRAIN_MS } from '../core/limits.js';
+import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
 
 export interface ServeOptions {
   dbPath: string;
@@ -35,7 +35,9 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const store = await SqliteStore.open(options.dbPath);
   const ledger = new Ledger(store);
-  const server = createServer({ keepAliveTimeout: 5000 }, toNodeHandler(createApp(ledger, options.log)));
+  // srvx reads bodies straight from the socket and cuts them off at the limit (413).
+  const handler = toNodeHandler(createApp(ledger, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
+  const server = createServer({ keepAliveTimeout: 5000 }, handler);
   let address: AddressInfo;
   try {
     address = await listen(server, options.host, options.port);

@@ -1,0 +1,193 @@
+// `npm run bench`: the real server (built binary, child process) on a temporary database, driven over loopback by autocannon.
+// Prints throughput and latency per scenario, and the large-history check (1,000,000 entries vs 10).
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { SqliteStore } from '../src/store/sqliteStore.js';
+import { Ledger } from '../src/core/ledger.js';
+import { CLI_ACTOR_ID } from '../src/core/audit.js';
+import { JsonNumber } from '../src/core/money.js';
+import type { Clock } from '../src/core/ports.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? 1_000_000);
+const CONNECTIONS = 64;
+const ACCOUNTS = 64;
+const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
+
+interface Row {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const rows: Row[] = [];
+
+async function load(scenario: string, options: autocannon.Options): Promise<Row> {
+  const result = await autocannon({ duration: SECONDS, connections: CONNECTIONS, ...options });
+  const row = {
+    scenario,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+  rows.push(row);
+  console.error(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}`);
+  return row;
+}
+
+/** A clock that steps one hour per reading, so a long history spreads over many days. */
+function steppingClock(startMs: number, stepMs: number): Clock {
+  let t = startMs;
+  return { now: () => new Date((t += stepMs)) };
+}
+
+const fiatLine = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({
+  accountId,
+  entryType,
+  monetaryEntry: { type: 'FIAT' as const, amount: new JsonNumber(amount), currency: 'USD' as const, rail: 'ACH' as const },
+});
+
+/** Seeds the database through the ledger itself: tenant, accounts, a big and a small account with history. */
+async function seed(dbPath: string) {
+  const store = await SqliteStore.open(dbPath);
+  const start = Date.UTC(1900, 0, 1);
+  const ledger = new Ledger(store, steppingClock(start, 3_600_000));
+  const tenant = await ledger.createTenant('bench', actor);
+  const tenantId = tenant.tenantId;
+  const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor);
+  const accounts: string[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) accounts.push((await make(`hot-${i}`, 'ASSET')).id);
+  const big = (await make('big', 'ASSET')).id;
+  const small = (await make('small', 'ASSET')).id;
+  const counter = (await make('counter', 'REVENUE')).id;
+
+  const postPair = (account: string, n: number) =>
+    ledger.transactions.post(tenantId, actor, `seed-${account}-${n}`, { lines: [fiatLine(account, 'DEBIT', '1.00'), fiatLine(counter, 'CREDIT', '1.00')] });
+
+  const began = Date.now();
+  const BATCH = 500;
+  for (let n = 0; n < BIG_ENTRIES; n += BATCH) {
+    await Promise.all(Array.from({ length: Math.min(BATCH, BIG_ENTRIES - n) }, (_, i) => postPair(big, n + i)));
+    if ((n / BATCH) % 200 === 0) console.error(`  seeding: ${n.toLocaleString()} of ${BIG_ENTRIES.toLocaleString()} entries`);
+  }
+  for (let n = 0; n < 10; n++) await postPair(small, n);
+  const seconds = (Date.now() - began) / 1000;
+  console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
+  const bigEntries = store.entriesPage(tenantId, big, { from: null, to: null }, null, 1);
+  const lastAt = bigEntries.rows[0]!.createdAt;
+  store.close();
+  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, lastAt };
+}
+
+function startServer(dbPath: string): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/ledger.js', '--db', dbPath, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.once('error', reject);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /listening on (\S+)/.exec(chunk.toString());
+      if (match) resolve({ url: match[1]!, child });
+    });
+  });
+}
+
+async function walkTo(url: string, headers: Record<string, string>, account: string, pages: number, limit: number): Promise<string> {
+  let cursor = '';
+  for (let i = 0; i < pages; i++) {
+    const res = await fetch(`${url}/api/v1/accounts/${account}/entries?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers });
+    const body = (await res.json()) as { nextCursor: string };
+    cursor = body.nextCursor;
+  }
+  return cursor;
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
+  const dbPath = join(dir, 'bench.db');
+  let child: ChildProcess | undefined;
+  try {
+    console.error(`seeding (${BIG_ENTRIES.toLocaleString()} entries on one account)...`);
+    const s = await seed(dbPath);
+    const server = await startServer(dbPath);
+    child = server.child;
+    const url = server.url;
+    const auth = { authorization: `Bearer ${s.rawKey}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    console.error(`server at ${url}; ${SECONDS} s per scenario, ${CONNECTIONS} connections`);
+
+    const postRequest = {
+      method: 'POST' as const,
+      path: '/api/v1/transactions',
+      setupRequest: (req: any) => {
+        const a = s.accounts[Math.floor(Math.random() * ACCOUNTS)]!;
+        let b = s.accounts[Math.floor(Math.random() * ACCOUNTS)]!;
+        if (b === a) b = s.accounts[(s.accounts.indexOf(a) + 1) % ACCOUNTS]!;
+        req.headers = { ...json, 'idempotency-key': randomUUID() };
+        req.body = JSON.stringify({
+          lines: [
+            { accountId: a, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
+            { accountId: b, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
+          ],
+        });
+        return req;
+      },
+    };
+
+    const health = await load('GET /healthz', { url: `${url}/healthz` });
+    const posting = await load('POST /api/v1/transactions', { url, requests: [postRequest] });
+    const posting1 = await load('POST /api/v1/transactions (1 connection)', { url, requests: [postRequest], connections: 1 });
+    const balance = await load('GET balance', { url: `${url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth });
+    const entries = await load('GET entries (page of 50)', { url: `${url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth });
+
+    console.error('large history: the same reads on an account with 1,000,000 entries and one with 10');
+    const short = { duration: Math.max(2, Math.round(SECONDS / 3)), connections: 16 };
+    const dayFrom = new Date(Date.parse(s.lastAt) - 86_400_000).toISOString();
+    const deepCursor = await walkTo(url, auth, s.big, 10_000, 50).catch(() => '');
+    const history: Array<[string, Row, Row]> = [];
+    for (const [label, path] of [
+      ['balance', (a: string) => `/api/v1/accounts/${a}/balance`],
+      ['asOf balance', (a: string) => `/api/v1/accounts/${a}/balance?asOf=${encodeURIComponent(dayFrom)}`],
+      ['one-day statement', (a: string) => `/api/v1/accounts/${a}/statement?from=${encodeURIComponent(dayFrom)}&to=${encodeURIComponent(s.lastAt)}`],
+      ['entries, first page', (a: string) => `/api/v1/accounts/${a}/entries?limit=50`],
+    ] as const) {
+      const big = await load(`${label} (big)`, { ...short, url: `${url}${path(s.big)}`, headers: auth });
+      const small = await load(`${label} (small)`, { ...short, url: `${url}${path(s.small)}`, headers: auth });
+      history.push([label, big, small]);
+    }
+    if (deepCursor) {
+      const deep = await load('entries, page 10,000 (big)', { ...short, url: `${url}/api/v1/accounts/${s.big}/entries?limit=50&cursor=${encodeURIComponent(deepCursor)}`, headers: auth });
+      history.push(['entries, page 10,000 vs page 1', deep, history[3]![2]]);
+    }
+
+    const pct = (a: Row, b: Row) => `${Math.round((a.rps / b.rps) * 100)}%`;
+    console.log('\n## Throughput (same server, same run)\n');
+    console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows.slice(0, 5)) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
+    console.log('\n## Large history (1,000,000 entries vs 10 entries, 16 connections)\n');
+    console.log('| read | big req/s | big p99 ms | small req/s | small p99 ms | big/small |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const [label, big, small] of history) console.log(`| ${label} | ${big.rps} | ${big.p99} | ${small.rps} | ${small.p99} | ${pct(big, small)} |`);
+    console.log('\n## Targets\n');
+    const check = (label: string, ok: boolean) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${label}`);
+    check(`posting >= 15% of /healthz (${pct(posting, health)})`, posting.rps >= 0.15 * health.rps);
+    check(`posting p99 < 25 ms at 64 connections (${posting.p99} ms)`, posting.p99 < 25);
+    check(`posting p99 < 3 ms at 1 connection (${posting1.p99} ms)`, posting1.p99 < 3);
+    check(`balance >= 60% of /healthz (${pct(balance, health)})`, balance.rps >= 0.6 * health.rps);
+    check(`entries page >= 15% of /healthz (${pct(entries, health)})`, entries.rps >= 0.15 * health.rps);
+    const errors = rows.reduce((n, r) => n + r.errors, 0);
+    check(`no errors (${errors})`, errors === 0);
+  } finally {
+    if (child?.pid) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,330 @@
+// GET /api/v1/accounts/{accountId}/entries — black-box, per spec and contract.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function flip(cursor: string, at = Math.floor(cursor.length / 2)): string {
+  const ch = cursor[at] === 'A' ? 'B' : 'A';
+  return cursor.slice(0, at) + ch + cursor.slice(at + 1);
+}
+
+describe('entries', () => {
+  let t: TestServer;
+  let c: Client;
+  let c2: Client;
+  let counter: string; // LIABILITY USD, takes the other side
+  let big: string; // 120 entries
+  let otherTenantAccount: string;
+
+  const entries = (id: string, query = '') => c.get(`/api/v1/accounts/${id}/entries${query}`);
+  const q = (params: Record<string, string | number | undefined>) => {
+    const s = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) s.set(k, String(v));
+    const text = s.toString();
+    return text ? `?${text}` : '';
+  };
+
+  async function walk(id: string, limit: number, extra: Record<string, string> = {}) {
+    const seen: any[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const res = await entries(id, q({ ...extra, limit, cursor }));
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.entries.length).toBeLessThanOrEqual(limit);
+      seen.push(...res.body.entries);
+      pages++;
+      if (res.body.nextCursor === null) break;
+      expect(res.body.entries.length).toBe(limit);
+      cursor = res.body.nextCursor;
+      if (pages > 1000) throw new Error('runaway paging');
+    }
+    return { seen, pages };
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    c = client(t.url, t.tenant.apiKey.rawKey);
+    counter = await makeAccount(c, { name: 'counter', type: 'LIABILITY' });
+    big = await makeAccount(c, { name: 'big', type: 'ASSET' });
+    // 12 transactions of 10 lines each on `big` (5 debits, 5 credits): 120 entries, many sharing a createdAt
+    for (let i = 0; i < 12; i++) {
+      const lines = Array.from({ length: 10 }, (_, j) => fiat(big, j % 2 === 0 ? 'DEBIT' : 'CREDIT', `${i + 1}.0${j >> 1}`));
+      const res = await post(c, lines);
+      expect(res.status, res.text).toBe(201);
+    }
+    const other = await createTenant(t.dbPath, 'Other');
+    c2 = client(t.url, other.apiKey.rawKey);
+    otherTenantAccount = await makeAccount(c2, { name: 'theirs' });
+    const otherCounter = await makeAccount(c2, { name: 'theirs counter', type: 'LIABILITY' });
+    for (let i = 0; i < 3; i++) await post(c2, [fiat(otherTenantAccount, 'DEBIT', '1'), fiat(otherCounter, 'CREDIT', '1')]);
+  });
+  afterAll(async () => t?.stop());
+
+  it('answers {accountId, entries, nextCursor} with no items and no total', async () => {
+    const res = await entries(big, '?limit=5');
+    expect(res.status, res.text).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['accountId', 'entries', 'nextCursor']);
+    expect(res.body.accountId).toBe(big);
+    expect(res.body.entries).toHaveLength(5);
+    expect(typeof res.body.nextCursor).toBe('string');
+  });
+
+  it('default limit is 50', async () => {
+    const res = await entries(big);
+    expect(res.status).toBe(200);
+    expect(res.body.entries).toHaveLength(50);
+    expect(typeof res.body.nextCursor).toBe('string');
+  });
+
+  it('limit 1 and 200 are accepted', async () => {
+    const one = await entries(big, '?limit=1');
+    expect(one.status).toBe(200);
+    expect(one.body.entries).toHaveLength(1);
+    const max = await entries(big, '?limit=200');
+    expect(max.status).toBe(200);
+    expect(max.body.entries).toHaveLength(120);
+    expect(max.body.nextCursor).toBeNull();
+  });
+
+  it('limit outside 1..200 or not an integer → 400', async () => {
+    for (const bad of ['0', '201', 'abc', '-1', '1.5', '']) {
+      const res = await entries(big, `?limit=${bad}`);
+      expect(res.status, `limit=${bad}: ${res.text}`).toBe(400);
+      expect(typeof res.body.message).toBe('string');
+    }
+  });
+
+  it('accountId not a UUID → 400', async () => {
+    expect((await entries('not-a-uuid')).status).toBe(400);
+    expect((await entries('12345')).status).toBe(400);
+  });
+
+  it('unknown account → 404; another tenant’s account → 404', async () => {
+    expect((await entries(randomUUID())).status).toBe(404);
+    expect((await entries(otherTenantAccount)).status).toBe(404);
+  });
+
+  it('newest first, the later transaction before the earlier', async () => {
+    const all = (await entries(big, '?limit=200')).body.entries as any[];
+    for (let i = 1; i < all.length; i++) expect(all[i - 1].createdAt >= all[i].createdAt).toBe(true);
+    // transactions appear as contiguous blocks of 10, newest transaction first
+    const txOrder = [...new Set(all.map((e) => e.transactionId))];
+    expect(txOrder).toHaveLength(12);
+    const list = (await c.get('/api/v1/transactions?limit=200')).body.items.map((x: any) => x.transactionId);
+    expect(list.filter((id: string) => txOrder.includes(id))).toEqual(txOrder);
+    for (let i = 0; i < 12; i++) expect(new Set(all.slice(i * 10, i * 10 + 10).map((e) => e.transactionId)).size).toBe(1);
+  });
+
+  it('paging through 120 entries with limit 7 visits each exactly once, nextCursor null on the last page', async () => {
+    const reference = (await entries(big, '?limit=200')).body.entries.map((e: any) => e.entryId);
+    const { seen, pages } = await walk(big, 7);
+    expect(pages).toBe(Math.ceil(120 / 7));
+    const ids = seen.map((e) => e.entryId);
+    expect(new Set(ids).size).toBe(120);
+    expect(ids).toEqual(reference);
+  });
+
+  it('when the count is a multiple of the limit, the last full page has nextCursor null or is followed by one empty page', async () => {
+    const r = await entries(big, '?limit=120');
+    expect(r.body.entries).toHaveLength(120);
+    if (r.body.nextCursor !== null) {
+      const next = await entries(big, q({ limit: 120, cursor: r.body.nextCursor }));
+      expect(next.body.entries).toEqual([]);
+      expect(next.body.nextCursor).toBeNull();
+    }
+    const { seen } = await walk(big, 60);
+    expect(new Set(seen.map((e) => e.entryId)).size).toBe(120);
+  });
+
+  it('cursors are stable: entries posted after page 1 cause no duplicates and no gaps', async () => {
+    const s = await makeAccount(c, { name: 'stable', type: 'ASSET' });
+    for (let i = 0; i < 10; i++) {
+      await post(c, [fiat(s, 'DEBIT', `${i + 1}`), fiat(counter, 'CREDIT', `${i + 1}`), fiat(s, 'DEBIT', '0.5'), fiat(counter, 'CREDIT', '0.5')]);
+    }
+    const snapshot = (await entries(s, '?limit=200')).body.entries.map((e: any) => e.entryId);
+    expect(snapshot).toHaveLength(20);
+
+    const first = await entries(s, '?limit=7');
+    const seen: string[] = first.body.entries.map((e: any) => e.entryId);
+    let cursor: string | null = first.body.nextCursor;
+    while (cursor !== null) {
+      // more entries arrive between every page
+      expect((await post(c, [fiat(s, 'DEBIT', '9'), fiat(counter, 'CREDIT', '9')])).status).toBe(201);
+      const page = await entries(s, q({ limit: 7, cursor }));
+      expect(page.status, page.text).toBe(200);
+      seen.push(...page.body.entries.map((e: any) => e.entryId));
+      cursor = page.body.nextCursor;
+    }
+    expect(seen).toEqual(snapshot);
+  });
+
+  describe('from and to', () => {
+    let r: string;
+    let all: any[];
+
+    beforeAll(async () => {
+      r = await makeAccount(c, { name: 'ranged', type: 'ASSET' });
+      for (let i = 0; i < 5; i++) {
+        if (i > 0) await sleep(5);
+        const res = await post(c, [fiat(r, 'DEBIT', `${i + 1}`), fiat(counter, 'CREDIT', `${i + 1}`)]);
+        expect(res.status).toBe(201);
+      }
+      all = (await entries(r, '?limit=200')).body.entries;
+      expect(all).toHaveLength(5);
+      expect(new Set(all.map((e) => e.createdAt)).size).toBe(5);
+    });
+
+    it('both bounds are inclusive', async () => {
+      // newest first: all[1] is the 4th posted, all[3] the 2nd
+      const from = all[3].createdAt;
+      const to = all[1].createdAt;
+      const res = await entries(r, q({ from, to }));
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.entries.map((e: any) => e.entryId)).toEqual([all[1].entryId, all[2].entryId, all[3].entryId]);
+    });
+
+    it('from only and to only', async () => {
+      const fromOnly = await entries(r, q({ from: all[2].createdAt }));
+      expect(fromOnly.body.entries.map((e: any) => e.entryId)).toEqual(all.slice(0, 3).map((e) => e.entryId));
+      const toOnly = await entries(r, q({ to: all[2].createdAt }));
+      expect(toOnly.body.entries.map((e: any) => e.entryId)).toEqual(all.slice(2).map((e) => e.entryId));
+    });
+
+    it('from equal to to selects that instant', async () => {
+      const res = await entries(r, q({ from: all[4].createdAt, to: all[4].createdAt }));
+      expect(res.status).toBe(200);
+      expect(res.body.entries.map((e: any) => e.entryId)).toEqual([all[4].entryId]);
+    });
+
+    it('bounds one millisecond inside exclude the boundary entries', async () => {
+      const from = new Date(Date.parse(all[3].createdAt) + 1).toISOString();
+      const to = new Date(Date.parse(all[1].createdAt) - 1).toISOString();
+      const res = await entries(r, q({ from, to }));
+      expect(res.body.entries.map((e: any) => e.entryId)).toEqual([all[2].entryId]);
+    });
+
+    it('paging within a range keeps the range', async () => {
+      const from = all[3].createdAt;
+      const to = all[0].createdAt;
+      const { seen } = await walk(r, 1, { from, to });
+      expect(seen.map((e) => e.entryId)).toEqual(all.slice(0, 4).map((e) => e.entryId));
+    });
+
+    it('from after to → 400', async () => {
+      const res = await entries(r, q({ from: all[0].createdAt, to: all[4].createdAt }));
+      expect(res.status).toBe(400);
+      expect(typeof res.body.message).toBe('string');
+    });
+
+    it('invalid from or to → 400', async () => {
+      expect((await entries(r, q({ from: 'not-a-date' }))).status).toBe(400);
+      expect((await entries(r, q({ to: '2024-02-30T00:00:00Z' }))).status).toBe(400);
+    });
+  });
+
+  describe('cursors', () => {
+    let cursorA: string;
+    let a2: string;
+
+    beforeAll(async () => {
+      const p = await entries(big, '?limit=3');
+      cursorA = p.body.nextCursor;
+      expect(typeof cursorA).toBe('string');
+      a2 = await makeAccount(c, { name: 'second' });
+      for (let i = 0; i < 3; i++) await post(c, [fiat(a2, 'DEBIT', '1'), fiat(counter, 'CREDIT', '1')]);
+    });
+
+    it('the verbatim cursor works', async () => {
+      expect((await entries(big, q({ limit: 3, cursor: cursorA }))).status).toBe(200);
+    });
+
+    it('a tampered cursor → 400', async () => {
+      for (const at of [0, Math.floor(cursorA.length / 2), cursorA.length - 1]) {
+        const res = await entries(big, q({ limit: 3, cursor: flip(cursorA, at) }));
+        expect(res.status, `flip at ${at}: ${res.text}`).toBe(400);
+      }
+      expect((await entries(big, q({ cursor: cursorA.slice(0, -1) }))).status).toBe(400);
+      expect((await entries(big, q({ cursor: 'garbage' }))).status).toBe(400);
+      expect((await entries(big, '?cursor=')).status).toBe(400);
+    });
+
+    it('a cursor with characters appended is not verbatim → 400', async () => {
+      expect((await entries(big, q({ cursor: `${cursorA}x` }))).status).toBe(400);
+      expect((await entries(big, q({ cursor: `${cursorA}==` }))).status).toBe(400);
+    });
+
+    it('a cursor from account A used on account B → 400', async () => {
+      const res = await entries(a2, q({ limit: 3, cursor: cursorA }));
+      expect(res.status, res.text).toBe(400);
+    });
+
+    it("a cursor of another tenant → 400", async () => {
+      const theirs = await c2.get(`/api/v1/accounts/${otherTenantAccount}/entries?limit=1`);
+      expect(theirs.status).toBe(200);
+      const foreign = theirs.body.nextCursor as string;
+      expect(typeof foreign).toBe('string');
+      expect((await entries(big, q({ cursor: foreign }))).status).toBe(400);
+    });
+
+    it('a transactions-list cursor is not an entries cursor → 400', async () => {
+      const list = await c.get('/api/v1/transactions?limit=1');
+      const foreign = list.body.nextCursor as string;
+      expect(typeof foreign).toBe('string');
+      expect((await entries(big, q({ cursor: foreign }))).status).toBe(400);
+    });
+  });
+
+  it('entry shape: FIAT and ONCHAIN', async () => {
+    const e = await makeAccount(c, { name: 'shapes', type: 'ASSET' });
+    const res = await post(c, [
+      { ...fiat(e, 'DEBIT', '12.30', 'USD', { rail: 'WIRE', bankReference: 'BR-77' }), description: 'wire in' },
+      fiat(counter, 'CREDIT', '12.30'),
+      fiat(e, 'CREDIT', '0.05', 'USD', { rail: 'ACH' }),
+      fiat(counter, 'DEBIT', '0.05'),
+      onchain(e, 'DEBIT', '1.000000000000000001', 'BRZ', {
+        chainId: 'SOLANA',
+        txHash: '5VfYmGC',
+        blockNumber: 123456789,
+        walletAddress: 'So1anaWa11et',
+        tokenContract: 'BrzMint',
+      }),
+      onchain(counter, 'CREDIT', '1.000000000000000001', 'BRZ'),
+    ]);
+    expect(res.status, res.text).toBe(201);
+    const txId = res.body.transactionId;
+    const list = await entries(e);
+    expect(list.status).toBe(200);
+    const got = list.body.entries as any[];
+    expect(got).toHaveLength(3);
+    for (const entry of got) {
+      expect(entry.entryId).toMatch(UUID);
+      expect(entry.transactionId).toBe(txId);
+      expect(entry.createdAt).toMatch(ISO_MS);
+      if ('description' in entry) expect(typeof entry.description).toBe('string');
+    }
+    const wire = got.find((x) => x.monetary.type === 'FIAT' && x.type === 'DEBIT');
+    const ach = got.find((x) => x.monetary.type === 'FIAT' && x.type === 'CREDIT');
+    const chain = got.find((x) => x.monetary.type === 'ONCHAIN');
+    expect(wire.description).toBe('wire in');
+    expect(wire.monetary).toEqual({ type: 'FIAT', amount: 12.3, currency: 'USD', rail: 'WIRE', bankReference: 'BR-77' });
+    expect(ach.monetary).toEqual({ type: 'FIAT', amount: 0.05, currency: 'USD', rail: 'ACH', bankReference: null });
+    expect(chain.type).toBe('DEBIT');
+    expect(Object.keys(chain.monetary).sort()).toEqual(['amount', 'blockNumber', 'chainId', 'token', 'tokenContract', 'txHash', 'type', 'walletAddress']);
+    expect(chain.monetary).toMatchObject({
+      type: 'ONCHAIN',
+      token: 'BRZ',
+      chainId: 'SOLANA',
+      txHash: '5VfYmGC',
+      blockNumber: 123456789,
+      walletAddress: 'So1anaWa11et',
+      tokenContract: 'BrzMint',
+    });
+    // the 18-decimal amount is exact in the raw text
+    expect(list.text).toContain('"amount":1.000000000000000001');
+  });
+});

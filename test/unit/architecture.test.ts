@@ -1,0 +1,85 @@
+// Core knows no HTTP, no SQL, no chain SDK and no file system: this fails the build when it starts to.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const CORE = join(process.cwd(), 'src', 'core');
+
+const forbidden: Array<[string, RegExp]> = [
+  ['kysely', /^kysely(\/.*)?$/],
+  ['h3', /^h3(\/.*)?$/],
+  ['better-sqlite3', /^better-sqlite3(\/.*)?$/],
+  ['commander', /^commander(\/.*)?$/],
+  ['viem', /^viem(\/.*)?$/],
+  ['tronweb', /^tronweb(\/.*)?$/],
+  ['@solana/*', /^@solana\//],
+  ['node:fs', /^(node:)?fs(\/promises)?$/],
+];
+
+/** Every module specifier of static imports, re-exports, dynamic imports and require calls. */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g,
+    /\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1]!);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(m|c)?[jt]sx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe('architecture: src/core depends on nothing outside', () => {
+  it('the import scanner sees every import form', () => {
+    const sample = [
+      "import { Kysely } from 'kysely';",
+      'import type { H3Event } from "h3";',
+      "import Database from 'better-sqlite3';",
+      "import * as fs from 'node:fs';",
+      "import 'viem';",
+      "export { x } from '@solana/web3.js';",
+      "export * from 'tronweb';",
+      "const c = await import('commander');",
+      "const f = require('fs');",
+      "import {\n  a,\n  b,\n} from 'fs/promises';",
+    ].join('\n');
+    const got = specifiers(sample);
+    expect(got).toEqual(expect.arrayContaining(['kysely', 'h3', 'better-sqlite3', 'node:fs', 'viem', '@solana/web3.js', 'tronweb', 'commander', 'fs', 'fs/promises']));
+    for (const s of ['kysely', 'h3', 'better-sqlite3', 'node:fs', 'viem', '@solana/web3.js', 'tronweb', 'commander', 'fs', 'fs/promises']) {
+      expect(forbidden.some(([, re]) => re.test(s)), s).toBe(true);
+    }
+    expect(forbidden.some(([, re]) => re.test('node:crypto'))).toBe(false);
+    expect(forbidden.some(([, re]) => re.test('./h3ish.js'))).toBe(false);
+  });
+
+  it('no file under src/core imports kysely, h3, better-sqlite3, commander, viem, tronweb, @solana/* or node:fs', () => {
+    const files = sourceFiles(CORE);
+    expect(files.length).toBeGreaterThan(5);
+    const violations: string[] = [];
+    for (const file of files) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        const hit = forbidden.find(([, re]) => re.test(spec));
+        if (hit) violations.push(`${relative(process.cwd(), file)} imports ${spec} (${hit[0]})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('no file under src/core imports from server, store or cli', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(CORE)) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        if (/(^|\/)(server|store|cli)\//.test(spec) && spec.startsWith('.')) violations.push(`${relative(process.cwd(), file)} imports ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});

@@ -1,0 +1,123 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CursorCodec } from '../../src/core/cursor.js';
+import { LedgerError } from '../../src/core/errors.js';
+import { CURSOR_LENGTH_MAX, CURSOR_TTL_MS } from '../../src/core/limits.js';
+
+type Position = [string, number];
+const isPosition = (p: unknown): p is Position => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
+
+const KEY = Buffer.alloc(32, 7);
+const codec = new CursorCodec(KEY);
+/** Signs arbitrary body text as the server would, to reach the checks behind the signature. */
+const signed = (raw: string) => {
+  const body = Buffer.from(raw).toString('base64url');
+  return `${body}.${createHmac('sha256', KEY).update(body).digest().subarray(0, 18).toString('base64url')}`;
+};
+const SCOPE = 'entries:tenant-a:account-1';
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+const POSITION: Position = ['2026-03-01T11:59:59.999Z', 42];
+
+const refusal = (cursor: string, options: { scope?: string; nowMs?: number; with?: CursorCodec } = {}): LedgerError => {
+  try {
+    (options.with ?? codec).decode(options.scope ?? SCOPE, cursor, options.nowMs ?? NOW, isPosition);
+  } catch (error) {
+    expect(error).toBeInstanceOf(LedgerError);
+    const e = error as LedgerError;
+    expect(e.code).toBe('VALIDATION_FAILED');
+    expect(e.details?.[0]?.path).toBe('cursor');
+    return e;
+  }
+  throw new Error(`cursor ${JSON.stringify(cursor.slice(0, 80))} was accepted`);
+};
+
+const flip = (text: string, index: number) => {
+  const ch = text[index]!;
+  return text.slice(0, index) + (ch === 'A' ? 'B' : 'A') + text.slice(index + 1);
+};
+
+describe('CursorCodec', () => {
+  const cursor = codec.encode(SCOPE, POSITION, NOW);
+
+  it('round-trips a position', () => {
+    expect(codec.decode(SCOPE, cursor, NOW, isPosition)).toEqual(POSITION);
+    expect(codec.decode(SCOPE, cursor, NOW + CURSOR_TTL_MS, isPosition)).toEqual(POSITION);
+  });
+
+  it('is opaque: two dot-separated base64url parts', () => {
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  });
+
+  it('refuses a tampered body', () => {
+    const [body, signature] = cursor.split('.') as [string, string];
+    for (const i of [0, Math.floor(body.length / 2), body.length - 1]) {
+      refusal(`${flip(body, i)}.${signature}`);
+    }
+    // A body rewritten to another position, keeping the old signature.
+    const forged = Buffer.from(JSON.stringify({ s: SCOPE, p: ['2099-01-01T00:00:00.000Z', 1], x: NOW + CURSOR_TTL_MS })).toString('base64url');
+    expect(refusal(`${forged}.${signature}`).message).toMatch(/malformed/);
+  });
+
+  it('refuses a tampered signature', () => {
+    const [body, signature] = cursor.split('.') as [string, string];
+    for (const i of [0, Math.floor(signature.length / 2), signature.length - 1]) {
+      refusal(`${body}.${flip(signature, i)}`);
+    }
+    refusal(`${body}.${signature.slice(0, -1)}`);
+    refusal(`${body}.${signature}AA`);
+  });
+
+  it('refuses a cursor signed with another key', () => {
+    const other = new CursorCodec(Buffer.alloc(32, 8));
+    refusal(other.encode(SCOPE, POSITION, NOW));
+  });
+
+  it('refuses a cursor moved to another list', () => {
+    expect(refusal(cursor, { scope: 'entries:tenant-a:account-2' }).message).toMatch(/not valid for this list/);
+    refusal(cursor, { scope: 'entries:tenant-b:account-1' });
+    refusal(cursor, { scope: 'accounts:tenant-a' });
+  });
+
+  it('refuses an expired cursor', () => {
+    expect(refusal(cursor, { nowMs: NOW + CURSOR_TTL_MS + 1 }).message).toMatch(/expired/);
+    refusal(cursor, { nowMs: NOW + 10 * CURSOR_TTL_MS });
+  });
+
+  it('refuses a validly signed body that holds no position', () => {
+    refusal(codec.encode(SCOPE, { not: 'a position' }, NOW));
+    refusal(codec.encode(SCOPE, ['x', 1.5], NOW));
+  });
+
+  it.each(['not json', 'null', '[]', '42', '"text"', '{}', `{"s":"${SCOPE}","p":["a",1],"x":"never"}`])(
+    'refuses a correctly signed body that is not a cursor: %s',
+    (raw) => {
+      refusal(signed(raw));
+    },
+  );
+
+  it.each([
+    ['empty', ''],
+    ['one dot', '.'],
+    ['no dot', 'abcdef'],
+    ['empty body', `.${'A'.repeat(24)}`],
+    ['empty signature', 'eyJzIjoiYSJ9.'],
+    ['extra dots', 'a.b.c'],
+    ['garbage', '!!!.???'],
+    ['spaces', 'hello world'],
+    ['json', '{"s":"x"}'],
+    ['unicode', 'é.ü'],
+  ])('refuses a garbage cursor: %s', (_name, garbage) => {
+    refusal(garbage);
+  });
+
+  it('refuses a signed cursor with an extra part appended', () => {
+    refusal(`${cursor}.`);
+    refusal(`${cursor}.x`);
+    refusal(`x.${cursor}`);
+  });
+
+  it('refuses an oversized cursor before checking it', () => {
+    refusal(`${'A'.repeat(CURSOR_LENGTH_MAX + 1)}.${'A'.repeat(24)}`);
+    refusal('A'.repeat(1_000_000));
+  });
+});
