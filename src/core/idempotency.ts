@@ -2,15 +2,14 @@
 // the same key is refused, and a second request while the first is still running gets 409.
 import { createHash } from 'node:crypto';
 import { LedgerError } from './errors.js';
-import type { ReadStore, StoredIdempotency } from './ports.js';
-import { canonicalJson } from './audit.js';
+import type { StoredIdempotency } from './ports.js';
 
 export interface StoredResponse {
   status: number;
   body: string;
 }
 
-export const requestHash = (normalized: unknown): string => createHash('sha256').update(canonicalJson(normalized)).digest('hex');
+export const requestHash = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('hex');
 
 const reused = () =>
   new LedgerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
@@ -39,8 +38,4 @@ export class InFlightKeys {
       this.keys.delete(id);
     }
   }
-}
-
-export function lookupReplay(store: ReadStore, tenantId: string, endpoint: string, key: string, hash: string) {
-  return replayOf(store.idempotency(tenantId, endpoint, key), hash);
 }

@@ -1,12 +1,29 @@
 // JSON text in and out without losing a digit: numbers arrive as JsonNumber and leave as their exact text.
-import { parse, stringify } from 'lossless-json';
+import { randomBytes } from 'node:crypto';
+import { parse } from 'lossless-json';
 import { invalid } from './errors.js';
-import { JsonNumber } from './money.js';
 import { JSON_DEPTH_MAX } from './limits.js';
 
-const numberStringifiers = [{ test: (v: unknown) => v instanceof JsonNumber, stringify: (v: unknown) => (v as JsonNumber).text }];
+// Serialization uses the native JSON.stringify (fast) and writes each JsonNumber as a marked string, then replaces the
+// marks with the bare digits. The mark carries a random nonce of this process, so no input string can forge one.
+const MARK = `\u0000${randomBytes(12).toString('hex')}:`;
+const markedNumber = new RegExp(`"${MARK.replace('\u0000', '\\\\u0000')}(-?[0-9.eE+-]+)"`, 'g');
 
-export const toJsonText = (value: unknown): string => stringify(value, undefined, undefined, numberStringifiers) ?? 'null';
+/** A JSON number kept as its source text, so no digit is lost between the wire and the ledger. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+  toJSON(): string {
+    return `${MARK}${this.text}`;
+  }
+}
+
+export function toJsonText(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.includes('\\u0000') ? text.replace(markedNumber, '$1') : text;
+}
 
 /** A number for a response, from exact decimal text. */
 export const jsonNumber = (text: string): JsonNumber => new JsonNumber(text);

@@ -3,6 +3,7 @@
 import { Decimal } from 'decimal.js';
 import { AMOUNT_WHOLE_DIGITS_MAX } from './limits.js';
 import { assert } from './errors.js';
+import { JsonNumber } from './json.js';
 
 export const fiatCurrencies = ['BRL', 'USD', 'MXN', 'EUR'] as const;
 export const tokens = ['USDC', 'USDT', 'BRZ', 'PYUSD'] as const;
@@ -31,13 +32,7 @@ export const scaleOf = (asset: Asset): number => scaleByAsset[asset];
 // Enough significant digits for 10^18 whole units at scale 18, with room to spare.
 const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_DOWN, toExpPos: 1000, toExpNeg: -1000 });
 
-/** A JSON number kept as its source text, so no digit is lost between the wire and the ledger. */
-export class JsonNumber {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-}
+export { JsonNumber };
 
 export type AmountInput = string | JsonNumber;
 

@@ -44,7 +44,7 @@ export interface OutboxInsert {
 /** Reads that never block writers. */
 export interface ReadStore {
   tenant(tenantId: string): Tenant | undefined;
-  apiKeyByHash(keyHash: string): (ApiKey & { tenantName: string }) | undefined;
+  apiKeyByHash(keyHash: string): ApiKey | undefined;
   apiKey(tenantId: string, keyId: string): ApiKey | undefined;
   apiKeys(tenantId: string): ApiKey[];
   account(tenantId: string, accountId: string): Account | undefined;

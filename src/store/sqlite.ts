@@ -20,6 +20,8 @@ function applyDurability(db: SqliteDb): void {
   const mode = String(pragma(db, 'journal_mode = WAL')).toLowerCase();
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
+  pragma(db, 'wal_autocheckpoint = 10000');
+  pragma(db, 'cache_size = -65536');
   const synchronous = Number(pragma(db, 'synchronous'));
   const foreignKeys = Number(pragma(db, 'foreign_keys'));
   if (mode !== 'wal' || synchronous !== 2 || foreignKeys !== 1) {

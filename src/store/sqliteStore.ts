@@ -15,6 +15,7 @@ import { GroupCommitter } from './groupCommit.js';
 const TIME_MAX = '9999-12-31T23:59:59.999Z~';
 const TIME_MIN = '';
 const SEQ_MAX = 2n ** 62n;
+const ACCOUNT_CACHE_MAX = 100_000;
 
 type Row<T> = Selectable<T>;
 
@@ -73,14 +74,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
   return {
     tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
     insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
-    apiKeyByHash: p((q) =>
-      q
-        .selectFrom('api_keys')
-        .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-        .selectAll('api_keys')
-        .select('tenants.name as tenant_name')
-        .where('key_hash', '=', param('keyHash')),
-    ),
+    apiKeyByHash: p((q) => q.selectFrom('api_keys').selectAll().where('key_hash', '=', param('keyHash'))),
     apiKey: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('keyId'))),
     apiKeys: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'desc')),
     insertApiKey: p((q) =>
@@ -264,6 +258,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
 export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
   private readonly committer: GroupCommitter;
+  private readonly accountCache = new Map<string, Account>();
 
   private constructor(
     private readonly db: SqliteDb,
@@ -310,9 +305,9 @@ export class SqliteStore implements Store, WriteTx {
     return r && { id: r.id, name: r.name, createdAt: r.created_at };
   }
 
-  apiKeyByHash(keyHash: string) {
+  apiKeyByHash(keyHash: string): ApiKey | undefined {
     const r = this.s.apiKeyByHash.get({ keyHash });
-    return r && { ...toApiKey(r), tenantName: r.tenant_name };
+    return r && toApiKey(r);
   }
 
   apiKey(tenantId: string, keyId: string): ApiKey | undefined {
@@ -324,9 +319,17 @@ export class SqliteStore implements Store, WriteTx {
     return this.s.apiKeys.all({ tenantId }).map(toApiKey);
   }
 
+  /** Accounts never change once created, so a found one is cached; a miss always asks the database. */
   account(tenantId: string, accountId: string): Account | undefined {
+    const cacheKey = `${tenantId}\u0000${accountId}`;
+    const cached = this.accountCache.get(cacheKey);
+    if (cached) return cached;
     const r = this.s.account.get({ tenantId, accountId });
-    return r && toAccount(r);
+    if (!r) return undefined;
+    if (this.accountCache.size >= ACCOUNT_CACHE_MAX) this.accountCache.clear();
+    const account = toAccount(r);
+    this.accountCache.set(cacheKey, account);
+    return account;
   }
 
   accountsByIds(tenantId: string, ids: string[]): Account[] {

@@ -6,7 +6,7 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { WriteTx } from '../ports.js';
-import { InFlightKeys, lookupReplay, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
 import { toJsonText } from '../json.js';
 import { transactionView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
@@ -14,10 +14,12 @@ import type { Asset } from '../money.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
-const normalized = (input: TransactionInput) => ({
-  metadata: input.metadata,
-  lines: input.lines.map((l) => ({ ...l, amountMinor: l.amountMinor.toString() })),
-});
+/** What makes two requests the same request: amounts compare by value ("2.5" and 2.50 are equal), metadata by content. */
+const fingerprint = (input: TransactionInput): string =>
+  JSON.stringify([
+    Object.entries(input.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    input.lines.map((l) => [l.accountId, l.entryType, l.asset, l.amountMinor.toString(), l.description, l.details]),
+  ]);
 
 /** Checks every line against its account: it must be the tenant's, and a fiat line must be in the account's currency. */
 function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): void {
@@ -39,8 +41,8 @@ function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): 
 
 /** Writes the transaction, its entries with running balances, the balance rows, idempotency, audit and outbox: one unit. */
 function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, input: TransactionInput, key: string, hash: string): StoredResponse {
-  const replay = lookupReplay(tx, tenantId, POST_TRANSACTION_ENDPOINT, key, hash);
-  if (replay) return replay;
+  // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
+  // primary key of the idempotency table refuses a duplicate outright.
   checkAccounts(tx, tenantId, input);
   const createdAt = deps.commitClock.next();
   const transactionId = deps.ids.next();
@@ -86,7 +88,7 @@ export class TransactionService {
   /** Posts a transaction, or answers the original response for a replayed key. */
   async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
-    const hash = requestHash(normalized(input));
+    const hash = requestHash(fingerprint(input));
     return this.inFlight.hold(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey, async () => {
       const replay = replayOf(this.deps.store.idempotency(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey), hash);
       if (replay) return replay;

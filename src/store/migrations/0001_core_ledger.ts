@@ -113,7 +113,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('prev_hash', 'text')
     .addColumn('hash', 'text', req)
     .execute();
-  await db.schema.createIndex('audit_log_tenant_seq').on('audit_log').columns(['tenant_id', 'seq']).execute();
+  // Covering: the chain head (last hash of a tenant) is read from the index alone on every append.
+  await db.schema.createIndex('audit_log_tenant_seq').on('audit_log').columns(['tenant_id', 'seq', 'hash']).execute();
   await db.schema.createIndex('audit_log_tenant_time').on('audit_log').columns(['tenant_id', 'occurred_at', 'seq']).execute();
 
   await db.schema

@@ -1,0 +1,27 @@
+import { SqliteStore } from './src/store/sqliteStore.js';
+import { Ledger } from './src/core/ledger.js';
+import { JsonNumber } from './src/core/money.js';
+import { rmSync } from 'node:fs';
+rmSync('/tmp/ip.db', { force: true }); rmSync('/tmp/ip.db-wal', { force: true });
+const store = await SqliteStore.open('/tmp/ip.db');
+const db = store.sqlite;
+const ledger = new Ledger(store);
+const actor = { type: 'HUMAN' as const, keyId: 'cli' };
+const tenant = await ledger.createTenant('x', actor);
+const accts: string[] = [];
+for (let i = 0; i < 16; i++) accts.push((await ledger.createAccount(tenant.tenantId, { name: 'a', currency: 'USD', type: 'ASSET' }, actor)).id);
+const line = (id: string, e: 'DEBIT' | 'CREDIT') => ({ accountId: id, entryType: e, monetaryEntry: { type: 'FIAT' as const, amount: new JsonNumber('1.00'), currency: 'USD' as const, rail: 'ACH' as const } });
+// time the COMMIT statement
+const origPrepare = db.prepare.bind(db);
+let commitNs = 0n, commits = 0;
+const c = (store as any).committer;
+const commitStmt = c.commit;
+c.commit = { run: () => { const t = process.hrtime.bigint(); commitStmt.run(); commitNs += process.hrtime.bigint() - t; commits++; } };
+const N = 20000;
+const s = performance.now();
+const cpu0 = process.cpuUsage();
+for (let n = 0; n < N; n += 64) await Promise.all(Array.from({ length: 64 }, (_, i) => { const a = accts[(n + i) % 16]!, b = accts[(n + i + 1) % 16]!; return ledger.transactions.post(tenant.tenantId, actor, `k${n + i}`, { lines: [line(a, 'DEBIT'), line(b, 'CREDIT')] }); }));
+const ms = performance.now() - s;
+const cpu = process.cpuUsage(cpu0);
+console.log(`${N} postings: ${(ms * 1000 / N).toFixed(0)} µs wall each, cpu ${((cpu.user + cpu.system) / N).toFixed(0)} µs (sys ${(cpu.system / N).toFixed(0)}), commits ${commits}, commit time ${(Number(commitNs) / 1000 / N).toFixed(0)} µs per posting`);
+store.close();
