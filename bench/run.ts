@@ -42,7 +42,7 @@ async function load(scenario: string, options: autocannon.Options): Promise<Row>
   return row;
 }
 
-/** A clock that steps one hour per reading, so a long history spreads over many days. */
+/** A clock that steps 2.4 hours per reading: ten postings a day, so a one-day statement has ten movements on either account. */
 function steppingClock(startMs: number, stepMs: number): Clock {
   let t = startMs;
   return { now: () => new Date((t += stepMs)) };
@@ -57,8 +57,8 @@ const fiatLine = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: stri
 /** Seeds the database through the ledger itself: tenant, accounts, a big and a small account with history. */
 async function seed(dbPath: string) {
   const store = await SqliteStore.open(dbPath);
-  const start = Date.UTC(1900, 0, 1);
-  const ledger = new Ledger(store, steppingClock(start, 3_600_000));
+  const start = Date.UTC(1750, 0, 1);
+  const ledger = new Ledger(store, steppingClock(start, 8_640_000));
   const tenant = await ledger.createTenant('bench', actor);
   const tenantId = tenant.tenantId;
   const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor);
@@ -80,10 +80,10 @@ async function seed(dbPath: string) {
   for (let n = 0; n < 10; n++) await postPair(small, n);
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
-  const bigEntries = store.entriesPage(tenantId, big, { from: null, to: null }, null, 1);
-  const lastAt = bigEntries.rows[0]!.createdAt;
+  const lastAt = (account: string) => store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).rows[0]!.createdAt;
+  const last = { [big]: lastAt(big), [small]: lastAt(small) };
   store.close();
-  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, lastAt };
+  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last };
 }
 
 function startServer(dbPath: string): Promise<{ url: string; child: ChildProcess }> {
@@ -147,22 +147,24 @@ async function main() {
 
     console.error('large history: the same reads on an account with 1,000,000 entries and one with 10');
     const short = { duration: Math.max(2, Math.round(SECONDS / 3)), connections: 16 };
-    const dayFrom = new Date(Date.parse(s.lastAt) - 86_400_000).toISOString();
+    // Each account's last day: about ten movements on either.
+    const dayBefore = (account: string) => new Date(Date.parse(s.last[account]!) - 86_400_000 + 1).toISOString();
     const deepCursor = await walkTo(url, auth, s.big, 10_000, 50).catch(() => '');
     const history: Array<[string, Row, Row]> = [];
     for (const [label, path] of [
       ['balance', (a: string) => `/api/v1/accounts/${a}/balance`],
-      ['asOf balance', (a: string) => `/api/v1/accounts/${a}/balance?asOf=${encodeURIComponent(dayFrom)}`],
-      ['one-day statement', (a: string) => `/api/v1/accounts/${a}/statement?from=${encodeURIComponent(dayFrom)}&to=${encodeURIComponent(s.lastAt)}`],
-      ['entries, first page', (a: string) => `/api/v1/accounts/${a}/entries?limit=50`],
+      ['asOf balance', (a: string) => `/api/v1/accounts/${a}/balance?asOf=${encodeURIComponent(dayBefore(a))}`],
+      ['one-day statement', (a: string) => `/api/v1/accounts/${a}/statement?from=${encodeURIComponent(dayBefore(a))}&to=${encodeURIComponent(s.last[a]!)}`],
+      ['entries, first page of 10', (a: string) => `/api/v1/accounts/${a}/entries?limit=10`],
     ] as const) {
       const big = await load(`${label} (big)`, { ...short, url: `${url}${path(s.big)}`, headers: auth });
       const small = await load(`${label} (small)`, { ...short, url: `${url}${path(s.small)}`, headers: auth });
       history.push([label, big, small]);
     }
     if (deepCursor) {
-      const deep = await load('entries, page 10,000 (big)', { ...short, url: `${url}/api/v1/accounts/${s.big}/entries?limit=50&cursor=${encodeURIComponent(deepCursor)}`, headers: auth });
-      history.push(['entries, page 10,000 vs page 1', deep, history[3]![2]]);
+      const first = await load('entries, page 1 of 50 (big)', { ...short, url: `${url}/api/v1/accounts/${s.big}/entries?limit=50`, headers: auth });
+      const deep = await load('entries, page 10,001 of 50 (big)', { ...short, url: `${url}/api/v1/accounts/${s.big}/entries?limit=50&cursor=${encodeURIComponent(deepCursor)}`, headers: auth });
+      history.push(['entries of 50: page 10,001 vs page 1 (both big)', deep, first]);
     }
 
     const pct = (a: Row, b: Row) => `${Math.round((a.rps / b.rps) * 100)}%`;

@@ -7,7 +7,20 @@ import { JSON_DEPTH_MAX } from './limits.js';
 // Serialization uses the native JSON.stringify (fast) and writes each JsonNumber as a marked string, then replaces the
 // marks with the bare digits. The mark carries a random nonce of this process, so no input string can forge one.
 const MARK = `\u0000${randomBytes(12).toString('hex')}:`;
-const markedNumber = new RegExp(`"${MARK.replace('\u0000', '\\\\u0000')}(-?[0-9.eE+-]+)"`, 'g');
+const marked = new RegExp(`"${MARK.replace('\u0000', '\\\\u0000')}(?:#(\\d+)|(-?[0-9.eE+-]+))"`, 'g');
+
+/** Raw JSON parts collected while one toJsonText call runs (it is synchronous). */
+let rawParts: string[] | null = null;
+
+/** JSON text already rendered (a stored view), embedded as it is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    if (!rawParts) throw new Error('RawJson is written only by toJsonText');
+    rawParts.push(this.text);
+    return `${MARK}#${rawParts.length - 1}`;
+  }
+}
 
 /** A JSON number kept as its source text, so no digit is lost between the wire and the ledger. */
 export class JsonNumber {
@@ -21,8 +34,16 @@ export class JsonNumber {
 }
 
 export function toJsonText(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'null';
-  return text.includes('\\u0000') ? text.replace(markedNumber, '$1') : text;
+  const parts: string[] = [];
+  rawParts = parts;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? 'null';
+  } finally {
+    rawParts = null;
+  }
+  if (!text.includes('\\u0000')) return text;
+  return text.replace(marked, (_, index: string | undefined, digits: string | undefined) => (index !== undefined ? parts[Number(index)]! : digits!));
 }
 
 /** A number for a response, from exact decimal text. */

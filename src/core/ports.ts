@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, Tenant, TransactionRecord } from './types.js';
+import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from './types.js';
 import type { Asset } from './money.js';
 import type { AuditRecord } from './audit.js';
 
@@ -60,12 +60,11 @@ export interface ReadStore {
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): Page<Entry>;
+  ): Page<EntryView>;
   /** Entries of the account in one asset within [from, to], oldest first. */
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
   transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;
   transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord>;
-  entriesOfTransaction(tenantId: string, transactionId: string): Entry[];
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
   lastCommitTime(): string | null;
 }
@@ -78,7 +77,7 @@ export interface WriteTx extends ReadStore {
   insertAccount(account: Omit<Account, 'seq'>): void;
   accountsByIds(tenantId: string, ids: string[]): Account[];
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): void;
-  insertEntry(entry: Omit<Entry, 'seq'>): void;
+  insertEntry(entry: Omit<Entry, 'seq'>, view: string): void;
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void;
   insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void;
   lastAuditHash(tenantId: string): string | null;

@@ -82,8 +82,17 @@ export interface TransactionRecord {
   id: string;
   tenantId: string;
   seq: number;
-  metadata: Record<string, string>;
+  /** The transaction as the API shows it (JSON text), rendered at commit. */
+  document: string;
   createdAt: string;
+}
+
+/** An entry as the entries listing shows it, with its keyset position. */
+export interface EntryView {
+  seq: number;
+  createdAt: string;
+  /** JSON text, rendered at commit. */
+  view: string;
 }
 
 export type { Token, Chain, FiatCurrency, Rail, Asset };

@@ -1,7 +1,7 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset } from './money.js';
 import { jsonNumber } from './json.js';
-import type { Account, ApiKey, Entry, TransactionRecord } from './types.js';
+import type { Account, ApiKey, Entry } from './types.js';
 import { normalBalanceOf } from './types.js';
 
 export const accountView = (a: Omit<Account, 'seq'>) => ({
@@ -46,7 +46,7 @@ export const entryView = (e: Entry) => ({
 /** A transaction line: the entry as listed, plus the account it belongs to. */
 export const lineView = (e: Entry) => ({ ...entryView(e), accountId: e.accountId });
 
-export const transactionView = (t: Pick<TransactionRecord, 'id' | 'metadata' | 'createdAt'>, entries: Entry[]) => ({
+export const transactionView = (t: { id: string; metadata: Record<string, string>; createdAt: string }, entries: Entry[]) => ({
   transactionId: t.id,
   metadata: t.metadata,
   lines: entries.map(lineView),

@@ -34,7 +34,7 @@ export interface TransactionsTable {
   seq: Generated<bigint>;
   tenant_id: string;
   id: string;
-  metadata: string;
+  document: string;
   created_at: string;
 }
 
@@ -52,6 +52,7 @@ export interface EntriesTable {
   description: string | null;
   created_at: string;
   balance_after: string;
+  view: string;
 }
 
 export interface BalancesTable {

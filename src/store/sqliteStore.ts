@@ -1,13 +1,13 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Account, ApiKey, Entry, Tenant, TransactionRecord } from '../core/types.js';
+import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from '../core/types.js';
 import type { AuditInsert, KeyPosition, OutboxInsert, Page, Store, StoredIdempotency, WriteTx } from '../core/ports.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
 import type { Selectable } from 'kysely';
-import { openDatabase, type SqliteDb } from './sqlite.js';
+import { changeCounter, openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
 import { GroupCommitter } from './groupCommit.js';
 
@@ -16,6 +16,7 @@ const TIME_MAX = '9999-12-31T23:59:59.999Z~';
 const TIME_MIN = '';
 const SEQ_MAX = 2n ** 62n;
 const ACCOUNT_CACHE_MAX = 100_000;
+const KEY_CACHE_MAX = 10_000;
 
 type Row<T> = Selectable<T>;
 
@@ -59,7 +60,7 @@ const toTransaction = (r: Row<Database['transactions']>): TransactionRecord => (
   id: r.id,
   tenantId: r.tenant_id,
   seq: Number(r.seq),
-  metadata: JSON.parse(r.metadata) as Record<string, string>,
+  document: r.document,
   createdAt: r.created_at,
 });
 
@@ -153,7 +154,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     entriesPage: p((q) =>
       q
         .selectFrom('entries')
-        .selectAll()
+        .select(['seq', 'created_at', 'view'])
         .where('tenant_id', '=', tenant)
         .where('account_id', '=', account)
         .where('created_at', '>=', param('from'))
@@ -176,9 +177,6 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'asc')
         .limit(param<number>('limit')),
     ),
-    entriesOfTransaction: p((q) =>
-      q.selectFrom('entries').selectAll().where('tenant_id', '=', tenant).where('transaction_id', '=', param('transactionId')).orderBy('line_no'),
-    ),
     insertEntry: p((q) =>
       q.insertInto('entries').values({
         tenant_id: tenant,
@@ -193,6 +191,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         description: param('description'),
         created_at: param('createdAt'),
         balance_after: param('balanceAfter'),
+        view: param('view'),
       }),
     ),
     transaction: p((q) => q.selectFrom('transactions').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('transactionId'))),
@@ -206,7 +205,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .limit(param<number>('limit')),
     ),
     insertTransaction: p((q) =>
-      q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), metadata: param('metadata'), created_at: param('createdAt') }),
+      q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), document: param('document'), created_at: param('createdAt') }),
     ),
     lastCommitTime: p((q) => q.selectFrom('entries').select('created_at').orderBy('seq', 'desc').limit(1)),
     idempotency: p((q) =>
@@ -259,6 +258,10 @@ export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
   private readonly committer: GroupCommitter;
   private readonly accountCache = new Map<string, Account>();
+  /** Live keys by hash. Cleared when this process revokes, and when another process commits anything. */
+  private readonly keyCache = new Map<string, ApiKey>();
+  private readonly othersChanged: () => unknown;
+  private seenChange: unknown;
 
   private constructor(
     private readonly db: SqliteDb,
@@ -266,6 +269,8 @@ export class SqliteStore implements Store, WriteTx {
   ) {
     this.s = statements(db, kysely);
     this.committer = new GroupCommitter(db);
+    this.othersChanged = changeCounter(db);
+    this.seenChange = this.othersChanged();
   }
 
   static async open(path: string): Promise<SqliteStore> {
@@ -306,8 +311,21 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   apiKeyByHash(keyHash: string): ApiKey | undefined {
+    const change = this.othersChanged();
+    if (change !== this.seenChange) {
+      this.keyCache.clear();
+      this.seenChange = change;
+    }
+    const cached = this.keyCache.get(keyHash);
+    if (cached) return cached;
     const r = this.s.apiKeyByHash.get({ keyHash });
-    return r && toApiKey(r);
+    if (!r) return undefined; // Unknown keys are not remembered: guessing must not fill memory.
+    const key = toApiKey(r);
+    if (key.revokedAt === null) {
+      if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
+      this.keyCache.set(keyHash, key);
+    }
+    return key;
   }
 
   apiKey(tenantId: string, keyId: string): ApiKey | undefined {
@@ -361,7 +379,7 @@ export class SqliteStore implements Store, WriteTx {
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): Page<Entry> {
+  ): Page<EntryView> {
     const rows = this.s.entriesPage.all({
       tenantId,
       accountId,
@@ -371,7 +389,10 @@ export class SqliteStore implements Store, WriteTx {
       beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
       limit: limit + 1,
     });
-    return page(rows.map(toEntry), limit);
+    return page(
+      rows.map((r) => ({ seq: Number(r.seq), createdAt: r.created_at, view: r.view })),
+      limit,
+    );
   }
 
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[] {
@@ -388,10 +409,6 @@ export class SqliteStore implements Store, WriteTx {
       this.s.transactionsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 }).map(toTransaction),
       limit,
     );
-  }
-
-  entriesOfTransaction(tenantId: string, transactionId: string): Entry[] {
-    return this.s.entriesOfTransaction.all({ tenantId, transactionId }).map(toEntry);
   }
 
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined {
@@ -420,6 +437,7 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean {
+    this.keyCache.clear();
     return this.s.revokeApiKey.run({ tenantId, keyId, revokedAt }) === 1;
   }
 
@@ -436,10 +454,10 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): void {
-    this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, metadata: JSON.stringify(record.metadata), createdAt: record.createdAt });
+    this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
   }
 
-  insertEntry(e: Omit<Entry, 'seq'>): void {
+  insertEntry(e: Omit<Entry, 'seq'>, view: string): void {
     this.s.insertEntry.run({
       tenantId: e.tenantId,
       id: e.id,
@@ -453,6 +471,7 @@ export class SqliteStore implements Store, WriteTx {
       description: e.description,
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
+      view,
     });
   }
 

@@ -5,7 +5,8 @@ import { invalid } from '../errors.js';
 import { isFiat, tokens, type Asset, type Token } from '../money.js';
 import type { Account } from '../types.js';
 import { normalBalanceOf } from '../types.js';
-import { amountView, entryView } from '../views.js';
+import { amountView } from '../views.js';
+import { RawJson } from '../json.js';
 import { toIso } from '../time.js';
 import { PAGE_SIZE_DEFAULT, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
 import type { KeyPosition } from '../ports.js';
@@ -67,7 +68,7 @@ export function entries(
   const last = page.rows[page.rows.length - 1];
   return {
     accountId,
-    entries: page.rows.map(entryView),
+    entries: page.rows.map((row) => new RawJson(row.view)),
     nextCursor: page.more && last ? deps.cursors.encode(scope, [last.createdAt, last.seq], now) : null,
   };
 }

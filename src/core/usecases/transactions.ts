@@ -8,7 +8,8 @@ import type { Entry, TransactionInput } from '../types.js';
 import type { WriteTx } from '../ports.js';
 import { InFlightKeys, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
 import { toJsonText } from '../json.js';
-import { transactionView } from '../views.js';
+import { entryView, transactionView } from '../views.js';
+import { RawJson } from '../json.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import type { Asset } from '../money.js';
 
@@ -46,7 +47,6 @@ function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, i
   checkAccounts(tx, tenantId, input);
   const createdAt = deps.commitClock.next();
   const transactionId = deps.ids.next();
-  tx.insertTransaction({ id: transactionId, tenantId, metadata: input.metadata, createdAt });
 
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
   const entries: Entry[] = input.lines.map((line, lineNo) => {
@@ -57,10 +57,12 @@ function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, i
       running.set(slot, current);
     }
     current.balance += signedAmount(line);
-    const entry = { ...line, id: deps.ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
-    tx.insertEntry(entry);
-    return entry;
+    return { ...line, id: deps.ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
   });
+  // The parent row first: entries reference it.
+  const document = toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries));
+  tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
+  for (const entry of entries) tx.insertEntry(entry, toJsonText(entryView(entry)));
   for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
 
   const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
@@ -74,7 +76,7 @@ function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, i
     id: deps.ids.next(),
     tenantId,
     type: 'transaction.committed',
-    payload: toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries)),
+    payload: document,
     createdAt,
   });
   return response;
@@ -100,7 +102,7 @@ export class TransactionService {
   get(tenantId: string, transactionId: string) {
     const record = this.deps.store.transaction(tenantId, transactionId);
     if (!record) throw notFound(`Transaction ${transactionId}`);
-    return transactionView(record, this.deps.store.entriesOfTransaction(tenantId, transactionId));
+    return new RawJson(record.document);
   }
 
   list(tenantId: string, query: PageQuery) {
@@ -110,7 +112,7 @@ export class TransactionService {
       `transactions:${tenantId}`,
       query,
       (before, limit) => store.transactionsPage(tenantId, before, limit),
-      (t) => transactionView(t, store.entriesOfTransaction(tenantId, t.id)),
+      (t) => new RawJson(t.document),
     );
   }
 }

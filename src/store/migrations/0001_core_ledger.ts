@@ -46,7 +46,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seq', 'integer', seq)
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('id', 'text', req)
-    .addColumn('metadata', 'text', req)
+    // The transaction as the API shows it, rendered once at commit: reads and events serve it as it is.
+    .addColumn('document', 'text', req)
     .addColumn('created_at', 'text', req)
     .execute();
   await db.schema.createIndex('transactions_tenant_id').unique().on('transactions').columns(['tenant_id', 'id']).execute();
@@ -67,10 +68,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     .addColumn('created_at', 'text', req)
     .addColumn('balance_after', 'text', req)
+    // The entry as the entries listing shows it, rendered once at commit.
+    .addColumn('view', 'text', req)
     .addForeignKeyConstraint('entries_transaction', ['tenant_id', 'transaction_id'], 'transactions', ['tenant_id', 'id'])
     .addForeignKeyConstraint('entries_account', ['tenant_id', 'account_id'], 'accounts', ['tenant_id', 'id'])
     .execute();
-  await db.schema.createIndex('entries_tenant_transaction').on('entries').columns(['tenant_id', 'transaction_id', 'line_no']).execute();
   await db.schema.createIndex('entries_tenant_account_time').on('entries').columns(['tenant_id', 'account_id', 'created_at', 'seq']).execute();
   await db.schema
     .createIndex('entries_tenant_account_asset_time')
