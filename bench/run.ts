@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqliteStore.js';
 import { Ledger } from '../src/core/ledger.js';
+import { LocalWriter } from '../src/store/localWriter.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
@@ -58,7 +59,9 @@ const fiatLine = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: stri
 async function seed(dbPath: string) {
   const store = await SqliteStore.open(dbPath);
   const start = Date.UTC(1750, 0, 1);
-  const ledger = new Ledger(store, steppingClock(start, 8_640_000));
+  const clock = steppingClock(start, 8_640_000);
+  const writer = new LocalWriter(store, clock);
+  const ledger = new Ledger(store, writer, clock);
   const tenant = await ledger.createTenant('bench', actor);
   const tenantId = tenant.tenantId;
   const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor);
@@ -82,6 +85,7 @@ async function seed(dbPath: string) {
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
   const lastAt = (account: string) => store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).rows[0]!.createdAt;
   const last = { [big]: lastAt(big), [small]: lastAt(small) };
+  await writer.close();
   store.close();
   return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last };
 }

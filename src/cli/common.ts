@@ -4,6 +4,7 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { Ledger } from '../core/ledger.js';
 import { SqliteStore } from '../store/sqliteStore.js';
+import { LocalWriter } from '../store/localWriter.js';
 import { LedgerError } from '../core/errors.js';
 import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
 import { toJsonText } from '../core/json.js';
@@ -19,9 +20,11 @@ export const cliActor: Actor = { type: 'HUMAN', keyId: CLI_ACTOR_ID };
 /** Opens the ledger for one command and always closes it. */
 export async function withLedger<T>(command: Command, run: (ledger: Ledger) => Promise<T> | T): Promise<T> {
   const store = await SqliteStore.open(dbPath(command));
+  const writer = new LocalWriter(store);
   try {
-    return await run(new Ledger(store));
+    return await run(new Ledger(store, writer));
   } finally {
+    await writer.close();
     store.close();
   }
 }

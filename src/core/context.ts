@@ -1,27 +1,27 @@
-// What every use-case is given: the store, time, ids, and the secrets of this database.
-import type { Clock, IdGenerator, Store } from './ports.js';
-import { CommitClock } from './time.js';
+// What every use-case is given: the store to read, the writer, time, and the secrets of this database.
+import type { Clock, Store, Writer } from './ports.js';
+import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
 
 export interface Deps {
   store: Store;
+  writer: Writer;
   clock: Clock;
-  ids: IdGenerator;
-  /** Commit times, never decreasing along commit order. */
-  commitClock: CommitClock;
   cursors: CursorCodec;
   /** Key of the API-key hash. */
   pepper: Buffer;
 }
 
-export function makeDeps(store: Store, clock: Clock, ids: IdGenerator): Deps {
+export const PEPPER_SECRET = 'api_key_pepper';
+const CURSOR_SECRET = 'cursor_signing_key';
+
+export function makeDeps(store: Store, writer: Writer, clock: Clock): Deps {
   return {
     store,
+    writer,
     clock,
-    ids,
-    commitClock: new CommitClock(clock, store.lastCommitTime()),
-    cursors: new CursorCodec(store.secret('cursor_signing_key')),
-    pepper: store.secret('api_key_pepper'),
+    cursors: new CursorCodec(store.secret(CURSOR_SECRET)),
+    pepper: store.secret(PEPPER_SECRET),
   };
 }
 
@@ -29,5 +29,5 @@ export function makeDeps(store: Store, clock: Clock, ids: IdGenerator): Deps {
 export interface Principal {
   tenantId: string;
   keyId: string;
-  scopes: readonly import('./scopes.js').Scope[];
+  scopes: readonly Scope[];
 }

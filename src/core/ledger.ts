@@ -1,8 +1,7 @@
 // The use-cases that the server and the CLI both call: two thin doors into the same functions.
-import type { Clock, IdGenerator, Store } from './ports.js';
+import type { Clock, Store, Writer } from './ports.js';
 import { makeDeps, type Deps } from './context.js';
 import { systemClock } from './time.js';
-import { uuidV7 } from './ids.js';
 import * as apiKeys from './usecases/apiKeys.js';
 import * as accounts from './usecases/accounts.js';
 import * as balances from './usecases/balances.js';
@@ -12,8 +11,8 @@ export class Ledger {
   readonly deps: Deps;
   readonly transactions: TransactionService;
 
-  constructor(readonly store: Store, clock: Clock = systemClock, ids: IdGenerator = uuidV7) {
-    this.deps = makeDeps(store, clock, ids);
+  constructor(readonly store: Store, readonly writer: Writer, clock: Clock = systemClock) {
+    this.deps = makeDeps(store, writer, clock);
     this.transactions = new TransactionService(this.deps);
   }
 

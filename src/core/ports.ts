@@ -2,6 +2,8 @@
 import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from './types.js';
 import type { Asset } from './money.js';
 import type { AuditRecord } from './audit.js';
+import type { CommitClock } from './time.js';
+import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
 export interface Clock {
   now(): Date;
@@ -86,9 +88,25 @@ export interface WriteTx extends ReadStore {
 }
 
 export interface Store extends ReadStore {
-  /** Runs the work in its own savepoint inside a group commit; resolves once the commit is durable. */
-  write<T>(work: (tx: WriteTx) => T): Promise<T>;
   /** A secret of this database (cursor signing, key hashing), created on first use. */
   secret(name: string): Buffer;
   close(): void;
+}
+
+/** What a write command is given: one open write transaction and the means to make ids and times. */
+export interface WriteContext {
+  tx: WriteTx;
+  ids: IdGenerator;
+  clock: Clock;
+  commitClock: CommitClock;
+  pepper: Buffer;
+}
+
+/**
+ * Runs write commands, each in its own savepoint inside a group commit; a command's promise
+ * resolves once its commit is durable. The commands are named so they can run on another thread.
+ */
+export interface Writer {
+  run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>>;
+  close(): Promise<void>;
 }

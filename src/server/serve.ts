@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
 import { Ledger } from '../core/ledger.js';
 import { SqliteStore } from '../store/sqliteStore.js';
+import { LocalWriter } from '../store/localWriter.js';
+import { ThreadWriter } from '../store/threadWriter.js';
+import type { Writer } from '../core/ports.js';
 import { createApp } from './app.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
@@ -13,6 +16,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   log: Logger;
+  /** Where commits run: a writer thread (the default), or this thread. */
+  writer?: 'thread' | 'local';
 }
 
 export interface RunningServer {
@@ -34,7 +39,14 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const store = await SqliteStore.open(options.dbPath);
-  const ledger = new Ledger(store);
+  let writer: Writer;
+  try {
+    writer = options.writer === 'local' ? new LocalWriter(store) : await ThreadWriter.start(options.dbPath, options.log);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const ledger = new Ledger(store, writer);
   // srvx reads bodies straight from the socket and cuts them off at the limit (413).
   const handler = toNodeHandler(createApp(ledger, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
   const server = createServer({ keepAliveTimeout: 5000 }, handler);
@@ -42,6 +54,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     address = await listen(server, options.host, options.port);
   } catch (error) {
+    await writer.close();
     store.close();
     throw error;
   }
@@ -55,8 +68,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
         server.close(() => {
           clearTimeout(force);
-          store.close();
-          resolve();
+          void writer.close().then(() => {
+            store.close();
+            resolve();
+          });
         });
         server.closeIdleConnections();
       })),

@@ -9,7 +9,6 @@ import type { Database } from './schema.js';
 import type { Selectable } from 'kysely';
 import { changeCounter, openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
-import { GroupCommitter } from './groupCommit.js';
 
 // Upper bounds for keyset positions when a list starts at its newest row.
 const TIME_MAX = '9999-12-31T23:59:59.999Z~';
@@ -256,7 +255,6 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
 
 export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
-  private readonly committer: GroupCommitter;
   private readonly accountCache = new Map<string, Account>();
   /** Live keys by hash. Cleared when this process revokes, and when another process commits anything. */
   private readonly keyCache = new Map<string, ApiKey>();
@@ -268,7 +266,6 @@ export class SqliteStore implements Store, WriteTx {
     private readonly kysely: Kysely<Database>,
   ) {
     this.s = statements(db, kysely);
-    this.committer = new GroupCommitter(db);
     this.othersChanged = changeCounter(db);
     this.seenChange = this.othersChanged();
   }
@@ -276,10 +273,6 @@ export class SqliteStore implements Store, WriteTx {
   static async open(path: string): Promise<SqliteStore> {
     const { db, kysely } = await openDatabase(path);
     return new SqliteStore(db, kysely);
-  }
-
-  write<T>(work: (tx: WriteTx) => T): Promise<T> {
-    return this.committer.run(() => work(this));
   }
 
   secret(name: string): Buffer {
@@ -291,7 +284,6 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   close(): void {
-    this.committer.flush();
     this.db.close();
   }
 

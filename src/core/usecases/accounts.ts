@@ -1,5 +1,6 @@
 // Ledger accounts: creation, lookup and the newest-first listing.
 import type { Deps } from '../context.js';
+import type { WriteContext } from '../ports.js';
 import { notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import type { CreateAccountBody } from '../schemas.js';
@@ -7,27 +8,30 @@ import type { Account } from '../types.js';
 import { accountView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 
-export async function createAccount(deps: Deps, tenantId: string, body: CreateAccountBody, actor: Actor) {
-  return deps.store.write((tx) => {
-    const account: Omit<Account, 'seq'> = {
-      id: deps.ids.next(),
-      tenantId,
-      name: body.name,
-      description: body.description ?? null,
-      currency: body.currency,
-      type: body.type,
-      createdAt: deps.clock.now().toISOString(),
-    };
-    tx.insertAccount(account);
-    appendAudit(tx, deps.ids, tenantId, actor, 'CREATE_ACCOUNT', account.createdAt, {
-      accountId: account.id,
-      name: account.name,
-      currency: account.currency,
-      type: account.type,
-    });
-    return accountView(account);
+export function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
+  const { tx, ids, clock } = ctx;
+  const { body } = args;
+  const account: Omit<Account, 'seq'> = {
+    id: ids.next(),
+    tenantId: args.tenantId,
+    name: body.name,
+    description: body.description ?? null,
+    currency: body.currency,
+    type: body.type,
+    createdAt: clock.now().toISOString(),
+  };
+  tx.insertAccount(account);
+  appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_ACCOUNT', account.createdAt, {
+    accountId: account.id,
+    name: account.name,
+    currency: account.currency,
+    type: account.type,
   });
+  return accountView(account);
 }
+
+export const createAccount = (deps: Deps, tenantId: string, body: CreateAccountBody, actor: Actor) =>
+  deps.writer.run('createAccount', { tenantId, body, actor });
 
 export function requireAccount(deps: Deps, tenantId: string, accountId: string): Account {
   const account = deps.store.account(tenantId, accountId);

@@ -5,35 +5,47 @@ import { generateRawKey, hashKey, isWellFormedKey, visiblePrefix } from '../keys
 import { allows, type Scope } from '../scopes.js';
 import { appendAudit, type Actor } from '../audit.js';
 import type { ApiKey, Tenant } from '../types.js';
-import type { WriteTx } from '../ports.js';
+import type { WriteContext } from '../ports.js';
 import { apiKeyCreatedView, apiKeyListView } from '../views.js';
 
-function issueKey(deps: Deps, tx: WriteTx, tenantId: string, scopes: Scope[], actor: Actor | 'self') {
+export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor | 'self' }) {
+  const { tx, ids, clock, pepper } = ctx;
   const rawKey = generateRawKey();
   const key: ApiKey = {
-    id: deps.ids.next(),
-    tenantId,
+    id: ids.next(),
+    tenantId: args.tenantId,
     prefix: visiblePrefix(rawKey),
-    scopes,
-    createdAt: deps.clock.now().toISOString(),
+    scopes: args.scopes,
+    createdAt: clock.now().toISOString(),
     revokedAt: null,
   };
-  tx.insertApiKey(key, hashKey(deps.pepper, rawKey));
+  tx.insertApiKey(key, hashKey(pepper, rawKey));
   // A tenant's first key is created by, and recorded as, itself.
-  const by: Actor = actor === 'self' ? { type: 'HUMAN', keyId: key.id } : actor;
-  appendAudit(tx, deps.ids, tenantId, by, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes });
+  const by: Actor = args.actor === 'self' ? { type: 'HUMAN', keyId: key.id } : args.actor;
+  appendAudit(tx, ids, key.tenantId, by, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes: key.scopes });
   return apiKeyCreatedView(key, rawKey);
 }
 
-export async function createTenant(deps: Deps, name: string, actor: Actor) {
-  return deps.store.write((tx) => {
-    const tenant: Tenant = { id: deps.ids.next(), name, createdAt: deps.clock.now().toISOString() };
-    tx.insertTenant(tenant);
-    appendAudit(tx, deps.ids, tenant.id, actor, 'CREATE_TENANT', tenant.createdAt, { tenantId: tenant.id, name });
-    const apiKey = issueKey(deps, tx, tenant.id, ['ADMIN'], actor);
-    return { tenantId: tenant.id, name: tenant.name, apiKey };
-  });
+export function createTenantCommand(ctx: WriteContext, args: { name: string; actor: Actor }) {
+  const { tx, ids, clock } = ctx;
+  const tenant: Tenant = { id: ids.next(), name: args.name, createdAt: clock.now().toISOString() };
+  tx.insertTenant(tenant);
+  appendAudit(tx, ids, tenant.id, args.actor, 'CREATE_TENANT', tenant.createdAt, { tenantId: tenant.id, name: tenant.name });
+  const apiKey = createApiKeyCommand(ctx, { tenantId: tenant.id, scopes: ['ADMIN'], actor: args.actor });
+  return { tenantId: tenant.id, name: tenant.name, apiKey };
 }
+
+export function revokeApiKeyCommand(ctx: WriteContext, args: { tenantId: string; keyId: string; actor: Actor }): void {
+  const { tx, ids, clock } = ctx;
+  const key = tx.apiKey(args.tenantId, args.keyId);
+  if (!key) throw notFound(`API key ${args.keyId}`);
+  if (key.revokedAt !== null) return; // Revocation is permanent; revoking again changes nothing.
+  const revokedAt = clock.now().toISOString();
+  tx.revokeApiKey(args.tenantId, args.keyId, revokedAt);
+  appendAudit(tx, ids, args.tenantId, args.actor, 'REVOKE_API_KEY', revokedAt, { keyId: args.keyId, prefix: key.prefix });
+}
+
+export const createTenant = (deps: Deps, name: string, actor: Actor) => deps.writer.run('createTenant', { name, actor });
 
 export function requireTenant(deps: Deps, tenantId: string): Tenant {
   const tenant = deps.store.tenant(tenantId);
@@ -41,22 +53,13 @@ export function requireTenant(deps: Deps, tenantId: string): Tenant {
   return tenant;
 }
 
-export async function createApiKey(deps: Deps, tenantId: string, scopes: Scope[], actor: Actor) {
-  return deps.store.write((tx) => issueKey(deps, tx, tenantId, scopes, actor));
-}
+export const createApiKey = (deps: Deps, tenantId: string, scopes: Scope[], actor: Actor) =>
+  deps.writer.run('createApiKey', { tenantId, scopes, actor });
 
 export const listApiKeys = (deps: Deps, tenantId: string) => deps.store.apiKeys(tenantId).map(apiKeyListView);
 
-export async function revokeApiKey(deps: Deps, tenantId: string, keyId: string, actor: Actor): Promise<void> {
-  await deps.store.write((tx) => {
-    const key = tx.apiKey(tenantId, keyId);
-    if (!key) throw notFound(`API key ${keyId}`);
-    if (key.revokedAt !== null) return; // Revocation is permanent; revoking again changes nothing.
-    const revokedAt = deps.clock.now().toISOString();
-    tx.revokeApiKey(tenantId, keyId, revokedAt);
-    appendAudit(tx, deps.ids, tenantId, actor, 'REVOKE_API_KEY', revokedAt, { keyId, prefix: key.prefix });
-  });
-}
+export const revokeApiKey = (deps: Deps, tenantId: string, keyId: string, actor: Actor) =>
+  deps.writer.run('revokeApiKey', { tenantId, keyId, actor });
 
 const unauthenticated = (why: string) => new LedgerError('UNAUTHENTICATED', `${why} Send "Authorization: Bearer sk_live_…" with a live key.`);
 

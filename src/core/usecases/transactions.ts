@@ -5,7 +5,7 @@ import { appendAudit, type Actor } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
-import type { WriteTx } from '../ports.js';
+import type { WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
 import { toJsonText } from '../json.js';
 import { entryView, transactionView } from '../views.js';
@@ -41,12 +41,17 @@ function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): 
 }
 
 /** Writes the transaction, its entries with running balances, the balance rows, idempotency, audit and outbox: one unit. */
-function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, input: TransactionInput, key: string, hash: string): StoredResponse {
+export function postTransactionCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; input: TransactionInput; key: string; hash: string },
+): StoredResponse {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, actor, input, key, hash } = args;
   // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
   // primary key of the idempotency table refuses a duplicate outright.
   checkAccounts(tx, tenantId, input);
-  const createdAt = deps.commitClock.next();
-  const transactionId = deps.ids.next();
+  const createdAt = commitClock.next();
+  const transactionId = ids.next();
 
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
   const entries: Entry[] = input.lines.map((line, lineNo) => {
@@ -57,7 +62,7 @@ function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, i
       running.set(slot, current);
     }
     current.balance += signedAmount(line);
-    return { ...line, id: deps.ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
+    return { ...line, id: ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
   });
   // The parent row first: entries reference it.
   const document = toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries));
@@ -67,13 +72,13 @@ function writePosting(deps: Deps, tx: WriteTx, tenantId: string, actor: Actor, i
 
   const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
   tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: hash, ...response }, createdAt);
-  appendAudit(tx, deps.ids, tenantId, actor, 'POST_TRANSACTION', createdAt, {
+  appendAudit(tx, ids, tenantId, actor, 'POST_TRANSACTION', createdAt, {
     transactionId,
     lineCount: entries.length,
     idempotencyKey: key,
   });
   tx.insertOutbox({
-    id: deps.ids.next(),
+    id: ids.next(),
     tenantId,
     type: 'transaction.committed',
     payload: document,
@@ -95,7 +100,7 @@ export class TransactionService {
       const replay = replayOf(this.deps.store.idempotency(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey), hash);
       if (replay) return replay;
       assertBalanced(input.lines);
-      return this.deps.store.write((tx) => writePosting(this.deps, tx, tenantId, actor, input, idempotencyKey, hash));
+      return this.deps.writer.run('postTransaction', { tenantId, actor, input, key: idempotencyKey, hash });
     });
   }
 

@@ -1,0 +1,22 @@
+// Every write the ledger makes, by name. A Writer runs them inside its group commit, in this thread or another.
+import type { WriteContext } from './ports.js';
+import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
+import { createAccountCommand } from './usecases/accounts.js';
+import { postTransactionCommand } from './usecases/transactions.js';
+
+export const commands = {
+  createTenant: createTenantCommand,
+  createApiKey: createApiKeyCommand,
+  revokeApiKey: revokeApiKeyCommand,
+  createAccount: createAccountCommand,
+  postTransaction: postTransactionCommand,
+} satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
+
+export type Commands = typeof commands;
+export type CommandName = keyof Commands;
+export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>[1];
+export type CommandResult<K extends CommandName> = ReturnType<Commands[K]>;
+
+/** Runs one command; the writer calls this inside a savepoint. */
+export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): CommandResult<K> =>
+  (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => CommandResult<K>)(ctx, args);

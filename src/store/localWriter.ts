@@ -1,0 +1,32 @@
+// The writer on this thread: commands run against the store's own connection, through group commit.
+import { runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import type { Clock, IdGenerator, WriteContext, Writer } from '../core/ports.js';
+import { PEPPER_SECRET } from '../core/context.js';
+import { CommitClock, systemClock } from '../core/time.js';
+import { uuidV7 } from '../core/ids.js';
+import { GroupCommitter } from './groupCommit.js';
+import type { SqliteStore } from './sqliteStore.js';
+
+export class LocalWriter implements Writer {
+  private readonly committer: GroupCommitter;
+  private readonly ctx: WriteContext;
+
+  constructor(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7) {
+    this.committer = new GroupCommitter(store.sqlite);
+    this.ctx = {
+      tx: store,
+      ids,
+      clock,
+      commitClock: new CommitClock(clock, store.lastCommitTime()),
+      pepper: store.secret(PEPPER_SECRET),
+    };
+  }
+
+  run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
+    return this.committer.run(() => runCommand(this.ctx, name, args));
+  }
+
+  async close(): Promise<void> {
+    this.committer.flush();
+  }
+}

@@ -1,0 +1,103 @@
+// The writer for the server: commands go to the writer thread in batches, results come back in batches.
+import { Worker } from 'node:worker_threads';
+import type { CommandArgs, CommandName, CommandResult } from '../core/commands.js';
+import type { Writer } from '../core/ports.js';
+import { LedgerError } from '../core/errors.js';
+import type { FromWriter, JobMessage, SerializedError } from './threadProtocol.js';
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+function deserialize(error: SerializedError, log: (line: string) => void): Error {
+  if (error.ledger) return new LedgerError(error.code, error.message, { details: error.details, extra: error.extra });
+  log(`writer thread: ${error.message}`);
+  return new Error('The write failed in the writer thread.');
+}
+
+/** From the build the thread runs dist/writer-thread.js; from source (tests, the benchmark) it loads TypeScript through tsx. */
+function spawnThread(dbPath: string): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { dbPath } });
+  }
+  const entry = new URL('./writer-thread.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData: { dbPath } });
+}
+
+export class ThreadWriter implements Writer {
+  private readonly pending = new Map<number, Pending>();
+  private queued: JobMessage['jobs'] = [];
+  private scheduled = false;
+  private nextId = 1;
+  private closed: Promise<void> | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly log: (line: string) => void,
+  ) {
+    worker.on('message', (message: FromWriter) => {
+      if (message.type !== 'results') return;
+      for (const result of message.results) {
+        const waiting = this.pending.get(result.id);
+        if (!waiting) continue;
+        this.pending.delete(result.id);
+        if (result.ok) waiting.resolve(result.value);
+        else waiting.reject(deserialize(result.error, log));
+      }
+    });
+    worker.on('error', (error) => this.failAll(error));
+    worker.on('exit', (code) => this.failAll(new Error(`writer thread exited with code ${code}`)));
+  }
+
+  static start(dbPath: string, log: (line: string) => void): Promise<ThreadWriter> {
+    const worker = spawnThread(dbPath);
+    return new Promise((resolve, reject) => {
+      const onReady = (message: FromWriter) => {
+        if (message.type !== 'ready') return;
+        worker.off('message', onReady);
+        worker.off('error', reject);
+        resolve(new ThreadWriter(worker, log));
+      };
+      worker.on('message', onReady);
+      worker.once('error', reject);
+    });
+  }
+
+  private failAll(error: unknown): void {
+    if (this.pending.size === 0) return;
+    this.log(`writer thread failed: ${error instanceof Error ? error.message : String(error)}`);
+    for (const waiting of this.pending.values()) waiting.reject(new Error('The writer thread stopped.'));
+    this.pending.clear();
+  }
+
+  run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
+    if (this.closed) return Promise.reject(new Error('The writer is closed.'));
+    const id = this.nextId++;
+    this.queued.push({ id, name, args });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        const jobs = this.queued;
+        this.queued = [];
+        this.worker.postMessage({ type: 'jobs', jobs } satisfies JobMessage);
+      });
+    }
+    return new Promise<CommandResult<K>>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  /** Lets queued commands finish and commit, then stops the thread. */
+  close(): Promise<void> {
+    return (this.closed ??= new Promise<void>((resolve) => {
+      const finish = () => {
+        this.worker.postMessage({ type: 'close' });
+        this.worker.once('exit', () => resolve());
+      };
+      // Jobs queued in this tick go out first; the thread runs them before the close message.
+      if (this.scheduled) setImmediate(finish);
+      else finish();
+    }));
+  }
+}
