@@ -55,14 +55,5 @@ export async function openDatabase(path: string): Promise<OpenedDatabase> {
   }
 }
 
-/**
- * A reader of SQLite's data_version: it changes whenever another connection (another process) commits.
- * Caches of this process stay valid while it does not.
- */
-export function changeCounter(db: SqliteDb): () => unknown {
-  const statement = db.prepare('PRAGMA data_version').pluck();
-  return () => statement.get();
-}
-
 /** SQLite takes the write lock up front, so a writer never fails half-way on a lock upgrade. */
 export const BEGIN_WRITE = 'BEGIN IMMEDIATE';

@@ -1,13 +1,13 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from '../core/types.js';
 import type { AuditInsert, KeyPosition, OutboxInsert, Page, Store, StoredIdempotency, WriteTx } from '../core/ports.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
 import type { Selectable } from 'kysely';
-import { changeCounter, openDatabase, type SqliteDb } from './sqlite.js';
+import { openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
 
 // Upper bounds for keyset positions when a list starts at its newest row.
@@ -15,7 +15,6 @@ const TIME_MAX = '9999-12-31T23:59:59.999Z~';
 const TIME_MIN = '';
 const SEQ_MAX = 2n ** 62n;
 const ACCOUNT_CACHE_MAX = 100_000;
-const KEY_CACHE_MAX = 10_000;
 
 type Row<T> = Selectable<T>;
 
@@ -256,18 +255,12 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
 export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
   private readonly accountCache = new Map<string, Account>();
-  /** Live keys by hash. Cleared when this process revokes, and when another process commits anything. */
-  private readonly keyCache = new Map<string, ApiKey>();
-  private readonly othersChanged: () => unknown;
-  private seenChange: unknown;
 
   private constructor(
     private readonly db: SqliteDb,
-    private readonly kysely: Kysely<Database>,
+    kysely: Kysely<Database>,
   ) {
     this.s = statements(db, kysely);
-    this.othersChanged = changeCounter(db);
-    this.seenChange = this.othersChanged();
   }
 
   static async open(path: string): Promise<SqliteStore> {
@@ -292,32 +285,16 @@ export class SqliteStore implements Store, WriteTx {
     return this.db;
   }
 
-  async checkpoint(): Promise<void> {
-    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.kysely);
-  }
-
   // Reads.
   tenant(tenantId: string): Tenant | undefined {
     const r = this.s.tenant.get({ tenantId });
     return r && { id: r.id, name: r.name, createdAt: r.created_at };
   }
 
+  /** Read on every request, never cached: a revocation by any process holds on the very next request. */
   apiKeyByHash(keyHash: string): ApiKey | undefined {
-    const change = this.othersChanged();
-    if (change !== this.seenChange) {
-      this.keyCache.clear();
-      this.seenChange = change;
-    }
-    const cached = this.keyCache.get(keyHash);
-    if (cached) return cached;
     const r = this.s.apiKeyByHash.get({ keyHash });
-    if (!r) return undefined; // Unknown keys are not remembered: guessing must not fill memory.
-    const key = toApiKey(r);
-    if (key.revokedAt === null) {
-      if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
-      this.keyCache.set(keyHash, key);
-    }
-    return key;
+    return r && toApiKey(r);
   }
 
   apiKey(tenantId: string, keyId: string): ApiKey | undefined {
@@ -429,7 +406,6 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean {
-    this.keyCache.clear();
     return this.s.revokeApiKey.run({ tenantId, keyId, revokedAt }) === 1;
   }
 
