@@ -3,6 +3,7 @@ import { H3, getRouterParams, type H3Event } from 'h3';
 import type { Ledger } from '../core/ledger.js';
 import { LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
+import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
 import { parseBody, parseParams, parseQuery, toResponse, type Route } from './route.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
@@ -33,6 +34,9 @@ const publicRoutes: Route[] = [
 export const allRoutes: Route[] = [...publicRoutes, ...apiRoutes];
 const document = openApiDocument(allRoutes, VERSION);
 
+/** The caller of a public route (health, the OpenAPI document): no tenant, no scopes. */
+const ANONYMOUS: Principal = { tenantId: '', keyId: '', scopes: [] };
+
 function bearerToken(event: H3Event): string | null {
   const header = event.req.headers.get('authorization');
   if (!header) return null;
@@ -44,7 +48,7 @@ function bearerToken(event: H3Event): string | null {
 function handlerFor(route: Route, ledger: Ledger, log: Logger) {
   return async (event: H3Event): Promise<Response> => {
     try {
-      let principal = { tenantId: '', keyId: '', scopes: [] as const } as ReturnType<Ledger['authenticate']>;
+      let principal = ANONYMOUS;
       if (route.scope) {
         principal = ledger.authenticate(bearerToken(event));
         ledger.requireScope(principal, route.scope);

@@ -59,7 +59,8 @@ export const routeParamNames = (path: string): string[] => [...path.matchAll(/:(
 export function parseParams(route: Route, raw: Record<string, string>): Record<string, string> {
   const params: Record<string, string> = {};
   for (const name of routeParamNames(route.path)) {
-    const value = decodeURIComponent(raw[name] ?? '');
+    const value = raw[name] ?? '';
+    // Compared undecoded: a UUID has nothing to escape, so anything escaped is not one.
     if (!isUuid(value)) {
       if (route.badIdStatus === 400) throw invalid(`Invalid path: ${name} must be a UUID.`, [{ path: name, message: 'must be a UUID' }]);
       throw notFound(`${name} ${JSON.stringify(value.slice(0, 64))}`);

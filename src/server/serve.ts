@@ -6,6 +6,7 @@ import { Ledger } from '../core/ledger.js';
 import { SqliteStore } from '../store/sqliteStore.js';
 import { LocalWriter } from '../store/localWriter.js';
 import { ThreadWriter } from '../store/threadWriter.js';
+import { Checkpointer } from '../store/checkpointer.js';
 import type { Writer } from '../core/ports.js';
 import { createApp } from './app.js';
 import type { Logger } from './errors.js';
@@ -37,16 +38,32 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
   });
 }
 
-export async function startServer(options: ServeOptions): Promise<RunningServer> {
+/** The store, its writer (on a thread with a checkpoint thread beside it, or local), and how to stop them in order. */
+async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
   const store = await SqliteStore.open(options.dbPath);
-  let writer: Writer;
+  let writer: Writer | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
     writer = options.writer === 'local' ? new LocalWriter(store) : await ThreadWriter.start(options.dbPath, options.log);
+    if (options.writer !== 'local') checkpointer = await Checkpointer.start(options.dbPath);
   } catch (error) {
+    await writer?.close();
     store.close();
     throw error;
   }
-  const ledger = new Ledger(store, writer);
+  const opened = writer;
+  return {
+    ledger: new Ledger(store, opened),
+    close: async () => {
+      await opened.close();
+      await checkpointer?.close();
+      store.close();
+    },
+  };
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const { ledger, close: stopStore } = await openLedger(options);
   // srvx reads bodies straight from the socket and cuts them off at the limit (413).
   const handler = toNodeHandler(createApp(ledger, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
   const server = createServer({ keepAliveTimeout: 5000 }, handler);
@@ -54,8 +71,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     address = await listen(server, options.host, options.port);
   } catch (error) {
-    await writer.close();
-    store.close();
+    await stopStore();
     throw error;
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -68,10 +84,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
         server.close(() => {
           clearTimeout(force);
-          void writer.close().then(() => {
-            store.close();
-            resolve();
-          });
+          void stopStore().then(resolve);
         });
         server.closeIdleConnections();
       })),

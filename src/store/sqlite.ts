@@ -9,6 +9,8 @@ import { migrationProvider } from './migrations/index.js';
 export type SqliteDb = BetterSqlite3.Database;
 
 const BUSY_TIMEOUT_MS = 5000;
+const AUTOCHECKPOINT_FALLBACK_PAGES = 20_000;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 function pragma(db: SqliteDb, statement: string): unknown {
   return db.pragma(statement, { simple: true });
@@ -20,7 +22,10 @@ function applyDurability(db: SqliteDb): void {
   const mode = String(pragma(db, 'journal_mode = WAL')).toLowerCase();
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
-  pragma(db, 'wal_autocheckpoint = 10000');
+  // The server's checkpoint thread copies the WAL into the database as it goes; a committing connection
+  // checkpoints by itself (and stalls its commit) only if that thread falls this far behind.
+  pragma(db, `wal_autocheckpoint = ${AUTOCHECKPOINT_FALLBACK_PAGES}`);
+  pragma(db, `journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   pragma(db, 'cache_size = -65536');
   const synchronous = Number(pragma(db, 'synchronous'));
   const foreignKeys = Number(pragma(db, 'foreign_keys'));
@@ -53,6 +58,23 @@ export async function openDatabase(path: string): Promise<OpenedDatabase> {
     db.close();
     throw error;
   }
+}
+
+/** A bare connection with the durability settings, for the checkpoint thread (no migrations, no statements). */
+export function openConnection(path: string): SqliteDb {
+  const db = new BetterSqlite3(resolve(path));
+  try {
+    applyDurability(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Copies committed WAL frames into the database without waiting for, or blocking, readers and the writer. */
+export function checkpointPassive(db: SqliteDb): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
 }
 
 /** SQLite takes the write lock up front, so a writer never fails half-way on a lock upgrade. */

@@ -1,5 +1,6 @@
 // The writer for the server: commands go to the writer thread in batches, results come back in batches.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnStoreThread } from './threads.js';
 import type { CommandArgs, CommandName, CommandResult } from '../core/commands.js';
 import type { Writer } from '../core/ports.js';
 import { LedgerError } from '../core/errors.js';
@@ -14,16 +15,6 @@ function deserialize(error: SerializedError, log: (line: string) => void): Error
   if (error.ledger) return new LedgerError(error.code, error.message, { details: error.details, extra: error.extra });
   log(`writer thread: ${error.message}`);
   return new Error('The write failed in the writer thread.');
-}
-
-/** From the build the thread runs dist/writer-thread.js; from source (tests, the benchmark) it loads TypeScript through tsx. */
-function spawnThread(dbPath: string): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { dbPath } });
-  }
-  const entry = new URL('./writer-thread.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: { dbPath } });
 }
 
 export class ThreadWriter implements Writer {
@@ -52,7 +43,7 @@ export class ThreadWriter implements Writer {
   }
 
   static start(dbPath: string, log: (line: string) => void): Promise<ThreadWriter> {
-    const worker = spawnThread(dbPath);
+    const worker = spawnStoreThread('writer-thread', { dbPath });
     return new Promise((resolve, reject) => {
       const onReady = (message: FromWriter) => {
         if (message.type !== 'ready') return;

@@ -8,7 +8,7 @@ import type { ApiKey, Tenant } from '../types.js';
 import type { WriteContext } from '../ports.js';
 import { apiKeyCreatedView, apiKeyListView } from '../views.js';
 
-export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor | 'self' }) {
+export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor }) {
   const { tx, ids, clock, pepper } = ctx;
   const rawKey = generateRawKey();
   const key: ApiKey = {
@@ -20,9 +20,7 @@ export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string;
     revokedAt: null,
   };
   tx.insertApiKey(key, hashKey(pepper, rawKey));
-  // A tenant's first key is created by, and recorded as, itself.
-  const by: Actor = args.actor === 'self' ? { type: 'HUMAN', keyId: key.id } : args.actor;
-  appendAudit(tx, ids, key.tenantId, by, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes: key.scopes });
+  appendAudit(tx, ids, key.tenantId, args.actor, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes: key.scopes });
   return apiKeyCreatedView(key, rawKey);
 }
 

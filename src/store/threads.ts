@@ -1,0 +1,12 @@
+// Starting a worker thread of the store: from the build it runs dist/<name>.js; from source (tests, the benchmark)
+// it loads the TypeScript file through tsx.
+import { Worker } from 'node:worker_threads';
+
+export function spawnStoreThread(name: 'writer-thread' | 'checkpoint-thread', workerData: unknown): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL(`./${name}.js`, import.meta.url), { workerData });
+  }
+  const entry = new URL(`./${name}.ts`, import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
