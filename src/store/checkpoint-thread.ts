@@ -1,20 +1,34 @@
-// The checkpoint thread: copies the WAL into the database file every few milliseconds, on its own connection,
+// The checkpoint thread: copies the WAL into the database file on its own connection once the WAL has grown,
 // so that no commit of the writer thread ever waits for a checkpoint.
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkpointPassive, openConnection } from './sqlite.js';
+import { checkpointPassive, openConnection, walFileOf } from './sqlite.js';
 
-const CHECKPOINT_INTERVAL_MS = 50;
+const CHECK_INTERVAL_MS = 100;
+/** Below this the WAL is left alone: a checkpoint's own fsync would cost light traffic more than it saves. */
+const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 const port = parentPort!;
-const db = openConnection((workerData as { dbPath: string }).dbPath);
+const dbPath = (workerData as { dbPath: string }).dbPath;
+const db = openConnection(dbPath);
+const wal = walFileOf(dbPath);
+
+const walBytes = (): number => {
+  try {
+    return statSync(wal).size;
+  } catch {
+    return 0;
+  }
+};
 
 const timer = setInterval(() => {
+  if (walBytes() < WAL_CHECKPOINT_BYTES) return;
   try {
     checkpointPassive(db);
   } catch {
     // Busy or interrupted: the next tick tries again, and commits fall back to checkpointing themselves.
   }
-}, CHECKPOINT_INTERVAL_MS);
+}, CHECK_INTERVAL_MS);
 
 port.on('message', () => {
   clearInterval(timer);

@@ -72,6 +72,9 @@ export function openConnection(path: string): SqliteDb {
   }
 }
 
+/** The write-ahead log beside a database file. */
+export const walFileOf = (path: string): string => `${resolve(path)}-wal`;
+
 /** Copies committed WAL frames into the database without waiting for, or blocking, readers and the writer. */
 export function checkpointPassive(db: SqliteDb): void {
   db.pragma('wal_checkpoint(PASSIVE)');
