@@ -69,7 +69,8 @@ export class ThreadWriter implements Writer {
     this.queued.push({ id, name, args });
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => {
+      // Sent at the end of this turn; the writer thread gathers what arrives while it commits into its next batch.
+      queueMicrotask(() => {
         this.scheduled = false;
         const jobs = this.queued;
         this.queued = [];
@@ -86,8 +87,8 @@ export class ThreadWriter implements Writer {
         this.worker.postMessage({ type: 'close' });
         this.worker.once('exit', () => resolve());
       };
-      // Jobs queued in this tick go out first; the thread runs them before the close message.
-      if (this.scheduled) setImmediate(finish);
+      // Jobs queued in this turn go out first; the thread runs them before the close message.
+      if (this.scheduled) queueMicrotask(finish);
       else finish();
     }));
   }

@@ -26,7 +26,8 @@ function send(result: ResultMessage['results'][number]): void {
   outbox.push(result);
   if (sending) return;
   sending = true;
-  setImmediate(flushResults);
+  // After the answers of this whole commit have been collected (they resolve together), in one message.
+  queueMicrotask(flushResults);
 }
 
 function serialize(error: unknown): SerializedError {
