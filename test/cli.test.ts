@@ -279,7 +279,7 @@ describe('ledger serve', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints its URL, answers /healthz, and exits 0 on SIGTERM', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('prints its URL, answers /healthz, and exits 0 on %s', async (signal) => {
     const proc = spawn(process.execPath, [BIN, '--db', join(dir, 'ledger.db'), 'serve', '--port', '0'], {
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -309,7 +309,7 @@ describe('ledger serve', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
     expect((await fetch(`${url}/api/v1/accounts`)).status).toBe(401);
 
-    proc.kill('SIGTERM');
+    proc.kill(signal);
     const result = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 15_000))]);
     expect(result, stderr).toEqual({ code: 0, signal: null });
   });

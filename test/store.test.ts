@@ -1,0 +1,126 @@
+// The storage rules under the API: durability settings, tenant-leading indexes, the audit chain and the outbox.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { SqliteStore } from '../src/store/sqliteStore.js';
+import { auditHash } from '../src/core/audit.js';
+import { client, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
+
+describe('storage', () => {
+  let t: TestServer;
+  let transactionId: string;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const cash = await makeAccount(c, { type: 'ASSET' });
+    const sales = await makeAccount(c, { type: 'REVENUE' });
+    const res = await post(c, [fiat(cash, 'DEBIT', '5.00'), fiat(sales, 'CREDIT', '5.00')]);
+    transactionId = res.body.transactionId;
+    const key = await c.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
+    await c.del(`/api/v1/api-keys/${key.body.id}`);
+  });
+  afterAll(async () => t?.stop());
+
+  it('opens every connection in WAL mode with synchronous=FULL and foreign keys on', async () => {
+    const store = await SqliteStore.open(t.dbPath);
+    try {
+      expect(store.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(Number(store.sqlite.pragma('synchronous', { simple: true }))).toBe(2);
+      expect(Number(store.sqlite.pragma('foreign_keys', { simple: true }))).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('leads every index with tenant_id, except the key-hash lookup that finds the tenant', () => {
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    try {
+      const indexes = db
+        .prepare("SELECT name, tbl_name AS tbl FROM sqlite_master WHERE type = 'index' AND tbl_name NOT IN ('kysely_migration', 'kysely_migration_lock', 'instance_secrets', 'tenants')")
+        .all() as Array<{ name: string; tbl: string }>;
+      expect(indexes.length).toBeGreaterThan(5);
+      for (const { name } of indexes) {
+        const first = (db.prepare(`PRAGMA index_info(${JSON.stringify(name)})`).all() as Array<{ name: string }>)[0]?.name;
+        if (name === 'api_keys_key_hash') expect(first).toBe('key_hash');
+        else expect(first, name).toBe('tenant_id');
+      }
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT IN ('instance_secrets', 'tenants', 'sqlite_sequence')").all() as Array<{ name: string }>;
+      for (const { name } of tables) {
+        const columns = (db.prepare(`PRAGMA table_info(${JSON.stringify(name)})`).all() as Array<{ name: string }>).map((c) => c.name);
+        expect(columns, name).toContain('tenant_id');
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('appends an audit record for every state change, chained by hash per tenant', () => {
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT * FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(t.tenant.tenantId) as Array<Record<string, string | null>>;
+      expect(rows.map((r) => r.action)).toEqual([
+        'CREATE_TENANT',
+        'CREATE_API_KEY',
+        'CREATE_ACCOUNT',
+        'CREATE_ACCOUNT',
+        'POST_TRANSACTION',
+        'CREATE_API_KEY',
+        'REVOKE_API_KEY',
+      ]);
+      let prev: string | null = null;
+      for (const r of rows) {
+        expect(r.type).toBe('HUMAN');
+        expect(r.prev_hash).toBe(prev);
+        const record = {
+          id: r.id!,
+          type: r.type as 'HUMAN',
+          action: r.action as 'CREATE_TENANT',
+          actorKeyId: r.actor_key_id!,
+          occurredAt: r.occurred_at!,
+          payload: JSON.parse(r.payload!) as Record<string, unknown>,
+          prevHash: prev,
+        };
+        expect(r.hash).toBe(auditHash(record));
+        prev = r.hash!;
+      }
+      const posting = rows.find((r) => r.action === 'POST_TRANSACTION')!;
+      expect(JSON.parse(posting.payload!)).toMatchObject({ transactionId });
+      expect(posting.actor_key_id).toBe(t.tenant.apiKey.id);
+      expect(rows[0]!.actor_key_id).toBe('cli');
+      // Prefixes (12 characters) may appear; a whole raw key never does.
+      for (const r of rows) expect(r.payload).not.toMatch(/sk_live_[0-9a-f]{32}/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('writes a transaction.committed outbox event with the transaction and its lines', () => {
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    try {
+      const events = db.prepare('SELECT type, payload FROM outbox WHERE tenant_id = ?').all(t.tenant.tenantId) as Array<{ type: string; payload: string }>;
+      expect(events).toHaveLength(1);
+      expect(events[0]!.type).toBe('transaction.committed');
+      const data = JSON.parse(events[0]!.payload);
+      expect(data.transactionId).toBe(transactionId);
+      expect(data.lines).toHaveLength(2);
+      expect(data.lines[0].monetary).toMatchObject({ type: 'FIAT', amount: 5, currency: 'USD' });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a failed posting leaves no audit record and no event', async () => {
+    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const a = await makeAccount(c);
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    const count = () => (db.prepare('SELECT (SELECT count(*) FROM audit_log) + (SELECT count(*) FROM outbox) AS n').get() as { n: number }).n;
+    try {
+      const before = count();
+      const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(a, 'CREDIT', '2.00')]);
+      expect(res.status).toBe(422);
+      expect(count()).toBe(before);
+    } finally {
+      db.close();
+    }
+  });
+});
