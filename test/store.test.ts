@@ -109,6 +109,26 @@ describe('storage', () => {
     }
   });
 
+  it('answers 503 UNAVAILABLE, writing nothing, while another process holds the write lock past the busy timeout', async () => {
+    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const a = await makeAccount(c);
+    const b = await makeAccount(c);
+    const other = new BetterSqlite3(t.dbPath);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')], { key: 'busy-1' });
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('UNAVAILABLE');
+      expect(res.headers.get('retry-after')).toBe('1');
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // Nothing was written and the key was not consumed.
+    expect((await c.get(`/api/v1/accounts/${a}/entries`)).body.entries).toEqual([]);
+    expect((await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')], { key: 'busy-1' })).status).toBe(201);
+  });
+
   it('a failed posting leaves no audit record and no event', async () => {
     const c = client(t.url, t.tenant.apiKey.rawKey);
     const a = await makeAccount(c);

@@ -14,6 +14,7 @@ export const errorCodes = [
   'CURRENCY_MISMATCH',
   'POLICY_VIOLATION',
   'CONFLICT',
+  'UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

@@ -19,6 +19,7 @@ export const statusByCode = {
   ACCOUNT_NOT_FOUND: 422,
   CURRENCY_MISMATCH: 422,
   POLICY_VIOLATION: 422,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -43,5 +44,6 @@ export function errorResponse(error: unknown, log: Logger): Response {
   if (ledgerError.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'Bearer';
   // The rest of an oversized body is never read; closing the connection frees it at once.
   if (ledgerError.code === 'BODY_TOO_LARGE') headers.connection = 'close';
+  if (ledgerError.code === 'UNAVAILABLE') headers['retry-after'] = '1';
   return new FastResponse(toJsonText(body), { status: statusByCode[ledgerError.code], headers }) as unknown as Response;
 }

@@ -1,7 +1,7 @@
 // Group commit: writes that arrive while the event loop is busy are gathered and committed together,
 // each in its own savepoint so that one failure fails alone. Nobody is answered before the commit is durable.
 import type { SqliteDb } from './sqlite.js';
-import { BEGIN_WRITE } from './sqlite.js';
+import { asStoreError, BEGIN_WRITE } from './sqlite.js';
 import { GROUP_COMMIT_BATCH_MAX } from '../core/limits.js';
 
 interface Job {
@@ -57,7 +57,7 @@ export class GroupCommitter {
     try {
       this.begin.run();
     } catch (error) {
-      return batch.map(() => ({ ok: false, error }));
+      return batch.map(() => ({ ok: false, error: asStoreError(error) }));
     }
     const outcomes = batch.map((job) => {
       this.savepoint.run();
@@ -76,7 +76,7 @@ export class GroupCommitter {
       return outcomes;
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
-      return batch.map(() => ({ ok: false, error }));
+      return batch.map(() => ({ ok: false, error: asStoreError(error) }));
     }
   }
 }

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { LedgerError } from '../core/errors.js';
 
 export type SqliteDb = BetterSqlite3.Database;
 
@@ -78,6 +79,15 @@ export const walFileOf = (path: string): string => `${resolve(path)}-wal`;
 /** Copies committed WAL frames into the database without waiting for, or blocking, readers and the writer. */
 export function checkpointPassive(db: SqliteDb): void {
   db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+/** A write lock held elsewhere for longer than the busy timeout is a passing condition, not a failure: 503. */
+export function asStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
+  }
+  return error;
 }
 
 /** SQLite takes the write lock up front, so a writer never fails half-way on a lock upgrade. */

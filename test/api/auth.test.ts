@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, fiat, makeAccount, post, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 
+// The scope list as the specification writes it, kept apart from src/core/scopes.ts on purpose: it is the oracle.
 const SCOPES = [
   'TRANSACTIONS_READ',
   'TRANSACTIONS_WRITE',
