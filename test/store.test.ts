@@ -1,6 +1,7 @@
 // The storage rules under the API: durability settings, tenant-leading indexes, the audit chain and the outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
 import { client, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
@@ -127,6 +128,39 @@ describe('storage', () => {
     // Nothing was written and the key was not consumed.
     expect((await c.get(`/api/v1/accounts/${a}/entries`)).body.entries).toEqual([]);
     expect((await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')], { key: 'busy-1' })).status).toBe(201);
+  });
+
+  it('keeps balances, running balances and the audit chain right when concurrent postings share a commit, some failing', async () => {
+    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const accounts = [await makeAccount(c), await makeAccount(c), await makeAccount(c)];
+    const requests = Array.from({ length: 60 }, (_, i) => {
+      const a = accounts[i % 3]!;
+      const b = accounts[(i + 1) % 3]!;
+      // Every fifth posting credits an account that does not exist: it fails in the writer, inside the shared
+      // commit, and its savepoint rolls back.
+      return post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(i % 5 === 4 ? randomUUID() : b, 'CREDIT', `${i + 1}.00`)]);
+    });
+    const statuses = (await Promise.all(requests)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(48);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(12);
+
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    try {
+      for (const account of accounts) {
+        const entries = db.prepare('SELECT entry_type, amount, balance_after FROM entries WHERE account_id = ? ORDER BY seq').all(account) as Array<{ entry_type: string; amount: string; balance_after: string }>;
+        let running = 0n;
+        for (const e of entries) {
+          running += e.entry_type === 'DEBIT' ? BigInt(e.amount) : -BigInt(e.amount);
+          expect(BigInt(e.balance_after)).toBe(running);
+        }
+        const kept = db.prepare('SELECT balance FROM balances WHERE account_id = ?').get(account) as { balance: string } | undefined;
+        expect(BigInt(kept?.balance ?? '0')).toBe(running);
+      }
+      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(t.tenant.tenantId) as Array<{ prev_hash: string | null; hash: string }>;
+      chain.forEach((r, i) => expect(r.prev_hash).toBe(i === 0 ? null : chain[i - 1]!.hash));
+    } finally {
+      db.close();
+    }
   });
 
   it('a failed posting leaves no audit record and no event', async () => {

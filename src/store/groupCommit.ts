@@ -20,7 +20,11 @@ export class GroupCommitter {
   private readonly release;
   private readonly rollbackTo;
 
-  constructor(private readonly db: SqliteDb) {
+  /** `forget` drops what the store remembers of the open transaction: called when a savepoint rolls back and after every batch. */
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly forget: () => void = () => {},
+  ) {
     this.begin = db.prepare(BEGIN_WRITE);
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -55,6 +59,14 @@ export class GroupCommitter {
 
   private commitBatch(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
     try {
+      return this.commitBatchOnce(batch);
+    } finally {
+      this.forget();
+    }
+  }
+
+  private commitBatchOnce(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    try {
       this.begin.run();
     } catch (error) {
       return batch.map(() => ({ ok: false, error: asStoreError(error) }));
@@ -68,6 +80,7 @@ export class GroupCommitter {
       } catch (error) {
         this.rollbackTo.run();
         this.release.run();
+        this.forget();
         return { ok: false as const, error };
       }
     });

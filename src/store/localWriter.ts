@@ -12,7 +12,7 @@ export class LocalWriter implements Writer {
   private readonly ctx: WriteContext;
 
   constructor(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7) {
-    this.committer = new GroupCommitter(store.sqlite);
+    this.committer = new GroupCommitter(store.sqlite, () => store.forgetWriteState());
     this.ctx = {
       tx: store,
       ids,

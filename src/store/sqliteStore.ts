@@ -249,6 +249,12 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
 export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
   private readonly accountCache = new Map<string, Account>();
+  /**
+   * Within one write transaction nobody else can write (it holds the write lock), so the chain head of each
+   * tenant and the balances it touched are remembered until the transaction ends or a savepoint rolls back.
+   */
+  private readonly auditHeads = new Map<string, string | null>();
+  private readonly heldBalances = new Map<string, bigint>();
 
   private constructor(
     private readonly db: SqliteDb,
@@ -326,8 +332,16 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   currentBalance(tenantId: string, accountId: string, asset: Asset): bigint {
+    const held = this.heldBalances.get(`${tenantId}|${accountId}|${asset}`);
+    if (held !== undefined) return held;
     const r = this.s.balance.get({ tenantId, accountId, asset });
     return r ? BigInt(r.balance) : 0n;
+  }
+
+  /** Ends what is remembered of the open write transaction (see auditHeads). */
+  forgetWriteState(): void {
+    this.auditHeads.clear();
+    this.heldBalances.clear();
   }
 
   balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): bigint | null {
@@ -441,6 +455,7 @@ export class SqliteStore implements Store, WriteTx {
 
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void {
     this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
+    this.heldBalances.set(`${tenantId}|${accountId}|${asset}`, balanceMinor);
   }
 
   insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void {
@@ -456,6 +471,8 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   lastAuditHash(tenantId: string): string | null {
+    const held = this.auditHeads.get(tenantId);
+    if (held !== undefined) return held;
     return this.s.lastAuditHash.get({ tenantId })?.hash ?? null;
   }
 
@@ -471,6 +488,7 @@ export class SqliteStore implements Store, WriteTx {
       prevHash: r.prevHash,
       hash: r.hash,
     });
+    this.auditHeads.set(r.tenantId, r.hash);
   }
 
   insertOutbox(event: OutboxInsert): void {

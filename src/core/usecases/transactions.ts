@@ -7,9 +7,8 @@ import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
-import { toJsonText } from '../json.js';
+import { RawJson, toJsonText } from '../json.js';
 import { entryView, transactionView } from '../views.js';
-import { RawJson } from '../json.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import type { Asset } from '../money.js';
 
