@@ -12,6 +12,8 @@ import { createApp } from './app.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
 
+const DRAIN_SWEEP_MS = 20;
+
 export interface ServeOptions {
   dbPath: string;
   host: string;
@@ -82,8 +84,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+        // A keep-alive connection whose request was just answered would otherwise linger until its timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
         server.close(() => {
           clearTimeout(force);
+          clearInterval(sweep);
           void stopStore().then(resolve);
         });
         server.closeIdleConnections();
