@@ -81,11 +81,17 @@ export function checkpointPassive(db: SqliteDb): void {
   db.pragma('wal_checkpoint(PASSIVE)');
 }
 
-/** A write lock held elsewhere for longer than the busy timeout is a passing condition, not a failure: 503. */
+/**
+ * Conditions of the machine, not of the request, answer 503 and write nothing: a write lock held elsewhere past
+ * the busy timeout, a full disk, an I/O error.
+ */
 export function asStoreError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
+  }
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+    return new LedgerError('UNAVAILABLE', 'The database could not be written (disk full or I/O error); nothing was written.');
   }
   return error;
 }

@@ -6,6 +6,13 @@ import type { Writer } from '../core/ports.js';
 import { LedgerError } from '../core/errors.js';
 import type { FromWriter, JobMessage, SerializedError } from './threadProtocol.js';
 
+const writerStopped = () =>
+  new LedgerError('UNAVAILABLE', 'The writer is not running; nothing was written. Retry once the server is back.');
+
+/** The thread may have committed before it stopped: a retry under the same Idempotency-Key settles it. */
+const outcomeUnknown = () =>
+  new LedgerError('UNAVAILABLE', 'The writer stopped while this write was in progress; retry with the same Idempotency-Key.');
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -23,6 +30,7 @@ export class ThreadWriter implements Writer {
   private scheduled = false;
   private nextId = 1;
   private closed: Promise<void> | undefined;
+  private stopped = false;
 
   private constructor(
     private readonly worker: Worker,
@@ -39,7 +47,11 @@ export class ThreadWriter implements Writer {
       }
     });
     worker.on('error', (error) => this.failAll(error));
-    worker.on('exit', (code) => this.failAll(new Error(`writer thread exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      this.stopped = true;
+      if (!this.closed) this.log(`writer thread exited unexpectedly (code ${code}); writes answer 503 until the server restarts`);
+      this.failAll(new Error(`writer thread exited with code ${code}`));
+    });
   }
 
   static start(dbPath: string, log: (line: string) => void): Promise<ThreadWriter> {
@@ -59,12 +71,12 @@ export class ThreadWriter implements Writer {
   private failAll(error: unknown): void {
     if (this.pending.size === 0) return;
     this.log(`writer thread failed: ${error instanceof Error ? error.message : String(error)}`);
-    for (const waiting of this.pending.values()) waiting.reject(new Error('The writer thread stopped.'));
+    for (const waiting of this.pending.values()) waiting.reject(outcomeUnknown());
     this.pending.clear();
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    if (this.closed) return Promise.reject(new Error('The writer is closed.'));
+    if (this.closed || this.stopped) return Promise.reject(writerStopped());
     const id = this.nextId++;
     this.queued.push({ id, name, args });
     if (!this.scheduled) {
