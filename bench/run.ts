@@ -83,7 +83,7 @@ async function seed(dbPath: string) {
   for (let n = 0; n < 10; n++) await postPair(small, n);
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
-  const lastAt = (account: string) => store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).rows[0]!.createdAt;
+  const lastAt = (account: string) => (JSON.parse(store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).views[0]!) as { createdAt: string }).createdAt;
   const last = { [big]: lastAt(big), [small]: lastAt(small) };
   await writer.close();
   store.close();

@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from './types.js';
 import type { Asset } from './money.js';
 import type { AuditRecord } from './audit.js';
 import type { CommitClock } from './time.js';
@@ -62,7 +62,7 @@ export interface ReadStore {
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): Page<EntryView>;
+  ): EntryViewPage;
   /** Entries of the account in one asset within [from, to], oldest first. */
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
   transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;

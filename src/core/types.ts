@@ -87,12 +87,11 @@ export interface TransactionRecord {
   createdAt: string;
 }
 
-/** An entry as the entries listing shows it, with its keyset position. */
-export interface EntryView {
-  seq: number;
-  createdAt: string;
-  /** JSON text, rendered at commit. */
-  view: string;
+/** A page of the entries listing: each entry's JSON text as rendered at commit, and where the next page starts. */
+export interface EntryViewPage {
+  views: string[];
+  /** Keyset position of the last entry returned, when more follow; null on the last page. */
+  next: { createdAt: string; seq: number } | null;
 }
 
 export type { Token, Chain, FiatCurrency, Rail, Asset };

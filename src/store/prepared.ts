@@ -41,10 +41,18 @@ export class Prepared<Row> {
   }
 }
 
-export function prepare<Row>(db: SqliteDb, kysely: Kysely<Database>, build: (qb: Kysely<Database>) => Compilable<Row>): Prepared<Row> {
+/** With `pluck`, a query of one column returns its values instead of rows of one field. */
+export function prepare<Row>(
+  db: SqliteDb,
+  kysely: Kysely<Database>,
+  build: (qb: Kysely<Database>) => Compilable<unknown>,
+  options: { pluck?: boolean } = {},
+): Prepared<Row> {
   const compiled = build(kysely).compile();
   const slots: Slot[] = compiled.parameters.map((p) =>
     typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p },
   );
-  return new Prepared<Row>(db.prepare(compiled.sql), slots);
+  const statement = db.prepare(compiled.sql);
+  if (options.pluck) statement.pluck();
+  return new Prepared<Row>(statement, slots);
 }

@@ -1,7 +1,7 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Account, ApiKey, Entry, EntryView, Tenant, TransactionRecord } from '../core/types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../core/types.js';
 import type { AuditInsert, KeyPosition, OutboxInsert, Page, Store, StoredIdempotency, WriteTx } from '../core/ports.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
@@ -70,6 +70,19 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
   const p = <R>(build: (qb: Kysely<Database>) => import('kysely').Compilable<R>): Prepared<R> => prepare(db, k, build);
   const tenant = param('tenantId');
   const account = param('accountId');
+  /** Entries of one account within a time range and before a keyset position, newest first. */
+  const entriesWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('entries')
+      .where('tenant_id', '=', tenant)
+      .where('account_id', '=', account)
+      // The keyset bound is folded into the range on created_at, so the index seeks straight to the cursor
+      // (a row-value comparison alone is not used as a range, and page 10,000 would scan 500,000 rows).
+      .where('created_at', '>=', param('from'))
+      .where('created_at', '<=', param('upTo'))
+      .where((eb) => eb.or([eb('created_at', '<', param('beforeTime')), eb('seq', '<', param<bigint>('beforeSeq'))]))
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc');
   /** The running balance after the last entry of an asset before (or at) an instant: one index seek. */
   const balanceAt = (op: '<' | '<=') =>
     p((q) =>
@@ -141,21 +154,10 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
-    entriesPage: p((q) =>
-      q
-        .selectFrom('entries')
-        .select(['seq', 'created_at', 'view'])
-        .where('tenant_id', '=', tenant)
-        .where('account_id', '=', account)
-        // The keyset bound is folded into the range on created_at, so the index seeks straight to the cursor
-        // (a row-value comparison alone is not used as a range, and page 10,000 would scan 500,000 rows).
-        .where('created_at', '>=', param('from'))
-        .where('created_at', '<=', param('upTo'))
-        .where((eb) => eb.or([eb('created_at', '<', param('beforeTime')), eb('seq', '<', param<bigint>('beforeSeq'))]))
-        .orderBy('created_at', 'desc')
-        .orderBy('seq', 'desc')
-        .limit(param<number>('limit')),
-    ),
+    // A page is read as its views alone (one string a row is far cheaper than a row object), and the keyset
+    // position of its last row by a second, covering seek.
+    entryViews: prepare<string>(db, k, (q) => entriesWindow(q).select('view').limit(param<number>('limit')), { pluck: true }),
+    entryPosition: p((q) => entriesWindow(q).select(['created_at', 'seq']).limit(1).offset(param<number>('offset'))),
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')
@@ -356,22 +358,22 @@ export class SqliteStore implements Store, WriteTx {
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): Page<EntryView> {
+  ): EntryViewPage {
     const to = range.to ?? TIME_MAX;
     const beforeTime = before?.createdAt ?? TIME_MAX;
-    const rows = this.s.entriesPage.all({
+    const window = {
       tenantId,
       accountId,
       from: range.from ?? TIME_MIN,
       upTo: beforeTime < to ? beforeTime : to,
       beforeTime,
       beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
-      limit: limit + 1,
-    });
-    return page(
-      rows.map((r) => ({ seq: Number(r.seq), createdAt: r.created_at, view: r.view })),
-      limit,
-    );
+    };
+    const views = this.s.entryViews.all({ ...window, limit: limit + 1 });
+    if (views.length <= limit) return { views, next: null };
+    views.length = limit;
+    const last = this.s.entryPosition.get({ ...window, offset: limit - 1 })!;
+    return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
   }
 
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[] {

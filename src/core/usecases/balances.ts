@@ -65,11 +65,10 @@ export function entries(
     to: query.to === undefined ? null : toIso(query.to),
   };
   const page = deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
-  const last = page.rows[page.rows.length - 1];
   return {
     accountId,
-    entries: page.rows.map((row) => new RawJson(row.view)),
-    nextCursor: page.more && last ? deps.cursors.encode(scope, [last.createdAt, last.seq], now) : null,
+    entries: new RawJson(`[${page.views.join(',')}]`),
+    nextCursor: page.next ? deps.cursors.encode(scope, [page.next.createdAt, page.next.seq], now) : null,
   };
 }
 
