@@ -3,6 +3,7 @@ import { HTTPError } from 'h3';
 import { FastResponse } from 'srvx';
 import { BodyTooLargeError } from 'srvx/body-limit';
 import { LedgerError, type ErrorCode } from '../core/errors.js';
+import { BODY_SIZE_MAX_BYTES } from '../core/limits.js';
 import { toJsonText } from '../core/json.js';
 
 export const statusByCode = {
@@ -25,13 +26,17 @@ export const statusByCode = {
 
 export type Logger = (line: string) => void;
 
+/** The one 413: declared too long before reading, or cut off by the server while reading. */
+export const bodyTooLarge = () =>
+  new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${BODY_SIZE_MAX_BYTES} bytes.`);
+
 /** Turns anything thrown by a handler into a response; only unexpected errors are logged, and their details stay in the log. */
 export function errorResponse(error: unknown, log: Logger): Response {
   let ledgerError: LedgerError;
   if (error instanceof LedgerError) {
     ledgerError = error;
   } else if (error instanceof BodyTooLargeError || (HTTPError.isError(error) && error.status === 413)) {
-    ledgerError = new LedgerError('BODY_TOO_LARGE', 'The request body is too large.');
+    ledgerError = bodyTooLarge();
   } else if (HTTPError.isError(error) && error.status >= 400 && error.status < 500) {
     ledgerError = new LedgerError('VALIDATION_FAILED', error.message || 'The request could not be read.');
   } else {

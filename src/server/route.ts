@@ -6,7 +6,8 @@ import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
-import { invalid, LedgerError, notFound } from '../core/errors.js';
+import { invalid, notFound } from '../core/errors.js';
+import { bodyTooLarge } from './errors.js';
 import { isUuid } from '../core/ids.js';
 import { parseWith } from '../core/validate.js';
 import { parseJsonObject, toJsonText } from '../core/json.js';
@@ -88,9 +89,6 @@ export async function parseBody(route: Route, event: H3Event): Promise<unknown> 
   const text = await event.req.text();
   return parseWith(route.body, parseJsonObject(text), 'request body');
 }
-
-export const bodyTooLarge = () =>
-  new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${BODY_SIZE_MAX_BYTES} bytes.`);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -2,7 +2,7 @@
 // Balances are kept, never summed at read time: each answer is a handful of index seeks whatever the history.
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
-import { isFiat, tokens, type Asset, type Token } from '../money.js';
+import { isFiat, type Token } from '../money.js';
 import type { Account } from '../types.js';
 import { normalBalanceOf } from '../types.js';
 import { amountView } from '../views.js';
@@ -18,13 +18,13 @@ const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf
 export function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined) {
   const account = requireAccount(deps, tenantId, accountId);
   const computedAt = deps.clock.now().toISOString();
-  let rawByAsset: Map<Asset, bigint>;
-  if (asOfMs === undefined) {
-    rawByAsset = deps.store.balances(tenantId, accountId);
-  } else {
+  // One row per asset the account has ever held; as of an instant, one seek per such asset and no more.
+  let rawByAsset = deps.store.balances(tenantId, accountId);
+  if (asOfMs !== undefined) {
     const asOf = toIso(asOfMs);
+    const held = [...rawByAsset.keys()];
     rawByAsset = new Map();
-    for (const asset of [account.currency, ...tokens] as Asset[]) {
+    for (const asset of held) {
       const raw = deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
       if (raw !== null) rawByAsset.set(asset, raw);
     }
