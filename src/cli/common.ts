@@ -47,6 +47,9 @@ export function printTable(head: string[], rows: Array<Array<string | number | n
   process.stdout.write(`${table.toString()}\n`);
 }
 
+/** Exit code of a command given invalid arguments; 1 is a command that failed at its work. */
+export const USAGE_EXIT_CODE = 2;
+
 /** Prints a failure for people and sets the exit code; an unexpected error keeps its stack for the operator. */
 export function reportError(error: unknown): void {
   const message =
@@ -56,7 +59,7 @@ export function reportError(error: unknown): void {
         ? error.message
         : String(error);
   process.stderr.write(`${color('red', 'error:', process.stderr)} ${message}\n`);
-  process.exitCode = 1;
+  process.exitCode = error instanceof LedgerError && error.code === 'VALIDATION_FAILED' ? USAGE_EXIT_CODE : 1;
 }
 
 /** Wraps a command action so that failures print once and exit non-zero. */

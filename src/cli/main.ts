@@ -1,7 +1,8 @@
 // The `ledger` command line: one program, one file per command group.
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { DEFAULT_DB } from './common.js';
+import { DEFAULT_DB, USAGE_EXIT_CODE } from './common.js';
+import { registerAudit } from './commands/audit.js';
 import { registerTenants } from './commands/tenants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
@@ -11,11 +12,19 @@ const program = new Command('ledger')
   .description('Multi-tenant double-entry ledger for bank rails and stablecoins, over SQLite.')
   .version(VERSION)
   .option('--db <path>', `SQLite database file (LEDGER_DB, default ${DEFAULT_DB})`)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Usage errors (unknown option, missing argument) exit 2, like invalid values; failures of the work itself exit 1.
+  .exitOverride();
 
 registerServe(program);
 registerTenants(program);
 registerKeys(program);
 registerAccounts(program);
+registerAudit(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exitCode = error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+}

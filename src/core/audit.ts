@@ -1,6 +1,7 @@
 // The audit log: append-only, hash-chained per tenant. Each record's hash covers its fields and the hash before it.
 import { createHash } from 'node:crypto';
-import type { IdGenerator, WriteTx } from './ports.js';
+import type { IdGenerator, StoredAuditRecord, WriteTx } from './ports.js';
+import { JsonNumber } from './json.js';
 
 export const auditActions = [
   'CREATE_TENANT',
@@ -24,7 +25,8 @@ export const auditActions = [
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];
-export type ActorType = 'HUMAN' | 'AGENT';
+export const actorTypes = ['HUMAN', 'AGENT'] as const;
+export type ActorType = (typeof actorTypes)[number];
 export type AuditPayload = Record<string, unknown>;
 
 export interface AuditRecord {
@@ -47,9 +49,14 @@ export interface Actor {
 /** The actor id recorded for commands run by the operator through the CLI. */
 export const CLI_ACTOR_ID = 'cli';
 
+/** The actor of what the service does by itself, such as expiring a settlement. */
+export const SYSTEM_ACTOR: Actor = { type: 'HUMAN', keyId: 'system' };
+
 /** JSON with object keys sorted at every depth, so the same record always hashes the same. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  // A number read back losslessly (verification) is written as it was: the same text JSON.stringify gave it.
+  if (value instanceof JsonNumber) return value.text;
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
@@ -76,4 +83,51 @@ export function appendAudit(
   const prevHash = tx.lastAuditHash(tenantId);
   const record = { id: ids.next(), type: actor.type, action, actorKeyId: actor.keyId, occurredAt, payload, prevHash };
   tx.appendAudit({ ...record, tenantId, hash: auditHash(record) });
+}
+
+/** One line of the NDJSON export: the record's fields, its payload as stored, and its place in the chain. */
+export const auditLine = (r: StoredAuditRecord): string =>
+  `{"id":${JSON.stringify(r.id)},"type":${JSON.stringify(r.type)},"action":${JSON.stringify(r.action)},` +
+  `"actorKeyId":${JSON.stringify(r.actorKeyId)},"occurredAt":${JSON.stringify(r.occurredAt)},"payload":${r.payloadJson},` +
+  `"hash":${JSON.stringify(r.hash)},"prevHash":${JSON.stringify(r.prevHash)}}\n`;
+
+/** Where a chain stops holding: the record at a position (1-based, in commit order) and what is wrong with it. */
+export interface ChainBreak {
+  position: number;
+  id: string;
+  reason: string;
+}
+
+/**
+ * Walks records in commit order and names the first one that was changed, or that does not follow the one before it
+ * (a record removed or the order changed). `fromStart`: the first record must open the tenant's chain (prevHash null);
+ * an export of a time window starts wherever the window does.
+ */
+export class ChainVerifier {
+  private previousHash: string | null = null;
+  private seen = 0;
+
+  constructor(private readonly fromStart: boolean) {}
+
+  get count(): number {
+    return this.seen;
+  }
+
+  /** A record that cannot be read as one (its text was edited into something else). */
+  unreadable(id: string): ChainBreak {
+    return { position: ++this.seen, id, reason: 'was changed: it can no longer be read as an audit record' };
+  }
+
+  check(record: Omit<AuditRecord, 'action'> & { action: string }): ChainBreak | null {
+    const position = ++this.seen;
+    const at = (reason: string): ChainBreak => ({ position, id: record.id, reason });
+    if (position > 1 || this.fromStart) {
+      if (record.prevHash !== (position === 1 ? null : this.previousHash)) {
+        return at('does not follow the record before it: a record was removed before it, or the order was changed');
+      }
+    }
+    if (auditHash(record as AuditRecord) !== record.hash) return at('was changed: its hash does not match its content');
+    this.previousHash = record.hash;
+    return null;
+  }
 }

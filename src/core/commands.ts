@@ -3,6 +3,8 @@ import type { WriteContext } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
 import { createAccountCommand } from './usecases/accounts.js';
 import { postTransactionCommand } from './usecases/transactions.js';
+import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCommand } from './usecases/settlements.js';
+import { reconcileBatchCommand } from './usecases/reconciliation.js';
 
 export const commands = {
   createTenant: createTenantCommand,
@@ -10,6 +12,10 @@ export const commands = {
   revokeApiKey: revokeApiKeyCommand,
   createAccount: createAccountCommand,
   postTransaction: postTransactionCommand,
+  registerSettlement: registerSettlementCommand,
+  cancelSettlement: cancelSettlementCommand,
+  expireSettlements: expireSettlementsCommand,
+  reconcileBatch: reconcileBatchCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
 
 export type Commands = typeof commands;

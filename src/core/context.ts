@@ -2,6 +2,7 @@
 import type { Clock, Store, Writer } from './ports.js';
 import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
+import { SETTLEMENT_TTL_DEFAULT_SECONDS } from './limits.js';
 
 export interface Deps {
   store: Store;
@@ -10,18 +11,25 @@ export interface Deps {
   cursors: CursorCodec;
   /** Key of the API-key hash. */
   pepper: Buffer;
+  /** How long a new settlement stays PENDING. */
+  settlementTtlMs: number;
+}
+
+export interface LedgerOptions {
+  settlementTtlSeconds?: number;
 }
 
 export const PEPPER_SECRET = 'api_key_pepper';
 const CURSOR_SECRET = 'cursor_signing_key';
 
-export function makeDeps(store: Store, writer: Writer, clock: Clock): Deps {
+export function makeDeps(store: Store, writer: Writer, clock: Clock, options: LedgerOptions = {}): Deps {
   return {
     store,
     writer,
     clock,
     cursors: new CursorCodec(store.secret(CURSOR_SECRET)),
     pepper: store.secret(PEPPER_SECRET),
+    settlementTtlMs: (options.settlementTtlSeconds ?? SETTLEMENT_TTL_DEFAULT_SECONDS) * 1000,
   };
 }
 

@@ -2,7 +2,7 @@
 // the same key is refused, and a second request while the first is still running gets 409.
 import { createHash } from 'node:crypto';
 import { LedgerError } from './errors.js';
-import type { StoredIdempotency } from './ports.js';
+import type { ReadStore, StoredIdempotency } from './ports.js';
 
 export interface StoredResponse {
   status: number;
@@ -38,4 +38,29 @@ export class InFlightKeys {
       this.keys.delete(id);
     }
   }
+}
+
+/** One idempotent request: its tenant, endpoint, key and the hash of what it asks. */
+export interface IdempotentRequest {
+  tenantId: string;
+  endpoint: string;
+  key: string;
+  hash: string;
+}
+
+/**
+ * Runs a write at most once per key: while it runs the key is held (409 for a second request), a replay answers the
+ * stored response, and a different request under a used key is refused. `write` stores its response in its own commit.
+ */
+export function once(
+  store: ReadStore,
+  inFlight: InFlightKeys,
+  request: IdempotentRequest,
+  write: () => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  const { tenantId, endpoint, key, hash } = request;
+  return inFlight.hold(tenantId, endpoint, key, async () => {
+    const replay = replayOf(store.idempotency(tenantId, endpoint, key), hash);
+    return replay ?? write();
+  });
 }

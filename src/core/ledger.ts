@@ -1,19 +1,24 @@
 // The use-cases that the server and the CLI both call: two thin doors into the same functions.
 import type { Clock, Store, Writer } from './ports.js';
-import { makeDeps, type Deps } from './context.js';
+import { makeDeps, type Deps, type LedgerOptions } from './context.js';
 import { systemClock } from './time.js';
 import * as apiKeys from './usecases/apiKeys.js';
 import * as accounts from './usecases/accounts.js';
 import * as balances from './usecases/balances.js';
 import { TransactionService } from './usecases/transactions.js';
+import { SettlementService } from './usecases/settlements.js';
+import * as reconciliation from './usecases/reconciliation.js';
+import * as auditLog from './usecases/auditLog.js';
 
 export class Ledger {
   readonly deps: Deps;
   readonly transactions: TransactionService;
+  readonly settlements: SettlementService;
 
-  constructor(readonly store: Store, readonly writer: Writer, clock: Clock = systemClock) {
-    this.deps = makeDeps(store, writer, clock);
+  constructor(readonly store: Store, readonly writer: Writer, clock: Clock = systemClock, options: LedgerOptions = {}) {
+    this.deps = makeDeps(store, writer, clock, options);
     this.transactions = new TransactionService(this.deps);
+    this.settlements = new SettlementService(this.deps);
   }
 
   createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);
@@ -29,6 +34,11 @@ export class Ledger {
   balance = (...a: Tail<typeof balances.balance>) => balances.balance(this.deps, ...a);
   entries = (...a: Tail<typeof balances.entries>) => balances.entries(this.deps, ...a);
   statement = (...a: Tail<typeof balances.statement>) => balances.statement(this.deps, ...a);
+  reconcileBatch = (...a: Tail<typeof reconciliation.reconcileBatch>) => reconciliation.reconcileBatch(this.deps, ...a);
+  listReconciliationResults = (...a: Tail<typeof reconciliation.listReconciliationResults>) =>
+    reconciliation.listReconciliationResults(this.deps, ...a);
+  exportAudit = (...a: Tail<typeof auditLog.exportAudit>) => auditLog.exportAudit(this.deps, ...a);
+  verifyAuditChain = (...a: Tail<typeof auditLog.verifyStoredChain>) => auditLog.verifyStoredChain(this.deps, ...a);
 }
 
 /** The parameters of a use-case after its dependencies. */

@@ -31,3 +31,18 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const SHUTDOWN_DRAIN_MS = 10_000;
 /** A statement lists at most this many movements; a longer period is refused with 400. */
 export const STATEMENT_MOVEMENTS_MAX = 10_000;
+/** Transaction ids in one batch reconciliation request. */
+export const RECONCILIATION_BATCH_MIN = 1;
+export const RECONCILIATION_BATCH_MAX = 100;
+/** How long a new settlement stays PENDING unless `--settlement-ttl` says otherwise. */
+export const SETTLEMENT_TTL_DEFAULT_SECONDS = 86_400;
+/** The longest TTL accepted: ten years. */
+export const SETTLEMENT_TTL_MAX_SECONDS = 10 * 365 * 86_400;
+/** How often the server looks for PENDING settlements past their expiry. */
+export const SETTLEMENT_SWEEP_INTERVAL_MS = 250;
+/** Settlements turned UNMATCHED by one sweep at most; the next sweep takes the rest. */
+export const SETTLEMENT_SWEEP_BATCH_MAX = 500;
+/** PENDING settlements considered for one line at most (same account, token, amount, chain and wallet), oldest first. */
+export const SETTLEMENT_CANDIDATES_MAX = 1000;
+/** Audit records read from the database per page of an export or a verification. */
+export const AUDIT_PAGE_ROWS = 1000;

@@ -1,7 +1,8 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from './types.js';
-import type { Asset } from './money.js';
-import type { AuditRecord } from './audit.js';
+import type { Asset, Chain, Token } from './money.js';
+import type { ActorType, AuditRecord } from './audit.js';
+import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
@@ -43,6 +44,36 @@ export interface OutboxInsert {
   createdAt: string;
 }
 
+/** An audit record as stored: the payload is its JSON text. */
+export interface StoredAuditRecord extends Omit<AuditRecord, 'payload'> {
+  seq: number;
+  payloadJson: string;
+}
+
+export interface SettlementFilter {
+  status: SettlementStatus | null;
+  /** Inclusive bounds on createdAt. */
+  from: string | null;
+  to: string | null;
+}
+
+/** What a PENDING settlement must equal to match a line; the wallet is in canonical form. */
+export interface SettlementTarget {
+  accountId: string;
+  token: Token;
+  amountMinor: bigint;
+  chain: Chain;
+  walletCanonical: string;
+}
+
+export interface SettlementMatchFields {
+  transactionId: string;
+  lineNo: number;
+  txHash: string;
+  blockNumber: number;
+  confirmedAt: string;
+}
+
 /** Reads that never block writers. */
 export interface ReadStore {
   tenant(tenantId: string): Tenant | undefined;
@@ -69,6 +100,23 @@ export interface ReadStore {
   transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord>;
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
   lastCommitTime(): string | null;
+  settlement(tenantId: string, settlementId: string): Settlement | undefined;
+  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Page<Settlement>;
+  /** PENDING settlements equal to the target, oldest first. */
+  pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[];
+  settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[];
+  /** PENDING settlements whose expiry is at or before the instant, across tenants. */
+  expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }>;
+  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Page<ReconciliationResult & { seq: number }>;
+  /** Audit records with occurredAt in [from, to), of one actor type or all, in commit order, after a keyset position. */
+  auditPage(
+    tenantId: string,
+    range: { from: string; to: string; type: ActorType | null },
+    after: { occurredAt: string; seq: number } | null,
+    limit: number,
+  ): StoredAuditRecord[];
+  /** A tenant's whole chain in commit order, a page at a time. */
+  auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[];
 }
 
 /** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */
@@ -85,6 +133,12 @@ export interface WriteTx extends ReadStore {
   lastAuditHash(tenantId: string): string | null;
   appendAudit(record: AuditInsert): void;
   insertOutbox(event: OutboxInsert): void;
+  insertSettlement(settlement: Omit<Settlement, 'seq'>): void;
+  /** PENDING to SETTLED; false when it was no longer PENDING. */
+  settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): boolean;
+  /** PENDING to CANCELLED or UNMATCHED, dropping the expiry; false when it was no longer PENDING. */
+  closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): boolean;
+  insertReconciliationResult(tenantId: string, result: ReconciliationResult): void;
 }
 
 export interface Store extends ReadStore {

@@ -6,6 +6,8 @@ import { scopes } from './scopes.js';
 import * as limits from './limits.js';
 import { isUuid } from './ids.js';
 import { parseInstant } from './time.js';
+import { settlementStatuses } from './settlement.js';
+import { actorTypes } from './audit.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -119,3 +121,44 @@ export const statementQuery = v.object({
   from: instant('up'),
   to: instant('down'),
 });
+
+export const registerSettlementBody = v.strictObject({
+  accountId: uuidSchema,
+  expectedToken: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.picklist(tokens, `must be one of ${tokens.join(', ')}`)),
+  // A string, as the spec shows it; places and size are checked against the token when converted.
+  expectedAmount: v.pipe(
+    v.string('must be a decimal string such as "10.50"'),
+    v.regex(/^\d{1,40}(\.\d{1,40})?$/, 'must be a positive decimal string such as "10.50"'),
+  ),
+  expectedWalletAddress: nonBlank(limits.REFERENCE_LENGTH_MAX),
+  expectedChainId: v.picklist(chains, `must be one of ${chains.join(', ')}`),
+  expectedFromAddress: v.optional(v.nullable(nonBlank(limits.REFERENCE_LENGTH_MAX))),
+});
+export type RegisterSettlementBody = v.InferOutput<typeof registerSettlementBody>;
+
+export const settlementsQuery = v.object({
+  status: v.optional(v.picklist(settlementStatuses, `must be one of ${settlementStatuses.join(', ')}`)),
+  from: v.optional(instant('up')),
+  to: v.optional(instant('down')),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type SettlementsQuery = v.InferOutput<typeof settlementsQuery>;
+
+export const reconciliationBatchBody = v.strictObject({
+  transactionIds: v.pipe(
+    v.array(uuidSchema, 'must be an array of transaction ids'),
+    v.minLength(limits.RECONCILIATION_BATCH_MIN, `must have at least ${limits.RECONCILIATION_BATCH_MIN} id`),
+    v.maxLength(limits.RECONCILIATION_BATCH_MAX, `must have at most ${limits.RECONCILIATION_BATCH_MAX} ids`),
+  ),
+});
+export type ReconciliationBatchBody = v.InferOutput<typeof reconciliationBatchBody>;
+
+const exportTypes = [...actorTypes, 'ALL'] as const;
+/** `from` inclusive and `to` exclusive: both round up past the millisecond, as stored times have no more. */
+export const auditExportQuery = v.object({
+  from: instant('up'),
+  to: instant('up'),
+  type: v.optional(v.picklist(exportTypes, `must be one of ${exportTypes.join(', ')}`)),
+});
+export type AuditExportQuery = v.InferOutput<typeof auditExportQuery>;

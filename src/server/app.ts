@@ -9,10 +9,20 @@ import { parseBody, parseParams, parseQuery, toResponse, type Route } from './ro
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { settlementRoutes } from './routes/settlements.js';
+import { reconciliationRoutes } from './routes/reconciliation.js';
+import { complianceRoutes } from './routes/compliance.js';
 import { openApiDocument } from './openapi.js';
 import { VERSION } from '../version.js';
 
-export const apiRoutes: Route[] = [...accountRoutes, ...transactionRoutes, ...apiKeyRoutes];
+export const apiRoutes: Route[] = [
+  ...accountRoutes,
+  ...transactionRoutes,
+  ...settlementRoutes,
+  ...reconciliationRoutes,
+  ...complianceRoutes,
+  ...apiKeyRoutes,
+];
 
 const publicRoutes: Route[] = [
   {

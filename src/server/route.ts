@@ -2,6 +2,7 @@
 import type * as v from 'valibot';
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
+import { Readable } from 'node:stream';
 import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
@@ -20,6 +21,8 @@ export interface Reply {
   /** A JSON value, or text already serialized (a stored idempotent response). */
   body?: unknown;
   raw?: string;
+  /** A body produced chunk by chunk as the client reads it (the audit export). */
+  stream?: Iterable<string>;
   contentType?: string;
 }
 
@@ -91,9 +94,15 @@ export async function parseBody(route: Route, event: H3Event): Promise<unknown> 
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const STREAM_BUFFER_BYTES = 256 * 1024;
 
 export function toResponse(reply: Reply): Response {
   if (reply.status === 204) return new FastResponse(null, { status: 204 }) as unknown as Response;
+  if (reply.stream) {
+    // A node stream is piped with backpressure: the next chunk is produced only when the socket has taken the last.
+    const body = Readable.from(reply.stream, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
+    return new FastResponse(body as never, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
+  }
   const text = reply.raw ?? toJsonText(reply.body);
   return new FastResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
 }

@@ -9,6 +9,8 @@ import { ThreadWriter } from '../store/threadWriter.js';
 import { Checkpointer } from '../store/checkpointer.js';
 import type { Writer } from '../core/ports.js';
 import { createApp } from './app.js';
+import { SettlementSweeper } from './sweeper.js';
+import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
 
@@ -21,6 +23,8 @@ export interface ServeOptions {
   log: Logger;
   /** Where commits run: a writer thread (the default), or this thread. */
   writer?: 'thread' | 'local';
+  /** How long a new settlement stays PENDING; the contract's default when absent. */
+  settlementTtlSeconds?: number;
 }
 
 export interface RunningServer {
@@ -54,9 +58,12 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
     throw error;
   }
   const opened = writer;
+  const ledger = new Ledger(store, opened, systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
+  const sweeper = new SettlementSweeper(ledger, options.log);
   return {
-    ledger: new Ledger(store, opened),
+    ledger,
     close: async () => {
+      await sweeper.close();
       await opened.close();
       await checkpointer?.close();
       store.close();

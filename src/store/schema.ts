@@ -94,6 +94,39 @@ export interface OutboxTable {
   created_at: string;
 }
 
+export interface SettlementsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  token: string;
+  amount_text: string;
+  amount: string;
+  chain: string;
+  wallet_address: string;
+  wallet_canonical: string;
+  from_address: string | null;
+  from_canonical: string | null;
+  status: string;
+  matched_transaction_id: string | null;
+  matched_line_no: bigint | null;
+  tx_hash: string | null;
+  block_number: bigint | null;
+  confirmed_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface ReconciliationResultsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  transaction_id: string;
+  outcome: string;
+  settlement_id: string | null;
+  source: string;
+  reconciled_at: string;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -110,4 +143,6 @@ export interface Database {
   audit_log: AuditLogTable;
   outbox: OutboxTable;
   instance_secrets: InstanceSecretsTable;
+  settlements: SettlementsTable;
+  reconciliation_results: ReconciliationResultsTable;
 }

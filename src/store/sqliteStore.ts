@@ -2,7 +2,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../core/types.js';
-import type { AuditInsert, KeyPosition, OutboxInsert, Page, Store, StoredIdempotency, WriteTx } from '../core/ports.js';
+import type {
+  AuditInsert,
+  KeyPosition,
+  OutboxInsert,
+  Page,
+  SettlementFilter,
+  SettlementMatchFields,
+  SettlementTarget,
+  Store,
+  StoredAuditRecord,
+  StoredIdempotency,
+  WriteTx,
+} from '../core/ports.js';
+import type { ReconciliationResult, Settlement } from '../core/settlement.js';
+import { canonicalAddress } from '../core/settlement.js';
+import type { ActorType } from '../core/audit.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
@@ -60,6 +75,39 @@ const toTransaction = (r: Row<Database['transactions']>): TransactionRecord => (
   seq: Number(r.seq),
   document: r.document,
   createdAt: r.created_at,
+});
+
+const toSettlement = (r: Row<Database['settlements']>): Settlement => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  accountId: r.account_id,
+  token: r.token as Settlement['token'],
+  amountText: r.amount_text,
+  amountMinor: BigInt(r.amount),
+  chain: r.chain as Settlement['chain'],
+  walletAddress: r.wallet_address,
+  fromAddress: r.from_address,
+  status: r.status as Settlement['status'],
+  matchedTransactionId: r.matched_transaction_id,
+  matchedLineNo: r.matched_line_no === null ? null : Number(r.matched_line_no),
+  txHash: r.tx_hash,
+  blockNumber: r.block_number === null ? null : Number(r.block_number),
+  confirmedAt: r.confirmed_at,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+});
+
+const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord => ({
+  seq: Number(r.seq),
+  id: r.id,
+  type: r.type as ActorType,
+  action: r.action as StoredAuditRecord['action'],
+  actorKeyId: r.actor_key_id,
+  occurredAt: r.occurred_at,
+  payloadJson: r.payload,
+  prevHash: r.prev_hash,
+  hash: r.hash,
 });
 
 function page<T>(rows: T[], limit: number): Page<T> {
@@ -201,7 +249,8 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     insertTransaction: p((q) =>
       q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), document: param('document'), created_at: param('createdAt') }),
     ),
-    lastCommitTime: p((q) => q.selectFrom('entries').select('created_at').orderBy('seq', 'desc').limit(1)),
+    // Every write appends an audit record, so the newest record carries the last commit time.
+    lastCommitTime: p((q) => q.selectFrom('audit_log').select('occurred_at').orderBy('seq', 'desc').limit(1)),
     idempotency: p((q) =>
       q
         .selectFrom('idempotency')
@@ -237,6 +286,137 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     ),
     insertOutbox: p((q) =>
       q.insertInto('outbox').values({ tenant_id: tenant, id: param('id'), type: param('type'), payload: param('payload'), created_at: param('createdAt') }),
+    ),
+    settlement: p((q) => q.selectFrom('settlements').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('settlementId'))),
+    // Filters that are absent pass as wildcards ('' for the lowest time, '~' above every status), so one statement serves all.
+    settlementsPage: p((q) =>
+      q
+        .selectFrom('settlements')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where((eb) => eb.or([eb(eb.val(param('status')), '=', '*'), eb('status', '=', param('status'))]))
+        .where('created_at', '>=', param('from'))
+        .where('created_at', '<=', param('to'))
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    pendingSettlements: p((q) =>
+      q
+        .selectFrom('settlements')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('status', '=', 'PENDING')
+        .where('token', '=', param('token'))
+        .where('amount', '=', param('amount'))
+        .where('chain', '=', param('chain'))
+        .where('wallet_canonical', '=', param('walletCanonical'))
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    settlementsMatchedTo: p((q) =>
+      q
+        .selectFrom('settlements')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('matched_transaction_id', '=', param('transactionId'))
+        .orderBy('matched_line_no', 'asc'),
+    ),
+    tenantIds: p((q) => q.selectFrom('tenants').select('id').orderBy('seq', 'asc')),
+    expiredSettlements: p((q) =>
+      q
+        .selectFrom('settlements')
+        .select(['tenant_id', 'id'])
+        .where('tenant_id', '=', tenant)
+        .where('status', '=', 'PENDING')
+        .where('expires_at', '<=', param('at'))
+        .orderBy('expires_at', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    insertSettlement: p((q) =>
+      q.insertInto('settlements').values({
+        tenant_id: tenant,
+        id: param('id'),
+        account_id: account,
+        token: param('token'),
+        amount_text: param('amountText'),
+        amount: param('amount'),
+        chain: param('chain'),
+        wallet_address: param('walletAddress'),
+        wallet_canonical: param('walletCanonical'),
+        from_address: param<string | null>('fromAddress'),
+        from_canonical: param<string | null>('fromCanonical'),
+        status: 'PENDING',
+        expires_at: param('expiresAt'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    settleSettlement: p((q) =>
+      q
+        .updateTable('settlements')
+        .set({
+          status: 'SETTLED',
+          matched_transaction_id: param('transactionId'),
+          matched_line_no: param<bigint>('lineNo'),
+          tx_hash: param('txHash'),
+          block_number: param<bigint>('blockNumber'),
+          confirmed_at: param('confirmedAt'),
+          expires_at: null,
+        })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('settlementId'))
+        .where('status', '=', 'PENDING'),
+    ),
+    closeSettlement: p((q) =>
+      q
+        .updateTable('settlements')
+        .set({ status: param('status'), expires_at: null })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('settlementId'))
+        .where('status', '=', 'PENDING'),
+    ),
+    insertReconciliationResult: p((q) =>
+      q.insertInto('reconciliation_results').values({
+        tenant_id: tenant,
+        transaction_id: param('transactionId'),
+        outcome: param('outcome'),
+        settlement_id: param<string | null>('settlementId'),
+        source: param('source'),
+        reconciled_at: param('reconciledAt'),
+      }),
+    ),
+    reconciliationResultsPage: p((q) =>
+      q
+        .selectFrom('reconciliation_results')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    // Commit order within the window: the keyset (occurred_at, seq) walks the tenant-time index.
+    auditPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('occurred_at', '>=', param('from'))
+        .where('occurred_at', '<', param('to'))
+        .where((eb) => eb.or([eb('occurred_at', '>', param('afterTime')), eb('seq', '>', param<bigint>('afterSeq'))]))
+        .where((eb) => eb.or([eb(eb.val(param('type')), '=', '*'), eb('type', '=', param('type'))]))
+        .orderBy('occurred_at', 'asc')
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    auditChainPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '>', param<bigint>('afterSeq'))
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
     ),
     secret: p((q) => q.selectFrom('instance_secrets').select('value').where('name', '=', param('name'))),
     insertSecret: p((q) =>
@@ -398,7 +578,81 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   lastCommitTime(): string | null {
-    return this.s.lastCommitTime.get()?.created_at ?? null;
+    return this.s.lastCommitTime.get()?.occurred_at ?? null;
+  }
+
+  settlement(tenantId: string, settlementId: string): Settlement | undefined {
+    const r = this.s.settlement.get({ tenantId, settlementId });
+    return r && toSettlement(r);
+  }
+
+  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Page<Settlement> {
+    const rows = this.s.settlementsPage.all({
+      tenantId,
+      status: filter.status ?? '*',
+      from: filter.from ?? TIME_MIN,
+      to: filter.to ?? TIME_MAX,
+      before: before === null ? SEQ_MAX : BigInt(before),
+      limit: limit + 1,
+    });
+    return page(rows.map(toSettlement), limit);
+  }
+
+  pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[] {
+    const { accountId, token, amountMinor, chain, walletCanonical } = target;
+    return this.s.pendingSettlements.all({ tenantId, accountId, token, amount: amountMinor.toString(), chain, walletCanonical, limit }).map(toSettlement);
+  }
+
+  settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[] {
+    return this.s.settlementsMatchedTo.all({ tenantId, transactionId }).map(toSettlement);
+  }
+
+  /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
+  expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }> {
+    const found: Array<{ tenantId: string; id: string }> = [];
+    for (const { id: tenantId } of this.s.tenantIds.all()) {
+      if (found.length >= limit) break;
+      for (const r of this.s.expiredSettlements.all({ tenantId, at, limit: limit - found.length })) found.push({ tenantId, id: r.id });
+    }
+    return found;
+  }
+
+  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Page<ReconciliationResult & { seq: number }> {
+    const rows = this.s.reconciliationResultsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
+    return page(
+      rows.map((r) => ({
+        seq: Number(r.seq),
+        transactionId: r.transaction_id,
+        outcome: r.outcome as ReconciliationResult['outcome'],
+        settlementId: r.settlement_id,
+        source: r.source as ReconciliationResult['source'],
+        reconciledAt: r.reconciled_at,
+      })),
+      limit,
+    );
+  }
+
+  auditPage(
+    tenantId: string,
+    range: { from: string; to: string; type: ActorType | null },
+    after: { occurredAt: string; seq: number } | null,
+    limit: number,
+  ): StoredAuditRecord[] {
+    return this.s.auditPage
+      .all({
+        tenantId,
+        from: range.from,
+        to: range.to,
+        afterTime: after?.occurredAt ?? TIME_MIN,
+        afterSeq: after ? BigInt(after.seq) : 0n,
+        type: range.type ?? '*',
+        limit,
+      })
+      .map(toStoredAudit);
+  }
+
+  auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[] {
+    return this.s.auditChainPage.all({ tenantId, afterSeq: BigInt(afterSeq), limit }).map(toStoredAudit);
   }
 
   // Writes; called only inside `write`.
@@ -491,6 +745,40 @@ export class SqliteStore implements Store, WriteTx {
       hash: r.hash,
     });
     this.auditHeads.set(r.tenantId, r.hash);
+  }
+
+  insertSettlement(settlement: Omit<Settlement, 'seq'>): void {
+    const st = settlement;
+    this.s.insertSettlement.run({
+      tenantId: st.tenantId,
+      id: st.id,
+      accountId: st.accountId,
+      token: st.token,
+      amountText: st.amountText,
+      amount: st.amountMinor.toString(),
+      chain: st.chain,
+      walletAddress: st.walletAddress,
+      walletCanonical: canonicalAddress(st.chain, st.walletAddress),
+      fromAddress: st.fromAddress,
+      fromCanonical: st.fromAddress === null ? null : canonicalAddress(st.chain, st.fromAddress),
+      expiresAt: st.expiresAt,
+      createdAt: st.createdAt,
+    });
+  }
+
+  settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): boolean {
+    const { transactionId, lineNo, txHash, blockNumber, confirmedAt } = match;
+    return (
+      this.s.settleSettlement.run({ tenantId, settlementId, transactionId, lineNo: BigInt(lineNo), txHash, blockNumber: BigInt(blockNumber), confirmedAt }) === 1
+    );
+  }
+
+  closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): boolean {
+    return this.s.closeSettlement.run({ tenantId, settlementId, status }) === 1;
+  }
+
+  insertReconciliationResult(tenantId: string, result: ReconciliationResult): void {
+    this.s.insertReconciliationResult.run({ tenantId, ...result });
   }
 
   insertOutbox(event: OutboxInsert): void {

@@ -497,6 +497,13 @@ describe('routing, health and the OpenAPI document', () => {
       ['post', '/api/v1/api-keys'],
       ['get', '/api/v1/api-keys'],
       ['delete', '/api/v1/api-keys/{keyId}'],
+      ['post', '/api/v1/settlements'],
+      ['get', '/api/v1/settlements'],
+      ['get', '/api/v1/settlements/{settlementId}'],
+      ['delete', '/api/v1/settlements/{settlementId}'],
+      ['post', '/api/v1/reconciliation/batch'],
+      ['get', '/api/v1/reconciliation/results'],
+      ['get', '/api/v1/compliance/audit-export'],
     ];
     for (const [method, path] of routes) {
       expect(doc.paths?.[path]?.[method], `${method.toUpperCase()} ${path}`).toBeTypeOf('object');
@@ -512,8 +519,23 @@ describe('routing, health and the OpenAPI document', () => {
     const sales = await makeAccount(admin, { type: 'REVENUE' });
     const tx = await post(admin, [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')]);
     const spare = await admin.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
-    const ids: Record<string, string> = { accountId: cash, transactionId: tx.body.transactionId, keyId: spare.body.id };
+    const expectation = {
+      accountId: cash,
+      expectedToken: 'USDC',
+      expectedAmount: '1',
+      expectedWalletAddress: '0x0000000000000000000000000000000000000001',
+      expectedChainId: 'EVM',
+    };
+    const settlement = await admin.post('/api/v1/settlements', expectation, idem());
+    const ids: Record<string, string> = {
+      accountId: cash,
+      transactionId: tx.body.transactionId,
+      keyId: spare.body.id,
+      settlementId: settlement.body.settlementId,
+    };
     const bodies: Record<string, unknown> = {
+      'post /api/v1/settlements': expectation,
+      'post /api/v1/reconciliation/batch': { transactionIds: [tx.body.transactionId] },
       'post /api/v1/accounts': { name: 'z', currency: 'USD', type: 'ASSET' },
       'post /api/v1/transactions': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/api-keys': { scopes: ['ACCOUNTS_READ'] },
@@ -526,7 +548,7 @@ describe('routing, health and the OpenAPI document', () => {
     expect(documented.length).toBeGreaterThanOrEqual(routes.length);
     for (const [method, path] of documented) {
       let concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? randomUUID());
-      if (path.endsWith('/statement')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
+      if (path.endsWith('/statement') || path.endsWith('/audit-export')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
       const key = `${method} ${path}`;
       const res = await admin.request(method.toUpperCase(), concrete, {
         ...(key in bodies ? { body: bodies[key] } : {}),

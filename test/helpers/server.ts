@@ -37,11 +37,16 @@ export async function createTenant(dbPath: string, name = 'Acme'): Promise<TestS
   return JSON.parse(result.stdout) as TestServer['tenant'];
 }
 
-export async function startTestServer(): Promise<TestServer> {
+export interface TestServerOptions {
+  /** How long a new settlement stays PENDING (`--settlement-ttl`); the server's default when absent. */
+  settlementTtlSeconds?: number;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   const dbPath = join(dir, 'ledger.db');
   const tenant = await createTenant(dbPath);
-  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {} });
+  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds });
   return {
     url: server.url,
     dir,

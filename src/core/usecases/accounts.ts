@@ -9,7 +9,7 @@ import { accountView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 
 export function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
-  const { tx, ids, clock } = ctx;
+  const { tx, ids, commitClock } = ctx;
   const { body } = args;
   const account: Omit<Account, 'seq'> = {
     id: ids.next(),
@@ -18,7 +18,7 @@ export function createAccountCommand(ctx: WriteContext, args: { tenantId: string
     description: body.description ?? null,
     currency: body.currency,
     type: body.type,
-    createdAt: clock.now().toISOString(),
+    createdAt: commitClock.next(),
   };
   tx.insertAccount(account);
   appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_ACCOUNT', account.createdAt, {

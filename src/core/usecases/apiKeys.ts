@@ -9,14 +9,14 @@ import type { WriteContext } from '../ports.js';
 import { apiKeyCreatedView, apiKeyListView } from '../views.js';
 
 export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor }) {
-  const { tx, ids, clock, pepper } = ctx;
+  const { tx, ids, commitClock, pepper } = ctx;
   const rawKey = generateRawKey();
   const key: ApiKey = {
     id: ids.next(),
     tenantId: args.tenantId,
     prefix: visiblePrefix(rawKey),
     scopes: args.scopes,
-    createdAt: clock.now().toISOString(),
+    createdAt: commitClock.next(),
     revokedAt: null,
   };
   tx.insertApiKey(key, hashKey(pepper, rawKey));
@@ -25,8 +25,8 @@ export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string;
 }
 
 export function createTenantCommand(ctx: WriteContext, args: { name: string; actor: Actor }) {
-  const { tx, ids, clock } = ctx;
-  const tenant: Tenant = { id: ids.next(), name: args.name, createdAt: clock.now().toISOString() };
+  const { tx, ids, commitClock } = ctx;
+  const tenant: Tenant = { id: ids.next(), name: args.name, createdAt: commitClock.next() };
   tx.insertTenant(tenant);
   appendAudit(tx, ids, tenant.id, args.actor, 'CREATE_TENANT', tenant.createdAt, { tenantId: tenant.id, name: tenant.name });
   const apiKey = createApiKeyCommand(ctx, { tenantId: tenant.id, scopes: ['ADMIN'], actor: args.actor });
@@ -34,11 +34,11 @@ export function createTenantCommand(ctx: WriteContext, args: { name: string; act
 }
 
 export function revokeApiKeyCommand(ctx: WriteContext, args: { tenantId: string; keyId: string; actor: Actor }): void {
-  const { tx, ids, clock } = ctx;
+  const { tx, ids, commitClock } = ctx;
   const key = tx.apiKey(args.tenantId, args.keyId);
   if (!key) throw notFound(`API key ${args.keyId}`);
   if (key.revokedAt !== null) return; // Revocation is permanent; revoking again changes nothing.
-  const revokedAt = clock.now().toISOString();
+  const revokedAt = commitClock.next();
   tx.revokeApiKey(args.tenantId, args.keyId, revokedAt);
   appendAudit(tx, ids, args.tenantId, args.actor, 'REVOKE_API_KEY', revokedAt, { keyId: args.keyId, prefix: key.prefix });
 }

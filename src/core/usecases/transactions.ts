@@ -6,11 +6,13 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { WriteContext, WriteTx } from '../ports.js';
-import { InFlightKeys, replayOf, requestHash, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
 import { RawJson, toJsonText } from '../json.js';
 import { entryView, transactionView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
-import type { Asset } from '../money.js';
+import type { Asset, Token } from '../money.js';
+import type { OnchainLine } from '../settlement.js';
+import { settleMatches } from './settlements.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
@@ -83,8 +85,20 @@ export function postTransactionCommand(
     payload: document,
     createdAt,
   });
+  // A posting that records an expected transfer settles it in this same commit.
+  const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLines(entries), createdAt, 'POSTING');
+  for (const { settlement } of matches) {
+    tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'POSTING', reconciledAt: createdAt });
+  }
   return response;
 }
+
+const onchainLines = (entries: Entry[]): OnchainLine[] =>
+  entries.flatMap((e) =>
+    e.details.kind === 'ONCHAIN'
+      ? [{ lineNo: e.lineNo, accountId: e.accountId, entryType: e.entryType, token: e.asset as Token, amountMinor: e.amountMinor, details: e.details }]
+      : [],
+  );
 
 export class TransactionService {
   private readonly inFlight = new InFlightKeys();
@@ -95,9 +109,8 @@ export class TransactionService {
   async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const hash = requestHash(fingerprint(input));
-    return this.inFlight.hold(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey, async () => {
-      const replay = replayOf(this.deps.store.idempotency(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey), hash);
-      if (replay) return replay;
+    const request = { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash };
+    return once(this.deps.store, this.inFlight, request, async () => {
       assertBalanced(input.lines);
       return this.deps.writer.run('postTransaction', { tenantId, actor, input, key: idempotencyKey, hash });
     });

@@ -1,0 +1,216 @@
+// Settlement expectations: registering (once per Idempotency-Key), reading, cancelling, expiring, and settling on a match.
+import type { Deps } from '../context.js';
+import type { WriteContext } from '../ports.js';
+import { assert, invalid, LedgerError, notFound } from '../errors.js';
+import { appendAudit, SYSTEM_ACTOR, type Actor } from '../audit.js';
+import { parseAmount } from '../money.js';
+import type { RegisterSettlementBody, SettlementsQuery } from '../schemas.js';
+import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { toJsonText } from '../json.js';
+import { toIso } from '../time.js';
+import { pageBySeq } from '../paging.js';
+import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
+import {
+  canonicalAddress,
+  matchLines,
+  settlementView,
+  type Match,
+  type OnchainLine,
+  type ReconciliationSource,
+  type Settlement,
+} from '../settlement.js';
+
+export const REGISTER_SETTLEMENT_ENDPOINT = 'POST /api/v1/settlements';
+
+type SettlementInput = Pick<Settlement, 'accountId' | 'token' | 'amountText' | 'amountMinor' | 'chain' | 'walletAddress' | 'fromAddress'>;
+
+/** The expected amount in minor units of the token; a 400 when it has more places than the token or is not above zero. */
+function toSettlementInput(body: RegisterSettlementBody): SettlementInput {
+  const amount = parseAmount(body.expectedAmount, body.expectedToken);
+  if (!amount.ok) {
+    throw invalid(`Invalid request body: expectedAmount ${amount.message}.`, [{ path: 'expectedAmount', message: amount.message }]);
+  }
+  return {
+    accountId: body.accountId,
+    token: body.expectedToken,
+    amountText: body.expectedAmount,
+    amountMinor: amount.minor,
+    chain: body.expectedChainId,
+    walletAddress: body.expectedWalletAddress,
+    fromAddress: body.expectedFromAddress ?? null,
+  };
+}
+
+const fingerprint = (i: SettlementInput): string =>
+  JSON.stringify([i.accountId, i.token, i.amountText, i.chain, i.walletAddress, i.fromAddress]);
+
+export function registerSettlementCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; input: SettlementInput; key: string; hash: string; ttlMs: number },
+): StoredResponse {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, input } = args;
+  if (!tx.account(tenantId, input.accountId)) {
+    throw new LedgerError('ACCOUNT_NOT_FOUND', `accountId ${input.accountId} is not an account of this tenant.`);
+  }
+  const createdAt = commitClock.next();
+  const settlement: Omit<Settlement, 'seq'> = {
+    ...input,
+    id: ids.next(),
+    tenantId,
+    status: 'PENDING',
+    matchedTransactionId: null,
+    matchedLineNo: null,
+    txHash: null,
+    blockNumber: null,
+    confirmedAt: null,
+    expiresAt: toIso(Date.parse(createdAt) + args.ttlMs),
+    createdAt,
+  };
+  tx.insertSettlement(settlement);
+  const response: StoredResponse = { status: 201, body: toJsonText(settlementView(settlement)) };
+  tx.insertIdempotency(tenantId, REGISTER_SETTLEMENT_ENDPOINT, args.key, { requestHash: args.hash, ...response }, createdAt);
+  appendAudit(tx, ids, tenantId, args.actor, 'REGISTER_SETTLEMENT', createdAt, {
+    settlementId: settlement.id,
+    accountId: settlement.accountId,
+    expectedToken: settlement.token,
+    expectedAmount: settlement.amountText,
+    expectedChainId: settlement.chain,
+    expectedWalletAddress: settlement.walletAddress,
+    expectedFromAddress: settlement.fromAddress,
+    expiresAt: settlement.expiresAt,
+    idempotencyKey: args.key,
+  });
+  return response;
+}
+
+/** PENDING becomes CANCELLED; cancelling a CANCELLED one answers it unchanged; SETTLED and UNMATCHED are final (409). */
+export function cancelSettlementCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; settlementId: string }) {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, settlementId } = args;
+  const settlement = tx.settlement(tenantId, settlementId);
+  if (!settlement) throw notFound(`Settlement ${settlementId}`);
+  if (settlement.status === 'CANCELLED') return settlementView(settlement);
+  if (settlement.status !== 'PENDING') {
+    throw new LedgerError('CONFLICT', `Settlement ${settlementId} is ${settlement.status}; only a PENDING settlement can be cancelled.`);
+  }
+  const at = commitClock.next();
+  assert(tx.closeSettlement(tenantId, settlementId, 'CANCELLED'), 'a PENDING settlement closes within its own write');
+  appendAudit(tx, ids, tenantId, args.actor, 'CANCEL_SETTLEMENT', at, { settlementId, accountId: settlement.accountId });
+  return settlementView({ ...settlement, status: 'CANCELLED', expiresAt: null });
+}
+
+/** Turns PENDING settlements past their expiry into UNMATCHED, with their audit record and event; answers how many. */
+export function expireSettlementsCommand(ctx: WriteContext, args: { limit: number }): number {
+  const { tx, ids, commitClock } = ctx;
+  const at = commitClock.next();
+  const expired = tx.expiredSettlements(at, args.limit);
+  for (const { tenantId, id } of expired) {
+    const settlement = tx.settlement(tenantId, id)!;
+    assert(tx.closeSettlement(tenantId, id, 'UNMATCHED'), 'an expired PENDING settlement closes within its own write');
+    const closed = { ...settlement, status: 'UNMATCHED' as const, expiresAt: null };
+    appendAudit(tx, ids, tenantId, SYSTEM_ACTOR, 'SETTLEMENT_UNMATCHED', at, {
+      settlementId: id,
+      accountId: settlement.accountId,
+      expiredAt: settlement.expiresAt,
+    });
+    tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.unmatched', payload: toJsonText(settlementView(closed)), createdAt: at });
+  }
+  return expired.length;
+}
+
+/**
+ * Settles every PENDING settlement the lines match, inside the caller's write: status, matched fields, audit record and
+ * `settlement.matched` event together. Answers the matches made.
+ */
+export function settleMatches(
+  ctx: WriteContext,
+  tenantId: string,
+  actor: Actor,
+  transactionId: string,
+  lines: readonly OnchainLine[],
+  at: string,
+  source: ReconciliationSource,
+): Match[] {
+  const { tx, ids } = ctx;
+  const matches = matchLines(lines, (line) =>
+    tx.pendingSettlements(
+      tenantId,
+      {
+        accountId: line.accountId,
+        token: line.token,
+        amountMinor: line.amountMinor,
+        chain: line.details.chainId,
+        walletCanonical: canonicalAddress(line.details.chainId, line.details.walletAddress),
+      },
+      SETTLEMENT_CANDIDATES_MAX,
+    ),
+  );
+  for (const { settlement, line } of matches) {
+    const fields = { transactionId, lineNo: line.lineNo, txHash: line.details.txHash, blockNumber: line.details.blockNumber, confirmedAt: at };
+    assert(tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
+    const settled: Settlement = {
+      ...settlement,
+      status: 'SETTLED',
+      matchedTransactionId: transactionId,
+      matchedLineNo: line.lineNo,
+      txHash: fields.txHash,
+      blockNumber: fields.blockNumber,
+      confirmedAt: at,
+      expiresAt: null,
+    };
+    appendAudit(tx, ids, tenantId, actor, 'SETTLEMENT_MATCHED', at, {
+      settlementId: settlement.id,
+      transactionId,
+      lineNo: line.lineNo,
+      txHash: fields.txHash,
+      source,
+    });
+    tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.matched', payload: toJsonText(settlementView(settled)), createdAt: at });
+  }
+  return matches;
+}
+
+export class SettlementService {
+  private readonly inFlight = new InFlightKeys();
+
+  constructor(private readonly deps: Deps) {}
+
+  register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
+    const input = toSettlementInput(body);
+    const hash = requestHash(fingerprint(input));
+    return once(this.deps.store, this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, () =>
+      this.deps.writer.run('registerSettlement', { tenantId, actor, input, key, hash, ttlMs: this.deps.settlementTtlMs }),
+    );
+  }
+
+  get(tenantId: string, settlementId: string) {
+    const settlement = this.deps.store.settlement(tenantId, settlementId);
+    if (!settlement) throw notFound(`Settlement ${settlementId}`);
+    return settlementView(settlement);
+  }
+
+  list(tenantId: string, query: SettlementsQuery) {
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+      throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+    }
+    const filter = {
+      status: query.status ?? null,
+      from: query.from === undefined ? null : toIso(query.from),
+      to: query.to === undefined ? null : toIso(query.to),
+    };
+    // The filter is part of the list a cursor belongs to: a cursor of one filter does not page another.
+    const scope = `settlements:${tenantId}:${filter.status ?? '*'}:${filter.from ?? '*'}:${filter.to ?? '*'}`;
+    return pageBySeq(this.deps, scope, query, (before, limit) => this.deps.store.settlementsPage(tenantId, filter, before, limit), (s) => settlementView(s));
+  }
+
+  cancel(tenantId: string, actor: Actor, settlementId: string) {
+    return this.deps.writer.run('cancelSettlement', { tenantId, actor, settlementId });
+  }
+
+  /** Expires what is due, when anything is: a read first, so an idle server does not write. */
+  async expireDue(limit: number): Promise<number> {
+    if (this.deps.store.expiredSettlements(this.deps.clock.now().toISOString(), 1).length === 0) return 0;
+    return this.deps.writer.run('expireSettlements', { limit });
+  }
+}

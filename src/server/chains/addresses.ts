@@ -1,0 +1,40 @@
+// Whether an address is a valid address of its chain, by each chain's own SDK: EIP-55 checksums through viem, Solana
+// public keys through @solana/kit, TRON base58check through tronweb. The SDKs load on first use, so CLI commands
+// that never check an address do not pay for them.
+import type { Chain } from '../../core/money.js';
+
+type Check = (address: string) => boolean;
+
+const loaders: Record<Chain, () => Promise<Check>> = {
+  // Mixed case must carry a valid checksum; all-lower and all-upper hex carry none and are accepted.
+  EVM: async () => {
+    const { isAddress } = await import('viem/utils');
+    return (address) => isAddress(address, { strict: true });
+  },
+  SOLANA: async () => {
+    const { isAddress } = await import('@solana/kit');
+    return (address) => isAddress(address);
+  },
+  // The base58check form (T...), not the hex form tronweb also knows.
+  TRON: async () => {
+    const { TronWeb } = await import('tronweb');
+    return (address) => address.startsWith('T') && TronWeb.isAddress(address);
+  },
+};
+
+const checks = new Map<Chain, Promise<Check>>();
+
+export async function isChainAddress(chain: Chain, address: string): Promise<boolean> {
+  let check = checks.get(chain);
+  if (!check) {
+    check = loaders[chain]();
+    checks.set(chain, check);
+  }
+  return (await check)(address);
+}
+
+export const chainAddressRule: Record<Chain, string> = {
+  EVM: 'an EVM address (0x and 40 hex digits; mixed case must be a valid EIP-55 checksum)',
+  SOLANA: 'a Solana address (a base58 32-byte public key)',
+  TRON: 'a TRON address (base58check, starting with T)',
+};

@@ -1,0 +1,21 @@
+// The audit export: NDJSON streamed from the database a page at a time.
+import { auditExportQuery } from '../../core/schemas.js';
+import { defineRoute } from '../route.js';
+
+export const NDJSON_TYPE = 'application/x-ndjson';
+
+export const complianceRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/compliance/audit-export',
+    summary: 'Export the audit log of a time window as NDJSON, oldest first (from inclusive, to exclusive)',
+    scope: 'COMPLIANCE_EXPORT',
+    query: auditExportQuery,
+    responses: { 200: 'NDJSON, one audit record per line', 400: 'from or to missing or invalid, from not before to, invalid type', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: ({ ledger, principal, query }) => ({
+      status: 200,
+      stream: ledger.exportAudit(principal.tenantId, query),
+      contentType: NDJSON_TYPE,
+    }),
+  }),
+];

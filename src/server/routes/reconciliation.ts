@@ -1,0 +1,27 @@
+// Batch reconciliation and the record of its outcomes.
+import { pageQuery, reconciliationBatchBody } from '../../core/schemas.js';
+import { defineRoute } from '../route.js';
+
+export const reconciliationRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/reconciliation/batch',
+    summary: 'Reconcile transactions against PENDING settlements; one outcome per id, in request order',
+    scope: 'RECONCILIATION_WRITE',
+    body: reconciliationBatchBody,
+    responses: { 200: 'Array of {transactionId, outcome}', 400: 'Empty batch, more than 100 ids, or an id that is not a UUID', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: async ({ ledger, principal, actor, body }) => ({
+      status: 200,
+      body: await ledger.reconcileBatch(principal.tenantId, actor, body.transactionIds),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/reconciliation/results',
+    summary: 'Every reconciliation outcome recorded, newest first',
+    scope: 'RECONCILIATION_READ',
+    query: pageQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.listReconciliationResults(principal.tenantId, query) }),
+  }),
+];

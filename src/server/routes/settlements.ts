@@ -1,0 +1,74 @@
+// Settlement expectations: register, list, read and cancel.
+import { idempotencyKeySchema, registerSettlementBody, settlementsQuery, type RegisterSettlementBody } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { invalid } from '../../core/errors.js';
+import { chainAddressRule, isChainAddress } from '../chains/addresses.js';
+import { defineRoute } from '../route.js';
+
+/** Wallet and sender must be addresses of the expected chain: checked here, at the edge, by the chain's SDK. */
+async function checkAddresses(body: RegisterSettlementBody): Promise<void> {
+  const fields = [['expectedWalletAddress', body.expectedWalletAddress]] as Array<[string, string]>;
+  if (body.expectedFromAddress) fields.push(['expectedFromAddress', body.expectedFromAddress]);
+  for (const [path, address] of fields) {
+    if (!(await isChainAddress(body.expectedChainId, address))) {
+      const message = `must be ${chainAddressRule[body.expectedChainId]}`;
+      throw invalid(`Invalid request body: ${path} ${message}.`, [{ path, message }]);
+    }
+  }
+}
+
+const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
+
+export const settlementRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/settlements',
+    summary: 'Register a settlement expectation: a transfer the ledger waits for',
+    scope: 'TRANSACTIONS_WRITE',
+    body: registerSettlementBody,
+    headers: {
+      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+    },
+    responses: {
+      201: 'The settlement, PENDING',
+      400: 'Missing or invalid Idempotency-Key, malformed body, invalid token, chain, amount or address',
+      ...auth,
+      409: 'A request with the same Idempotency-Key is in progress',
+      422: 'Account not found for the tenant, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, body, header }) => {
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
+      await checkAddresses(body);
+      const stored = await ledger.settlements.register(principal.tenantId, actor, key, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/settlements',
+    summary: 'List settlements, newest first',
+    scope: 'TRANSACTIONS_READ',
+    query: settlementsQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid status, date range, limit or cursor', ...auth },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.settlements.list(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/settlements/:settlementId',
+    summary: 'Get a settlement',
+    scope: 'TRANSACTIONS_READ',
+    responses: { 200: 'The settlement', ...auth, 404: 'Not found for the tenant' },
+    handle: ({ ledger, principal, params }) => ({ status: 200, body: ledger.settlements.get(principal.tenantId, params.settlementId!) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/settlements/:settlementId',
+    summary: 'Cancel a PENDING settlement',
+    scope: 'TRANSACTIONS_WRITE',
+    responses: { 200: 'The settlement, CANCELLED', ...auth, 404: 'Not found for the tenant', 409: 'Already SETTLED or UNMATCHED' },
+    handle: async ({ ledger, principal, actor, params }) => ({
+      status: 200,
+      body: await ledger.settlements.cancel(principal.tenantId, actor, params.settlementId!),
+    }),
+  }),
+];
