@@ -2,7 +2,8 @@
 // Prints throughput and latency per scenario, and the large-history check (1,000,000 entries vs 10).
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? 1_000_000);
 const CONNECTIONS = 64;
 const ACCOUNTS = 64;
+/** On-chain postings that batch reconciliation runs over, and how many of them a settlement expects. */
+const ONCHAIN_POSTINGS = 2000;
+const BATCH_IDS = 100;
+const EXPORT_RSS_LIMIT_MB = 200;
+const WALLET = '0x00000000000000000000000000000000000b3a7c';
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
 interface Row {
@@ -81,13 +87,47 @@ async function seed(dbPath: string) {
     if ((n / BATCH) % 200 === 0) console.error(`  seeding: ${n.toLocaleString()} of ${BIG_ENTRIES.toLocaleString()} entries`);
   }
   for (let n = 0; n < 10; n++) await postPair(small, n);
+
+  // On-chain postings for batch reconciliation, half of them expected by a settlement registered afterwards.
+  const wallet = (await make('wallet', 'ASSET')).id;
+  const onchainLine = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({
+    accountId,
+    entryType,
+    monetaryEntry: {
+      type: 'ONCHAIN' as const,
+      amount: new JsonNumber(amount),
+      token: 'USDC' as const,
+      chainId: 'EVM' as const,
+      txHash: `0x${randomUUID().replace(/-/g, '')}`,
+      blockNumber: 1,
+      walletAddress: WALLET,
+      tokenContract: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    },
+  });
+  const amountOf = (n: number) => `${n + 1}.000001`;
+  const onchainIds: string[] = [];
+  for (let n = 0; n < ONCHAIN_POSTINGS; n++) {
+    const stored = await ledger.transactions.post(tenantId, actor, `chain-${n}`, {
+      lines: [onchainLine(wallet, 'DEBIT', amountOf(n)), onchainLine(counter, 'CREDIT', amountOf(n))],
+    });
+    onchainIds.push((JSON.parse(stored.body) as { transactionId: string }).transactionId);
+  }
+  for (let n = 0; n < ONCHAIN_POSTINGS; n += 2) {
+    await ledger.settlements.register(tenantId, actor, `expect-${n}`, {
+      accountId: wallet,
+      expectedToken: 'USDC',
+      expectedAmount: amountOf(n),
+      expectedWalletAddress: WALLET,
+      expectedChainId: 'EVM',
+    });
+  }
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
   const lastAt = (account: string) => (JSON.parse(store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).views[0]!) as { createdAt: string }).createdAt;
   const last = { [big]: lastAt(big), [small]: lastAt(small) };
   await writer.close();
   store.close();
-  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last };
+  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last, onchainIds };
 }
 
 function startServer(dbPath: string): Promise<{ url: string; child: ChildProcess }> {
@@ -109,6 +149,35 @@ async function walkTo(url: string, headers: Record<string, string>, account: str
     cursor = body.nextCursor;
   }
   return cursor;
+}
+
+/** Resident memory of a process in MB, where /proc tells it (Linux). */
+function rssMb(pid: number): number {
+  const status = `/proc/${pid}/status`;
+  if (!existsSync(status)) return Number.NaN;
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Reads the whole audit export of the tenant as a client would, counting records, while sampling the server's memory. */
+async function exportAll(url: string, headers: Record<string, string>, pid: number) {
+  let peakMb = rssMb(pid);
+  const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), 20);
+  const began = performance.now();
+  let records = 0;
+  let bytes = 0;
+  try {
+    const res = await fetch(`${url}/api/v1/compliance/audit-export?from=1700-01-01T00:00:00Z&to=2200-01-01T00:00:00Z`, { headers });
+    if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) records++;
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (performance.now() - began) / 1000;
+  return { records, seconds, mb: bytes / 1024 / 1024, peakMb: Math.max(peakMb, rssMb(pid)) };
 }
 
 async function main() {
@@ -172,6 +241,29 @@ async function main() {
       history.push(['entries of 50: page 10,001 vs page 1 (both big)', deep, first]);
     }
 
+    console.error('batch reconciliation: 100 on-chain transaction ids per request');
+    const batchRequest = {
+      method: 'POST' as const,
+      path: '/api/v1/reconciliation/batch',
+      setupRequest: (req: any) => {
+        const start = Math.floor(Math.random() * (s.onchainIds.length - BATCH_IDS));
+        req.headers = json;
+        req.body = JSON.stringify({ transactionIds: s.onchainIds.slice(start, start + BATCH_IDS) });
+        return req;
+      },
+    };
+    const batches = await load('POST /api/v1/reconciliation/batch (100 ids)', { url, requests: [batchRequest], connections: 8 });
+
+    // The export runs on a server of its own, freshly started on the same database, so that its memory figure is the
+    // export's and not what the load scenarios above left behind.
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const exporter = await startServer(dbPath);
+    child = exporter.child;
+    const idleMb = rssMb(child.pid!);
+    console.error(`audit export: every record of the tenant, streamed (fresh server, RSS before: ${idleMb.toFixed(0)} MB)`);
+    const exported = await exportAll(exporter.url, auth, child.pid!);
+
     const pct = (a: Row, b: Row) => `${Math.round((a.rps / b.rps) * 100)}%`;
     console.log('\n## Throughput (same server, same run)\n');
     console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
@@ -181,6 +273,12 @@ async function main() {
     console.log('| read | big req/s | big p99 ms | small req/s | small p99 ms | big/small |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const [label, big, small] of history) console.log(`| ${label} | ${big.rps} | ${big.p99} | ${small.rps} | ${small.p99} | ${pct(big, small)} |`);
+    console.log('\n## Reconciliation and audit export\n');
+    console.log('| scenario | figure |');
+    console.log('|---|---:|');
+    console.log(`| batch reconciliation, 100 ids a request (8 connections) | ${batches.rps} batches/s = ${batches.rps * BATCH_IDS} transactions/s, p99 ${batches.p99} ms |`);
+    console.log(`| audit export | ${exported.records.toLocaleString('en-US')} records (${exported.mb.toFixed(0)} MB) in ${exported.seconds.toFixed(1)} s = ${Math.round(exported.records / exported.seconds).toLocaleString('en-US')} records/s |`);
+    console.log(`| server RSS: before the export, peak during it | ${idleMb.toFixed(0)} MB, ${exported.peakMb.toFixed(0)} MB |`);
     console.log('\n## Targets\n');
     const check = (label: string, ok: boolean) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${label}`);
     check(`posting >= 15% of /healthz (${pct(posting, health)})`, posting.rps >= 0.15 * health.rps);
@@ -188,6 +286,8 @@ async function main() {
     check(`posting p99 < 3 ms at 1 connection (${posting1.p99} ms)`, posting1.p99 < 3);
     check(`balance >= 60% of /healthz (${pct(balance, health)})`, balance.rps >= 0.6 * health.rps);
     check(`entries page >= 15% of /healthz (${pct(entries, health)})`, entries.rps >= 0.15 * health.rps);
+    check(`audit export of at least 1,000,000 records (${exported.records.toLocaleString('en-US')})`, exported.records >= 1_000_000 || BIG_ENTRIES < 1_000_000);
+    check(`server RSS during the export < ${EXPORT_RSS_LIMIT_MB} MB (${exported.peakMb.toFixed(0)} MB)`, exported.peakMb < EXPORT_RSS_LIMIT_MB);
     const errors = rows.reduce((n, r) => n + r.errors, 0);
     check(`no errors (${errors})`, errors === 0);
   } finally {

@@ -27,7 +27,7 @@ function applyDurability(db: SqliteDb): void {
   // checkpoints by itself (and stalls its commit) only if that thread falls this far behind.
   pragma(db, `wal_autocheckpoint = ${AUTOCHECKPOINT_FALLBACK_PAGES}`);
   pragma(db, `journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  pragma(db, 'cache_size = -65536');
+  pragma(db, 'cache_size = -16384');
   const synchronous = Number(pragma(db, 'synchronous'));
   const foreignKeys = Number(pragma(db, 'foreign_keys'));
   if (mode !== 'wal' || synchronous !== 2 || foreignKeys !== 1) {

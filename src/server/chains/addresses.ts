@@ -9,7 +9,8 @@ const loaders: Record<Chain, () => Promise<Check>> = {
   // Mixed case must carry a valid checksum; all-lower and all-upper hex carry none and are accepted.
   EVM: async () => {
     const { isAddress } = await import('viem/utils');
-    return (address) => isAddress(address, { strict: true });
+    const uncased = /^0x([0-9a-f]{40}|[0-9A-F]{40})$/;
+    return (address) => isAddress(address, { strict: !uncased.test(address) });
   },
   SOLANA: async () => {
     const { isAddress } = await import('@solana/kit');
