@@ -145,6 +145,16 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'desc')
         .limit(1),
     );
+  const settlementsWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('settlements')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('created_at', '>=', param('from'))
+      .where('created_at', '<=', param('to'))
+      .where('seq', '<', param<bigint>('before'))
+      .orderBy('seq', 'desc')
+      .limit(param<number>('limit'));
   return {
     tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
     insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
@@ -288,19 +298,9 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
       q.insertInto('outbox').values({ tenant_id: tenant, id: param('id'), type: param('type'), payload: param('payload'), created_at: param('createdAt') }),
     ),
     settlement: p((q) => q.selectFrom('settlements').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('settlementId'))),
-    // Filters that are absent pass as wildcards ('' for the lowest time, '~' above every status), so one statement serves all.
-    settlementsPage: p((q) =>
-      q
-        .selectFrom('settlements')
-        .selectAll()
-        .where('tenant_id', '=', tenant)
-        .where((eb) => eb.or([eb(eb.val(param('status')), '=', '*'), eb('status', '=', param('status'))]))
-        .where('created_at', '>=', param('from'))
-        .where('created_at', '<=', param('to'))
-        .where('seq', '<', param<bigint>('before'))
-        .orderBy('seq', 'desc')
-        .limit(param<number>('limit')),
-    ),
+    // Newest first, on the tenant-sequence index; with a status, on the tenant-status-sequence index.
+    settlementsPage: p((q) => settlementsWindow(q)),
+    settlementsPageByStatus: p((q) => settlementsWindow(q).where('status', '=', param('status'))),
     pendingSettlements: p((q) =>
       q
         .selectFrom('settlements')
@@ -395,13 +395,14 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'desc')
         .limit(param<number>('limit')),
     ),
-    // Commit order within the window: the keyset (occurred_at, seq) walks the tenant-time index.
+    // Commit order within the window: the keyset (occurred_at, seq) walks the tenant-time index. The keyset's time is
+    // folded into the range's lower bound, so each page seeks straight to where the last one ended.
     auditPage: p((q) =>
       q
         .selectFrom('audit_log')
         .selectAll()
         .where('tenant_id', '=', tenant)
-        .where('occurred_at', '>=', param('from'))
+        .where('occurred_at', '>=', param('lower'))
         .where('occurred_at', '<', param('to'))
         .where((eb) => eb.or([eb('occurred_at', '>', param('afterTime')), eb('seq', '>', param<bigint>('afterSeq'))]))
         .where((eb) => eb.or([eb(eb.val(param('type')), '=', '*'), eb('type', '=', param('type'))]))
@@ -587,14 +588,14 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Page<Settlement> {
-    const rows = this.s.settlementsPage.all({
+    const window = {
       tenantId,
-      status: filter.status ?? '*',
       from: filter.from ?? TIME_MIN,
       to: filter.to ?? TIME_MAX,
       before: before === null ? SEQ_MAX : BigInt(before),
       limit: limit + 1,
-    });
+    };
+    const rows = filter.status ? this.s.settlementsPageByStatus.all({ ...window, status: filter.status }) : this.s.settlementsPage.all(window);
     return page(rows.map(toSettlement), limit);
   }
 
@@ -641,7 +642,7 @@ export class SqliteStore implements Store, WriteTx {
     return this.s.auditPage
       .all({
         tenantId,
-        from: range.from,
+        lower: after && after.occurredAt > range.from ? after.occurredAt : range.from,
         to: range.to,
         afterTime: after?.occurredAt ?? TIME_MIN,
         afterSeq: after ? BigInt(after.seq) : 0n,
