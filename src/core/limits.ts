@@ -46,3 +46,5 @@ export const SETTLEMENT_SWEEP_BATCH_MAX = 500;
 export const SETTLEMENT_CANDIDATES_MAX = 1000;
 /** Audit records read from the database per page of an export or a verification. */
 export const AUDIT_PAGE_ROWS = 1000;
+/** Longest webhook URL accepted. */
+export const WEBHOOK_URL_LENGTH_MAX = 2048;
