@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { DEFAULT_DB, USAGE_EXIT_CODE } from './common.js';
 import { registerAudit } from './commands/audit.js';
+import { registerWebhooks } from './commands/webhooks.js';
 import { registerTenants } from './commands/tenants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
@@ -21,6 +22,7 @@ registerTenants(program);
 registerKeys(program);
 registerAccounts(program);
 registerAudit(program);
+registerWebhooks(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -5,6 +5,7 @@ import { createAccountCommand } from './usecases/accounts.js';
 import { postTransactionCommand } from './usecases/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCommand } from './usecases/settlements.js';
 import { reconcileBatchCommand } from './usecases/reconciliation.js';
+import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 
 export const commands = {
   createTenant: createTenantCommand,
@@ -16,6 +17,9 @@ export const commands = {
   cancelSettlement: cancelSettlementCommand,
   expireSettlements: expireSettlementsCommand,
   reconcileBatch: reconcileBatchCommand,
+  setWebhook: setWebhookCommand,
+  recordWebhookAttempt: recordWebhookAttemptCommand,
+  redeliver: redeliverCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
 
 export type Commands = typeof commands;

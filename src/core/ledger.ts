@@ -9,6 +9,7 @@ import { TransactionService } from './usecases/transactions.js';
 import { SettlementService } from './usecases/settlements.js';
 import * as reconciliation from './usecases/reconciliation.js';
 import * as auditLog from './usecases/auditLog.js';
+import * as webhooks from './usecases/webhooks.js';
 
 export class Ledger {
   readonly deps: Deps;
@@ -39,6 +40,10 @@ export class Ledger {
     reconciliation.listReconciliationResults(this.deps, ...a);
   exportAudit = (...a: Tail<typeof auditLog.exportAudit>) => auditLog.exportAudit(this.deps, ...a);
   verifyAuditChain = (...a: Tail<typeof auditLog.verifyStoredChain>) => auditLog.verifyStoredChain(this.deps, ...a);
+  setWebhook = (...a: Tail<typeof webhooks.setWebhook>) => webhooks.setWebhook(this.deps, ...a);
+  getWebhook = (...a: Tail<typeof webhooks.getWebhook>) => webhooks.getWebhook(this.deps, ...a);
+  listWebhookDeliveries = (...a: Tail<typeof webhooks.listWebhookDeliveries>) => webhooks.listWebhookDeliveries(this.deps, ...a);
+  redeliver = (tenantId: string, eventId: string) => this.writer.run('redeliver', { tenantId, eventId });
 }
 
 /** The parameters of a use-case after its dependencies. */

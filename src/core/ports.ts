@@ -3,6 +3,7 @@ import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord }
 import type { Asset, Chain, Token } from './money.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
+import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
@@ -117,6 +118,18 @@ export interface ReadStore {
   ): StoredAuditRecord[];
   /** A tenant's whole chain in commit order, a page at a time. */
   auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[];
+  webhook(tenantId: string): Webhook | undefined;
+  /** Every tenant's webhook. */
+  webhooks(): Webhook[];
+  /** The tenant's first event after a sequence, in commit order. */
+  outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined;
+  outboxEvent(tenantId: string, eventId: string): OutboxEvent | undefined;
+  /** The sequence of the tenant's last event; 0 when it has none. */
+  lastOutboxSeq(tenantId: string): number;
+  webhookDelivery(tenantId: string, eventId: string): DeliveryState | undefined;
+  /** The oldest event an operator asked to deliver again. */
+  queuedRedelivery(tenantId: string): DeliveryState | undefined;
+  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Page<DeliveryState & { seq: number }>;
 }
 
 /** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */
@@ -139,6 +152,11 @@ export interface WriteTx extends ReadStore {
   /** PENDING to CANCELLED or UNMATCHED, dropping the expiry; false when it was no longer PENDING. */
   closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): boolean;
   insertReconciliationResult(tenantId: string, result: ReconciliationResult): void;
+  upsertWebhook(webhook: Webhook): void;
+  setWebhookDelivered(tenantId: string, eventSeq: number): void;
+  upsertWebhookDelivery(state: DeliveryState): void;
+  /** Events being retried are tried again at once (a new URL or secret deserves a fresh try). */
+  wakeWebhookDeliveries(tenantId: string, at: string): void;
 }
 
 export interface Store extends ReadStore {

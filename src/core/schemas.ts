@@ -162,3 +162,8 @@ export const auditExportQuery = v.object({
   type: v.optional(v.picklist(exportTypes, `must be one of ${exportTypes.join(', ')}`)),
 });
 export type AuditExportQuery = v.InferOutput<typeof auditExportQuery>;
+
+export const setWebhookBody = v.strictObject({
+  webhookUrl: v.pipe(v.string('must be a string'), v.check((s) => s.trim().length > 0, 'must not be empty')),
+});
+export type SetWebhookBody = v.InferOutput<typeof setWebhookBody>;

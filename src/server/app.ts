@@ -5,13 +5,14 @@ import { LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
-import { parseBody, parseParams, parseQuery, toResponse, type Route } from './route.js';
+import { parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { settlementRoutes } from './routes/settlements.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { complianceRoutes } from './routes/compliance.js';
+import { webhookRoutes } from './routes/webhook.js';
 import { openApiDocument } from './openapi.js';
 import { VERSION } from '../version.js';
 
@@ -21,6 +22,7 @@ export const apiRoutes: Route[] = [
   ...settlementRoutes,
   ...reconciliationRoutes,
   ...complianceRoutes,
+  ...webhookRoutes,
   ...apiKeyRoutes,
 ];
 
@@ -55,7 +57,7 @@ function bearerToken(event: H3Event): string | null {
   return match ? match[1]! : '';
 }
 
-function handlerFor(route: Route, ledger: Ledger, log: Logger) {
+function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger) {
   return async (event: H3Event): Promise<Response> => {
     try {
       let principal = ANONYMOUS;
@@ -69,6 +71,7 @@ function handlerFor(route: Route, ledger: Ledger, log: Logger) {
       const body = await parseBody(route, event);
       const reply = await route.handle({
         ledger,
+        settings,
         principal,
         actor,
         params,
@@ -85,9 +88,9 @@ function handlerFor(route: Route, ledger: Ledger, log: Logger) {
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
 
-export function createApp(ledger: Ledger, log: Logger): H3 {
+export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger): H3 {
   const app = new H3({ silent: true });
-  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, log));
+  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, settings, log));
   const patterns = allRoutes.map((route) => ({ route, pattern: patternOf(route.path) }));
   app.all('/**', (event) => {
     const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.route.method);

@@ -13,6 +13,7 @@ import { isUuid } from '../core/ids.js';
 import { parseWith } from '../core/validate.js';
 import { parseJsonObject, toJsonText } from '../core/json.js';
 import { BODY_SIZE_MAX_BYTES } from '../core/limits.js';
+import type { UrlPolicy } from './webhooks/urlPolicy.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -26,8 +27,15 @@ export interface Reply {
   contentType?: string;
 }
 
+/** What the server was started with that routes need. */
+export interface ServerSettings {
+  /** Where webhooks may point. */
+  urlPolicy: UrlPolicy;
+}
+
 export interface RouteContext<Q, B> {
   ledger: Ledger;
+  settings: ServerSettings;
   principal: Principal;
   actor: Actor;
   params: Record<string, string>;

@@ -10,6 +10,9 @@ import { Checkpointer } from '../store/checkpointer.js';
 import type { Writer } from '../core/ports.js';
 import { createApp } from './app.js';
 import { SettlementSweeper } from './sweeper.js';
+import { WebhookSender } from './webhooks/sender.js';
+import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
+import type { RetryPolicy } from '../core/webhook.js';
 import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
@@ -25,6 +28,26 @@ export interface ServeOptions {
   writer?: 'thread' | 'local';
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
+  webhooks?: WebhookSettings;
+}
+
+/** Where webhooks may go and how they are sent. */
+export interface WebhookSettings {
+  /** Test and development only: loopback and private destinations are allowed. */
+  allowPrivate?: boolean;
+  denyDomains?: string[];
+  /** Tests: a resolver standing in for DNS, certificates to trust, a faster retry schedule. */
+  resolve?: Resolver;
+  ca?: string;
+  retry?: RetryPolicy;
+}
+
+export function urlPolicyOf(settings: WebhookSettings = {}): UrlPolicy {
+  return {
+    allowPrivate: settings.allowPrivate ?? false,
+    denyDomains: (settings.denyDomains ?? []).map((d) => d.toLowerCase().replace(/^\.+|\.+$/g, '')).filter(Boolean),
+    resolve: settings.resolve ?? systemResolver,
+  };
 }
 
 export interface RunningServer {
@@ -60,9 +83,15 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   const opened = writer;
   const ledger = new Ledger(store, opened, systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
   const sweeper = new SettlementSweeper(ledger, options.log);
+  const sender = new WebhookSender(ledger, options.log, {
+    policy: urlPolicyOf(options.webhooks),
+    ca: options.webhooks?.ca,
+    retry: options.webhooks?.retry,
+  });
   return {
     ledger,
     close: async () => {
+      await sender.close();
       await sweeper.close();
       await opened.close();
       await checkpointer?.close();
@@ -74,7 +103,7 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { ledger, close: stopStore } = await openLedger(options);
   // srvx reads bodies straight from the socket and cuts them off at the limit (413).
-  const handler = toNodeHandler(createApp(ledger, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
+  const handler = toNodeHandler(createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks) }, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
   const server = createServer({ keepAliveTimeout: 5000 }, handler);
   let address: AddressInfo;
   try {
@@ -104,7 +133,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** Runs until SIGINT or SIGTERM, then drains and resolves; the caller exits 0. */
-export function untilSignal(running: RunningServer, log: Logger): Promise<void> {
+export function untilSignal(running: { close(): Promise<void> }, log: Logger): Promise<void> {
   return new Promise((resolve) => {
     const stop = (signal: string) => {
       log(`${signal} received: draining in-flight requests`);

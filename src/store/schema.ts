@@ -127,6 +127,31 @@ export interface ReconciliationResultsTable {
   reconciled_at: string;
 }
 
+export interface WebhooksTable {
+  tenant_id: string;
+  url: string;
+  secret: string;
+  start_seq: bigint;
+  delivered_seq: bigint;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  event_id: string;
+  event_seq: bigint;
+  type: string;
+  status: string;
+  attempts: bigint;
+  last_status_code: bigint | null;
+  last_error: string | null;
+  first_attempt_at: string | null;
+  next_attempt_at: string | null;
+  updated_at: string;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -145,4 +170,6 @@ export interface Database {
   instance_secrets: InstanceSecretsTable;
   settlements: SettlementsTable;
   reconciliation_results: ReconciliationResultsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

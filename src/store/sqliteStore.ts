@@ -18,6 +18,7 @@ import type {
 import type { ReconciliationResult, Settlement } from '../core/settlement.js';
 import { canonicalAddress } from '../core/settlement.js';
 import type { ActorType } from '../core/audit.js';
+import type { DeliveryState, OutboxEvent, Webhook } from '../core/webhook.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
@@ -108,6 +109,40 @@ const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord => ({
   payloadJson: r.payload,
   prevHash: r.prev_hash,
   hash: r.hash,
+});
+
+const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({
+  tenantId: r.tenant_id,
+  url: r.url,
+  secret: r.secret,
+  startSeq: Number(r.start_seq),
+  deliveredSeq: Number(r.delivered_seq),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toOutboxEvent = (r: Row<Database['outbox']>): OutboxEvent => ({
+  seq: Number(r.seq),
+  id: r.id,
+  tenantId: r.tenant_id,
+  type: r.type,
+  payload: r.payload,
+  createdAt: r.created_at,
+});
+
+const toDelivery = (r: Row<Database['webhook_deliveries']>): DeliveryState & { seq: number } => ({
+  seq: Number(r.seq),
+  tenantId: r.tenant_id,
+  eventId: r.event_id,
+  eventSeq: Number(r.event_seq),
+  type: r.type,
+  status: r.status as DeliveryState['status'],
+  attempts: Number(r.attempts),
+  lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+  lastError: r.last_error,
+  firstAttemptAt: r.first_attempt_at,
+  nextAttemptAt: r.next_attempt_at,
+  updatedAt: r.updated_at,
 });
 
 function page<T>(rows: T[], limit: number): Page<T> {
@@ -419,6 +454,80 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'asc')
         .limit(param<number>('limit')),
     ),
+    webhook: p((q) => q.selectFrom('webhooks').selectAll().where('tenant_id', '=', tenant)),
+    webhooks: p((q) => q.selectFrom('webhooks').selectAll().orderBy('tenant_id')),
+    upsertWebhook: p((q) =>
+      q
+        .insertInto('webhooks')
+        .values({
+          tenant_id: tenant,
+          url: param('url'),
+          secret: param('secret'),
+          start_seq: param<bigint>('startSeq'),
+          delivered_seq: param<bigint>('deliveredSeq'),
+          created_at: param('createdAt'),
+          updated_at: param('updatedAt'),
+        })
+        .onConflict((oc) =>
+          oc.column('tenant_id').doUpdateSet({ url: (eb) => eb.ref('excluded.url'), secret: (eb) => eb.ref('excluded.secret'), updated_at: (eb) => eb.ref('excluded.updated_at') }),
+        ),
+    ),
+    setWebhookDelivered: p((q) =>
+      q.updateTable('webhooks').set({ delivered_seq: param<bigint>('eventSeq') }).where('tenant_id', '=', tenant).where('delivered_seq', '<', param<bigint>('eventSeq')),
+    ),
+    outboxAfter: p((q) =>
+      q.selectFrom('outbox').selectAll().where('tenant_id', '=', tenant).where('seq', '>', param<bigint>('afterSeq')).orderBy('seq', 'asc').limit(1),
+    ),
+    outboxEvent: p((q) => q.selectFrom('outbox').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('eventId'))),
+    lastOutboxSeq: p((q) => q.selectFrom('outbox').select('seq').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
+    webhookDelivery: p((q) => q.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenant).where('event_id', '=', param('eventId'))),
+    queuedRedelivery: p((q) =>
+      q.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenant).where('status', '=', 'QUEUED').orderBy('event_seq', 'asc').limit(1),
+    ),
+    webhookDeliveriesPage: p((q) =>
+      q
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+    upsertWebhookDelivery: p((q) =>
+      q
+        .insertInto('webhook_deliveries')
+        .values({
+          tenant_id: tenant,
+          event_id: param('eventId'),
+          event_seq: param<bigint>('eventSeq'),
+          type: param('type'),
+          status: param('status'),
+          attempts: param<bigint>('attempts'),
+          last_status_code: param<bigint | null>('lastStatusCode'),
+          last_error: param<string | null>('lastError'),
+          first_attempt_at: param<string | null>('firstAttemptAt'),
+          next_attempt_at: param<string | null>('nextAttemptAt'),
+          updated_at: param('updatedAt'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'event_id']).doUpdateSet({
+            status: (eb) => eb.ref('excluded.status'),
+            attempts: (eb) => eb.ref('excluded.attempts'),
+            last_status_code: (eb) => eb.ref('excluded.last_status_code'),
+            last_error: (eb) => eb.ref('excluded.last_error'),
+            first_attempt_at: (eb) => eb.ref('excluded.first_attempt_at'),
+            next_attempt_at: (eb) => eb.ref('excluded.next_attempt_at'),
+            updated_at: (eb) => eb.ref('excluded.updated_at'),
+          }),
+        ),
+    ),
+    wakeWebhookDeliveries: p((q) =>
+      q
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: param('at') })
+        .where('tenant_id', '=', tenant)
+        .where('status', 'in', ['PENDING', 'QUEUED']),
+    ),
     secret: p((q) => q.selectFrom('instance_secrets').select('value').where('name', '=', param('name'))),
     insertSecret: p((q) =>
       q
@@ -656,6 +765,44 @@ export class SqliteStore implements Store, WriteTx {
     return this.s.auditChainPage.all({ tenantId, afterSeq: BigInt(afterSeq), limit }).map(toStoredAudit);
   }
 
+  webhook(tenantId: string): Webhook | undefined {
+    const r = this.s.webhook.get({ tenantId });
+    return r && toWebhook(r);
+  }
+
+  webhooks(): Webhook[] {
+    return this.s.webhooks.all().map(toWebhook);
+  }
+
+  outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined {
+    const r = this.s.outboxAfter.get({ tenantId, afterSeq: BigInt(afterSeq) });
+    return r && toOutboxEvent(r);
+  }
+
+  outboxEvent(tenantId: string, eventId: string): OutboxEvent | undefined {
+    const r = this.s.outboxEvent.get({ tenantId, eventId });
+    return r && toOutboxEvent(r);
+  }
+
+  lastOutboxSeq(tenantId: string): number {
+    return Number(this.s.lastOutboxSeq.get({ tenantId })?.seq ?? 0);
+  }
+
+  webhookDelivery(tenantId: string, eventId: string): DeliveryState | undefined {
+    const r = this.s.webhookDelivery.get({ tenantId, eventId });
+    return r && toDelivery(r);
+  }
+
+  queuedRedelivery(tenantId: string): DeliveryState | undefined {
+    const r = this.s.queuedRedelivery.get({ tenantId });
+    return r && toDelivery(r);
+  }
+
+  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Page<DeliveryState & { seq: number }> {
+    const rows = this.s.webhookDeliveriesPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
+    return page(rows.map(toDelivery), limit);
+  }
+
   // Writes; called only inside `write`.
   insertTenant(tenant: Tenant): void {
     this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
@@ -780,6 +927,42 @@ export class SqliteStore implements Store, WriteTx {
 
   insertReconciliationResult(tenantId: string, result: ReconciliationResult): void {
     this.s.insertReconciliationResult.run({ tenantId, ...result });
+  }
+
+  upsertWebhook(w: Webhook): void {
+    this.s.upsertWebhook.run({
+      tenantId: w.tenantId,
+      url: w.url,
+      secret: w.secret,
+      startSeq: BigInt(w.startSeq),
+      deliveredSeq: BigInt(w.deliveredSeq),
+      createdAt: w.createdAt,
+      updatedAt: w.updatedAt,
+    });
+  }
+
+  setWebhookDelivered(tenantId: string, eventSeq: number): void {
+    this.s.setWebhookDelivered.run({ tenantId, eventSeq: BigInt(eventSeq) });
+  }
+
+  upsertWebhookDelivery(d: DeliveryState): void {
+    this.s.upsertWebhookDelivery.run({
+      tenantId: d.tenantId,
+      eventId: d.eventId,
+      eventSeq: BigInt(d.eventSeq),
+      type: d.type,
+      status: d.status,
+      attempts: BigInt(d.attempts),
+      lastStatusCode: d.lastStatusCode === null ? null : BigInt(d.lastStatusCode),
+      lastError: d.lastError,
+      firstAttemptAt: d.firstAttemptAt,
+      nextAttemptAt: d.nextAttemptAt,
+      updatedAt: d.updatedAt,
+    });
+  }
+
+  wakeWebhookDeliveries(tenantId: string, at: string): void {
+    this.s.wakeWebhookDeliveries.run({ tenantId, at });
   }
 
   insertOutbox(event: OutboxInsert): void {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startServer, type RunningServer } from '../../src/server/serve.js';
+import { startServer, type RunningServer, type WebhookSettings } from '../../src/server/serve.js';
 
 const run = promisify(execFile);
 
@@ -40,13 +40,15 @@ export async function createTenant(dbPath: string, name = 'Acme'): Promise<TestS
 export interface TestServerOptions {
   /** How long a new settlement stays PENDING (`--settlement-ttl`); the server's default when absent. */
   settlementTtlSeconds?: number;
+  /** Webhook settings: allowPrivate, denyDomains, a test resolver, a CA to trust, a fast retry schedule. */
+  webhooks?: WebhookSettings;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   const dbPath = join(dir, 'ledger.db');
   const tenant = await createTenant(dbPath);
-  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds });
+  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds, webhooks: options.webhooks });
   return {
     url: server.url,
     dir,

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { action, dbPath } from '../common.js';
 import { startServer, untilSignal } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
+import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { SETTLEMENT_TTL_DEFAULT_SECONDS, SETTLEMENT_TTL_MAX_SECONDS } from '../../core/limits.js';
 
-const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+export const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
 function parseTtl(value: string): number {
   if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > SETTLEMENT_TTL_MAX_SECONDS) {
@@ -20,7 +21,7 @@ function parsePort(value: string): number {
 }
 
 export function registerServe(program: Command): void {
-  program
+  const serve = program
     .command('serve')
     .description('serve the /api/v1 HTTP API')
     .option('--host <addr>', 'listen address (LEDGER_HOST)', process.env.LEDGER_HOST ?? '127.0.0.1')
@@ -29,14 +30,15 @@ export function registerServe(program: Command): void {
       '--settlement-ttl <s>',
       'seconds a new settlement stays PENDING before it becomes UNMATCHED (LEDGER_SETTLEMENT_TTL_SECONDS)',
       process.env.LEDGER_SETTLEMENT_TTL_SECONDS ?? String(SETTLEMENT_TTL_DEFAULT_SECONDS),
-    )
-    .action(
-      action(async (options: { host: string; port: string; settlementTtl: string }, command: Command) => {
+    );
+  addWebhookOptions(serve).action(
+      action(async (options: { host: string; port: string; settlementTtl: string } & WebhookFlags, command: Command) => {
         const running = await startServer({
           dbPath: dbPath(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),
+          webhooks: webhookSettingsOf(options),
           log,
         });
         process.stdout.write(`ledger listening on ${running.url}\n`);

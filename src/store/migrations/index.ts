@@ -2,10 +2,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_core_ledger.js';
 import * as m0002 from './0002_settlements.js';
+import * as m0003 from './0003_webhooks.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
   '0002_settlements': m0002,
+  '0003_webhooks': m0003,
 };
 
 export const migrationProvider: MigrationProvider = {

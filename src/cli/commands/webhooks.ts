@@ -1,0 +1,79 @@
+// `ledger webhooks run|deliveries|redeliver`: the sender on its own, and what it has done.
+import type { Command } from 'commander';
+import { action, dbPath, printJson, printTable, withLedger } from '../common.js';
+import { limitSchema, uuidSchema } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { Ledger } from '../../core/ledger.js';
+import { SqliteStore } from '../../store/sqliteStore.js';
+import { LocalWriter } from '../../store/localWriter.js';
+import { WebhookSender } from '../../server/webhooks/sender.js';
+import { untilSignal, urlPolicyOf } from '../../server/serve.js';
+import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
+import { log } from './serve.js';
+
+export function registerWebhooks(program: Command): void {
+  const webhooks = program.command('webhooks').description('deliver webhook events and look at their deliveries');
+
+  addWebhookOptions(
+    webhooks.command('run').description('run the webhook sender alone, beside a server on the same database, until SIGINT or SIGTERM'),
+  ).action(
+    action(async (options: WebhookFlags, command: Command) => {
+      const store = await SqliteStore.open(dbPath(command));
+      const writer = new LocalWriter(store);
+      const sender = new WebhookSender(new Ledger(store, writer), log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
+      process.stdout.write('webhook sender running\n');
+      await untilSignal(
+        {
+          close: async () => {
+            await sender.close();
+            await writer.close();
+            store.close();
+          },
+        },
+        log,
+      );
+      log('stopped');
+    }),
+  );
+
+  webhooks
+    .command('deliveries')
+    .description("the tenant's recent deliveries, newest first")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--limit <n>', 'how many (1 to 200)', '50')
+    .option('--cursor <c>', 'the nextCursor of a previous page')
+    .option('--json', 'print the page as JSON')
+    .action(
+      action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const limit = parseWith(limitSchema, options.limit, '--limit');
+        const page = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.listWebhookDeliveries(tenantId, { limit, cursor: options.cursor });
+        });
+        if (options.json) return printJson(page);
+        printTable(
+          ['event', 'type', 'attempts', 'status', 'last error', 'next attempt'],
+          page.items.map((d) => [d.eventId, d.type, d.attempts, d.status, d.lastError, d.nextAttemptAt]),
+        );
+        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+      }),
+    );
+
+  webhooks
+    .command('redeliver')
+    .description('queue an event to be delivered again')
+    .argument('<eventId>', 'the event id (X-Ledger-Event-Id)')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .action(
+      action(async (eventId: string, options: { tenant: string }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, eventId, 'eventId');
+        const queued = await withLedger(command, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return ledger.redeliver(tenantId, id);
+        });
+        process.stdout.write(`Event ${queued.eventId} queued for delivery (${queued.status}).\n`);
+      }),
+    );
+}

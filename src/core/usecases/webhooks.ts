@@ -1,0 +1,111 @@
+// The tenant's webhook: set (a new secret every time), read, and the delivery state the sender keeps.
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../context.js';
+import type { ReadStore, WriteContext } from '../ports.js';
+import { LedgerError, notFound } from '../errors.js';
+import { appendAudit, type Actor } from '../audit.js';
+import { pageBySeq, type PageQuery } from '../paging.js';
+import { secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } from '../webhook.js';
+
+const SECRET_BYTES = 32;
+
+/** Sets the URL with a new secret; the previous secret stops working at once. Events from the first PUT on are delivered. */
+export function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; url: string }) {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, url } = args;
+  const at = commitClock.next();
+  const previous = tx.webhook(tenantId);
+  const startSeq = previous?.startSeq ?? tx.lastOutboxSeq(tenantId);
+  const webhook: Webhook = {
+    tenantId,
+    url,
+    secret: randomBytes(SECRET_BYTES).toString('hex'),
+    startSeq,
+    deliveredSeq: previous?.deliveredSeq ?? startSeq,
+    createdAt: previous?.createdAt ?? at,
+    updatedAt: at,
+  };
+  tx.upsertWebhook(webhook);
+  if (previous) tx.wakeWebhookDeliveries(tenantId, at);
+  appendAudit(tx, ids, tenantId, args.actor, 'UPDATE_WEBHOOK', at, {
+    webhookUrl: url,
+    secretPrefix: secretPrefixOf(webhook.secret),
+    previousUrl: previous?.url ?? null,
+  });
+  return { webhookUrl: url, webhookSecret: webhook.secret };
+}
+
+export const setWebhook = (deps: Deps, tenantId: string, actor: Actor, url: string) =>
+  deps.writer.run('setWebhook', { tenantId, actor, url });
+
+export function getWebhook(deps: Deps, tenantId: string) {
+  const webhook = deps.store.webhook(tenantId);
+  if (!webhook) throw notFound('A webhook for this tenant');
+  return { webhookUrl: webhook.url, secretPrefix: secretPrefixOf(webhook.secret) };
+}
+
+/** The next delivery of a tenant: an operator's redelivery first, else the next event in commit order once it is due. */
+export function nextDelivery(store: ReadStore, webhook: Webhook, now: string): { event: OutboxEvent; state: DeliveryState | undefined; redelivery: boolean } | null {
+  const queued = store.queuedRedelivery(webhook.tenantId);
+  if (queued) {
+    if (queued.nextAttemptAt !== null && queued.nextAttemptAt > now) return null;
+    const event = store.outboxEvent(webhook.tenantId, queued.eventId);
+    return event ? { event, state: queued, redelivery: true } : null;
+  }
+  const event = store.outboxAfter(webhook.tenantId, Math.max(webhook.startSeq, webhook.deliveredSeq));
+  if (!event) return null;
+  const state = store.webhookDelivery(webhook.tenantId, event.id);
+  if (state?.nextAttemptAt && state.nextAttemptAt > now) return null;
+  return { event, state, redelivery: false };
+}
+
+/** Records one attempt; a delivered (or given-up) event in commit order lets the next one go. */
+export function recordWebhookAttemptCommand(ctx: WriteContext, args: { state: DeliveryState; redelivery: boolean }): void {
+  const { tx } = ctx;
+  const { state } = args;
+  tx.upsertWebhookDelivery(state);
+  if (!args.redelivery && (state.status === 'DELIVERED' || state.status === 'DEAD')) tx.setWebhookDelivered(state.tenantId, state.eventSeq);
+}
+
+/** Queues an event again: a delivered or dead one is sent once more, one still being retried is tried at once. */
+export function redeliverCommand(ctx: WriteContext, args: { tenantId: string; eventId: string }) {
+  const { tx, commitClock } = ctx;
+  const at = commitClock.next();
+  const event = tx.outboxEvent(args.tenantId, args.eventId);
+  if (!event) throw notFound(`Event ${args.eventId}`);
+  const webhook = tx.webhook(args.tenantId);
+  if (!webhook) throw notFound('A webhook for this tenant');
+  if (event.seq <= webhook.startSeq) {
+    throw new LedgerError('CONFLICT', `Event ${args.eventId} was committed before the webhook was set and is never delivered.`);
+  }
+  const state = tx.webhookDelivery(args.tenantId, args.eventId);
+  const pendingInOrder = event.seq > webhook.deliveredSeq;
+  tx.upsertWebhookDelivery({
+    tenantId: args.tenantId,
+    eventId: event.id,
+    eventSeq: event.seq,
+    type: event.type,
+    status: pendingInOrder ? 'PENDING' : 'QUEUED',
+    attempts: pendingInOrder ? (state?.attempts ?? 0) : 0,
+    lastStatusCode: state?.lastStatusCode ?? null,
+    lastError: state?.lastError ?? null,
+    firstAttemptAt: pendingInOrder ? (state?.firstAttemptAt ?? null) : null,
+    nextAttemptAt: at,
+    updatedAt: at,
+  });
+  return { eventId: event.id, status: pendingInOrder ? 'PENDING' : 'QUEUED' };
+}
+
+const deliveryView = (d: DeliveryState) => ({
+  eventId: d.eventId,
+  type: d.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  nextAttemptAt: d.nextAttemptAt,
+  updatedAt: d.updatedAt,
+});
+
+export const listWebhookDeliveries = (deps: Deps, tenantId: string, query: PageQuery) =>
+  pageBySeq(deps, `webhook-deliveries:${tenantId}`, query, (before, limit) => deps.store.webhookDeliveriesPage(tenantId, before, limit), (d) => deliveryView(d));

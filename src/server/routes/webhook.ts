@@ -1,0 +1,27 @@
+// The tenant's webhook: set it (a new secret each time) and read it.
+import { setWebhookBody } from '../../core/schemas.js';
+import { checkWebhookUrl } from '../webhooks/urlPolicy.js';
+import { defineRoute } from '../route.js';
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'PUT',
+    path: '/api/v1/tenant/webhook',
+    summary: 'Set the webhook URL; a new signing secret is issued and the previous one stops working',
+    scope: 'WEBHOOK_MANAGE',
+    body: setWebhookBody,
+    responses: { 200: '{webhookUrl, webhookSecret}', 400: 'Missing, empty, invalid or blocked URL', 401: 'Unauthenticated', 403: 'Forbidden' },
+    handle: async ({ ledger, settings, principal, actor, body }) => {
+      await checkWebhookUrl(body.webhookUrl, settings.urlPolicy);
+      return { status: 200, body: await ledger.setWebhook(principal.tenantId, actor, body.webhookUrl) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/tenant/webhook',
+    summary: 'The webhook URL and the first characters of its secret',
+    scope: 'WEBHOOK_MANAGE',
+    responses: { 200: '{webhookUrl, secretPrefix}', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'No webhook configured' },
+    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.getWebhook(principal.tenantId) }),
+  }),
+];

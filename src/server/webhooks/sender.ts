@@ -1,0 +1,110 @@
+// The webhook sender: reads each tenant's outbox in commit order and delivers, at least once, with retries.
+// One delivery in flight per tenant (so order holds), many tenants in parallel (so one failing tenant delays no other).
+import type { Ledger } from '../../core/ledger.js';
+import type { Logger } from '../errors.js';
+import { nextDelivery } from '../../core/usecases/webhooks.js';
+import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
+import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';
+import { VERSION } from '../../version.js';
+
+const POLL_INTERVAL_MS = 100;
+/** Deliveries in flight at once, across tenants. */
+const IN_FLIGHT_MAX = 32;
+const ERROR_TEXT_MAX = 500;
+
+export interface SenderOptions extends DeliveryOptions {
+  retry?: RetryPolicy;
+  pollIntervalMs?: number;
+}
+
+export class WebhookSender {
+  private readonly timer: NodeJS.Timeout;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private stopped = false;
+  private readonly stopping = new AbortController();
+  private readonly retry: RetryPolicy;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly log: Logger,
+    private readonly options: SenderOptions,
+  ) {
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.timer = setInterval(() => this.tick(), options.pollIntervalMs ?? POLL_INTERVAL_MS);
+    this.timer.unref();
+    this.tick();
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    let webhooks: Webhook[];
+    try {
+      webhooks = this.ledger.store.webhooks();
+    } catch (error) {
+      this.log(`webhook sender: could not read webhooks (retried next tick): ${String(error)}`);
+      return;
+    }
+    for (const webhook of webhooks) {
+      if (this.inFlight.size >= IN_FLIGHT_MAX) return;
+      if (this.inFlight.has(webhook.tenantId)) continue;
+      const job = nextDelivery(this.ledger.store, webhook, new Date().toISOString());
+      if (!job) continue;
+      const run = this.deliver(webhook, job.event, job.state, job.redelivery)
+        .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          this.inFlight.delete(webhook.tenantId);
+          // The next event of this tenant may go at once.
+          if (!this.stopped) setImmediate(() => this.tick());
+        });
+      this.inFlight.set(webhook.tenantId, run);
+    }
+  }
+
+  private async deliver(webhook: Webhook, event: OutboxEvent, previous: DeliveryState | undefined, redelivery: boolean): Promise<void> {
+    const attempt = (previous?.attempts ?? 0) + 1;
+    const startedAt = new Date();
+    // URL and secret as they are now: a PUT since the event was committed sends it to the new place, newly signed.
+    const body = eventBody(event, startedAt.toISOString());
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': `ledger-webhooks/${VERSION}`,
+      'x-ledger-signature': signature(webhook.secret, body),
+      'x-ledger-event-id': event.id,
+      'x-ledger-event-type': event.type,
+      'x-ledger-delivery-attempt': String(attempt),
+    };
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await postOnce(new URL(webhook.url), body, headers, this.options, this.stopping.signal);
+    } catch (error) {
+      outcome = { ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) };
+    }
+    // Stopped mid-delivery: nothing is recorded, so the event goes again after a restart (at least once).
+    if (this.stopped) return;
+    const at = new Date();
+    const firstAttemptAt = previous?.firstAttemptAt ?? startedAt.toISOString();
+    const dead = !outcome.ok && at.getTime() - Date.parse(firstAttemptAt) >= this.retry.windowMs;
+    const state: DeliveryState = {
+      tenantId: webhook.tenantId,
+      eventId: event.id,
+      eventSeq: event.seq,
+      type: event.type,
+      status: outcome.ok ? 'DELIVERED' : dead ? 'DEAD' : redelivery ? 'QUEUED' : 'PENDING',
+      attempts: attempt,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.ok ? null : outcome.error.slice(0, ERROR_TEXT_MAX),
+      firstAttemptAt,
+      nextAttemptAt: outcome.ok || dead ? null : new Date(at.getTime() + retryDelayMs(this.retry, attempt)).toISOString(),
+      updatedAt: at.toISOString(),
+    };
+    await this.ledger.writer.run('recordWebhookAttempt', { state, redelivery });
+  }
+
+  /** Stops polling and cuts deliveries under way short (they go again after a restart). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.stopping.abort();
+    await Promise.all(this.inFlight.values());
+  }
+}
