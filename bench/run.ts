@@ -3,7 +3,10 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { generate } from 'selfsigned';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -130,9 +133,40 @@ async function seed(dbPath: string) {
   return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last, onchainIds };
 }
 
-function startServer(dbPath: string): Promise<{ url: string; child: ChildProcess }> {
+/** A local HTTPS webhook receiver that answers 200 at once and counts what it gets. */
+async function startReceiver(dir: string) {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  const certFile = join(dir, 'receiver.pem');
+  writeFileSync(certFile, pems.cert);
+  let count = 0;
+  const server = createHttpsServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    certFile,
+    received: () => count,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function startServer(dbPath: string, certFile?: string): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/ledger.js', '--db', dbPath, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // The webhook receiver is on loopback with its own certificate: allowed and trusted for the benchmark only.
+    const webhookArgs = certFile ? ['--webhook-allow-private'] : [];
+    const env = certFile ? { ...process.env, NODE_EXTRA_CA_CERTS: certFile } : process.env;
+    const child = spawn(process.execPath, ['bin/ledger.js', '--db', dbPath, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
     child.once('error', reject);
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /listening on (\S+)/.exec(chunk.toString());
@@ -184,10 +218,12 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
+  let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
   try {
     console.error(`seeding (${BIG_ENTRIES.toLocaleString()} entries on one account)...`);
     const s = await seed(dbPath);
-    const server = await startServer(dbPath);
+    receiver = await startReceiver(dir);
+    const server = await startServer(dbPath, receiver.certFile);
     child = server.child;
     const url = server.url;
     const auth = { authorization: `Bearer ${s.rawKey}` };
@@ -217,6 +253,18 @@ async function main() {
     const posting1 = await load('POST /api/v1/transactions (1 connection)', { url, requests: [postRequest], connections: 1 });
     const balance = await load('GET balance', { url: `${url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth });
     const entries = await load('GET entries (page of 50)', { url: `${url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth });
+
+    console.error('webhooks: the same posting load with every posting delivered to a local HTTPS receiver');
+    const put = await fetch(`${url}/api/v1/tenant/webhook`, { method: 'PUT', headers: json, body: JSON.stringify({ webhookUrl: receiver.url }) });
+    if (put.status !== 200) throw new Error(`webhook PUT answered ${put.status}: ${await put.text()}`);
+    const deliveriesBegan = performance.now();
+    const postingWithWebhooks = await load('POST /api/v1/transactions (webhook deliveries beside)', { url, requests: [postRequest] });
+    const deliveredDuringLoad = receiver.received();
+    const loadSeconds = (performance.now() - deliveriesBegan) / 1000;
+    const deliveryRate = Math.round(deliveredDuringLoad / loadSeconds);
+    console.error(`  deliveries: ${deliveredDuringLoad} during the load (${deliveryRate}/s)`);
+    // Stop delivering before the read scenarios: an unreachable URL parks the sender on retries.
+    await fetch(`${url}/api/v1/tenant/webhook`, { method: 'PUT', headers: json, body: JSON.stringify({ webhookUrl: 'https://127.0.0.1:9/off' }) });
 
     console.error('large history: the same reads on an account with 1,000,000 entries and one with 10');
     const short = { duration: Math.max(2, Math.round(SECONDS / 3)), connections: 16 };
@@ -269,6 +317,8 @@ async function main() {
     console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const r of rows.slice(0, 5)) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
+    console.log(`| POST /api/v1/transactions, webhook deliveries beside | ${postingWithWebhooks.rps} | ${postingWithWebhooks.p50} | ${postingWithWebhooks.p99} | ${postingWithWebhooks.errors} | ${pct(postingWithWebhooks, health)} |`);
+    console.log(`\nWebhook deliveries to a local HTTPS receiver during that load: ${deliveredDuringLoad} in ${loadSeconds.toFixed(1)} s = ${deliveryRate}/s (one tenant: one delivery in flight at a time, in commit order).`);
     console.log('\n## Large history (1,000,000 entries vs 10 entries, 16 connections)\n');
     console.log('| read | big req/s | big p99 ms | small req/s | small p99 ms | big/small |');
     console.log('|---|---:|---:|---:|---:|---:|');
@@ -288,10 +338,15 @@ async function main() {
     check(`entries page >= 15% of /healthz (${pct(entries, health)})`, entries.rps >= 0.15 * health.rps);
     check(`audit export of at least 1,000,000 records (${exported.records.toLocaleString('en-US')})`, exported.records >= 1_000_000 || BIG_ENTRIES < 1_000_000);
     check(`server RSS during the export < ${EXPORT_RSS_LIMIT_MB} MB (${exported.peakMb.toFixed(0)} MB)`, exported.peakMb < EXPORT_RSS_LIMIT_MB);
+    check(
+      `posting with webhook deliveries beside >= 80% of posting alone (${pct(postingWithWebhooks, posting)})`,
+      postingWithWebhooks.rps >= 0.8 * posting.rps,
+    );
     const errors = rows.reduce((n, r) => n + r.errors, 0);
     check(`no errors (${errors})`, errors === 0);
   } finally {
     if (child?.pid) child.kill('SIGTERM');
+    await receiver?.close();
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dir, { recursive: true, force: true });
   }

@@ -25,8 +25,7 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    days: 1,
+    keyType: 'ec',
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
   });
   const receiver = {

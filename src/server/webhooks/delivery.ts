@@ -1,5 +1,5 @@
 // One delivery attempt over HTTPS: to an address checked at connect time, no redirects, a bounded answer, a time-out.
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { addressesToConnect, type UrlPolicy } from './urlPolicy.js';
 
@@ -13,6 +13,12 @@ export interface DeliveryOptions {
   /** Trusted certificates besides the system's (tests and development; production uses NODE_EXTRA_CA_CERTS or none). */
   ca?: string;
 }
+
+/**
+ * Connections are kept between deliveries. A pooled connection is keyed by the checked address it was opened to (and
+ * the name its certificate was checked against), and every attempt checks the name's addresses again first.
+ */
+const keptAlive = new Agent({ keepAlive: true, maxFreeSockets: 256 });
 
 export type AttemptOutcome = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
 
@@ -50,7 +56,7 @@ export async function postOnce(
         servername: isIP(host) ? undefined : host,
         headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
         ca: options.ca,
-        agent: false,
+        agent: keptAlive,
       },
       (res) => {
         const statusCode = res.statusCode ?? 0;

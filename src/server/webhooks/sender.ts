@@ -23,6 +23,12 @@ export class WebhookSender {
   private stopped = false;
   private readonly stopping = new AbortController();
   private readonly retry: RetryPolicy;
+  /**
+   * Per tenant, the last event this sender finished (delivered or given up). The next one may go as soon as the answer
+   * is in, while the record of the last one is still committing; if that record is lost in a crash, the event goes again.
+   */
+  private readonly finished = new Map<string, number>();
+  private recording: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ledger: Ledger,
@@ -47,7 +53,8 @@ export class WebhookSender {
     for (const webhook of webhooks) {
       if (this.inFlight.size >= IN_FLIGHT_MAX) return;
       if (this.inFlight.has(webhook.tenantId)) continue;
-      const job = nextDelivery(this.ledger.store, webhook, new Date().toISOString());
+      const finished = this.finished.get(webhook.tenantId) ?? 0;
+      const job = nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date().toISOString());
       if (!job) continue;
       const run = this.deliver(webhook, job.event, job.state, job.redelivery)
         .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
@@ -97,7 +104,16 @@ export class WebhookSender {
       nextAttemptAt: outcome.ok || dead ? null : new Date(at.getTime() + retryDelayMs(this.retry, attempt)).toISOString(),
       updatedAt: at.toISOString(),
     };
-    await this.ledger.writer.run('recordWebhookAttempt', { state, redelivery });
+    const recorded = this.ledger.writer.run('recordWebhookAttempt', { state, redelivery });
+    this.recording = Promise.allSettled([this.recording, recorded]);
+    if (!redelivery && (state.status === 'DELIVERED' || state.status === 'DEAD')) {
+      this.finished.set(webhook.tenantId, Math.max(this.finished.get(webhook.tenantId) ?? 0, event.seq));
+      // The next event does not wait for this record to commit.
+      recorded.catch((error: unknown) => this.log(`webhook sender: recording delivery of ${event.id} failed: ${String(error)}`));
+      return;
+    }
+    // A retry is scheduled from what is recorded, so it waits for the record.
+    await recorded;
   }
 
   /** Stops polling and cuts deliveries under way short (they go again after a restart). */
@@ -106,5 +122,6 @@ export class WebhookSender {
     clearInterval(this.timer);
     this.stopping.abort();
     await Promise.all(this.inFlight.values());
+    await this.recording;
   }
 }

@@ -1,0 +1,396 @@
+// PUT/GET /api/v1/tenant/webhook — black-box, per spec, contract and the issue 4 decisions (Configuration).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+
+const PATH = '/api/v1/tenant/webhook';
+const HEX64 = /^[0-9a-f]{64}$/;
+const FROM_ALL = '2000-01-01T00:00:00.000Z';
+const TO_ALL = '2100-01-01T00:00:00.000Z';
+
+function expectError(res: HttpResult, status: number, code?: string) {
+  expect(res.status, res.text).toBe(status);
+  expect(typeof res.body?.message, res.text).toBe('string');
+  expect(typeof res.body?.code, res.text).toBe('string');
+  if (code) expect(res.body.code, res.text).toBe(code);
+}
+
+const put = (c: Client, body: unknown) => c.request('PUT', PATH, { body });
+const putRaw = (c: Client, rawBody: string) => c.request('PUT', PATH, { rawBody });
+
+/** A resolver standing in for DNS: names it does not know do not resolve (it throws). */
+const DNS: Record<string, string[]> = {
+  'loop.test': ['127.0.0.1'],
+  'loop-other.test': ['127.8.9.10'],
+  'private10.test': ['10.1.2.3'],
+  'private172.test': ['172.20.0.5'],
+  'private192.test': ['192.168.0.10'],
+  'metadata.test': ['169.254.169.254'],
+  'cgnat.test': ['100.64.3.4'],
+  'zero.test': ['0.0.0.0'],
+  'v6loop.test': ['::1'],
+  'v6ula.test': ['fd00:ec2::254'],
+  'v6linklocal.test': ['fe80::1'],
+  'v6mapped.test': ['::ffff:127.0.0.1'],
+  'v6nat64.test': ['64:ff9b::a00:1'],
+  'mixed.test': ['8.8.8.8', '10.0.0.1'],
+  'mixed-v6.test': ['2606:4700:4700::1111', '::1'],
+  'mixed-order.test': ['192.168.1.1', '1.1.1.1'],
+  'hooks.public.test': ['93.184.216.34'],
+  'hooks6.public.test': ['2606:4700:4700::1111', '8.8.4.4'],
+  localhost: ['127.0.0.1'],
+};
+const resolverCalls: string[] = [];
+const testResolver = async (host: string): Promise<string[]> => {
+  resolverCalls.push(host);
+  const key = host.toLowerCase().replace(/\.$/, '');
+  const addresses = DNS[key];
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return addresses;
+};
+
+/** Destinations every server without allowPrivate must refuse with 400 and not store. */
+const FORBIDDEN: Array<[string, string]> = [
+  // IPv4 loopback in every spelling the WHATWG parser accepts
+  ['loopback dotted', 'https://127.0.0.1/hook'],
+  ['loopback with port', 'https://127.0.0.1:8443/hook'],
+  ['loopback elsewhere in 127/8', 'https://127.255.255.254/hook'],
+  ['loopback decimal', 'https://2130706433/hook'],
+  ['loopback octal parts', 'https://0177.0.0.1/hook'],
+  ['loopback octal whole', 'https://017700000001/hook'],
+  ['loopback hex parts', 'https://0x7f.0.0.1/hook'],
+  ['loopback hex whole', 'https://0x7f000001/hook'],
+  ['loopback short 127.1', 'https://127.1/hook'],
+  ['loopback short 127.0.1', 'https://127.0.1/hook'],
+  ['loopback trailing dot', 'https://127.0.0.1./hook'],
+  ['loopback percent-encoded', 'https://%31%32%37.0.0.1/hook'],
+  ['loopback full-width digits', 'https://\uFF11\uFF12\uFF17.0.0.1/hook'],
+  // other non-public IPv4
+  ['0.0.0.0', 'https://0.0.0.0/hook'],
+  ['0 (0.0.0.0 short)', 'https://0/hook'],
+  ['10/8', 'https://10.0.0.1/hook'],
+  ['10/8 top', 'https://10.255.255.254/hook'],
+  ['172.16/12 bottom', 'https://172.16.0.1/hook'],
+  ['172.16/12 top', 'https://172.31.255.254/hook'],
+  ['192.168/16', 'https://192.168.1.1/hook'],
+  ['192.168/16 hex', 'https://0xc0a80101/hook'],
+  ['cloud metadata 169.254.169.254', 'https://169.254.169.254/latest/meta-data/'],
+  ['link-local 169.254/16', 'https://169.254.1.1/hook'],
+  ['CGNAT 100.64/10', 'https://100.64.0.1/hook'],
+  ['CGNAT top', 'https://100.127.255.254/hook'],
+  ['benchmarking 198.18/15', 'https://198.18.0.1/hook'],
+  ['documentation 192.0.2/24', 'https://192.0.2.1/hook'],
+  ['documentation 203.0.113/24', 'https://203.0.113.7/hook'],
+  ['reserved 240/4', 'https://240.0.0.1/hook'],
+  ['multicast 224/4', 'https://224.0.0.1/hook'],
+  ['broadcast', 'https://255.255.255.255/hook'],
+  // IPv6
+  ['[::1]', 'https://[::1]/hook'],
+  ['[::1] long form', 'https://[0:0:0:0:0:0:0:1]/hook'],
+  ['[::]', 'https://[::]/hook'],
+  ['ULA fd00:ec2::254', 'https://[fd00:ec2::254]/hook'],
+  ['ULA fc00::1', 'https://[fc00::1]/hook'],
+  ['link-local fe80::1', 'https://[fe80::1]/hook'],
+  ['multicast ff02::1', 'https://[ff02::1]/hook'],
+  ['mapped ::ffff:127.0.0.1', 'https://[::ffff:127.0.0.1]/hook'],
+  ['mapped ::ffff:7f00:1', 'https://[::ffff:7f00:1]/hook'],
+  ['mapped ::ffff:10.0.0.1', 'https://[::ffff:10.0.0.1]/hook'],
+  ['mapped ::ffff:169.254.169.254', 'https://[::ffff:a9fe:a9fe]/hook'],
+  ['NAT64 64:ff9b::7f00:1', 'https://[64:ff9b::7f00:1]/hook'],
+  ['6to4 2002:7f00:1::', 'https://[2002:7f00:1::]/hook'],
+  ['Teredo 2001::1', 'https://[2001::1]/hook'],
+  // local names (the test resolver does not know them, so only the name rule can refuse them)
+  ['localhost', 'https://localhost/hook'],
+  ['localhost with port', 'https://localhost:8443/hook'],
+  ['LOCALHOST. (upper case, trailing dot)', 'https://LOCALHOST./hook'],
+  ['x.localhost', 'https://x.localhost/hook'],
+  ['printer.local', 'https://printer.local/hook'],
+  ['metadata.google.internal', 'https://metadata.google.internal/computeMetadata/v1/'],
+  ['router.home.arpa', 'https://router.home.arpa/hook'],
+  ['ROUTER.HOME.ARPA.', 'https://ROUTER.HOME.ARPA./hook'],
+  // deny list (server option denyDomains: ['blocked.example'])
+  ['deny-listed domain', 'https://blocked.example/hook'],
+  ['deny-listed subdomain', 'https://api.blocked.example/hook'],
+  ['deny-listed deep subdomain', 'https://a.b.blocked.example/hook'],
+  ['deny-listed, upper case and trailing dot', 'https://API.BLOCKED.EXAMPLE./hook'],
+  // names the test resolver maps to non-public addresses
+  ['name → 127.0.0.1', 'https://loop.test/hook'],
+  ['name → 127.8.9.10', 'https://loop-other.test/hook'],
+  ['name → 10.1.2.3', 'https://private10.test/hook'],
+  ['name → 172.20.0.5', 'https://private172.test/hook'],
+  ['name → 192.168.0.10', 'https://private192.test/hook'],
+  ['name → 169.254.169.254', 'https://metadata.test/hook'],
+  ['name → 100.64.3.4', 'https://cgnat.test/hook'],
+  ['name → 0.0.0.0', 'https://zero.test/hook'],
+  ['name → ::1', 'https://v6loop.test/hook'],
+  ['name → fd00:ec2::254', 'https://v6ula.test/hook'],
+  ['name → fe80::1', 'https://v6linklocal.test/hook'],
+  ['name → ::ffff:127.0.0.1', 'https://v6mapped.test/hook'],
+  ['name → 64:ff9b::a00:1', 'https://v6nat64.test/hook'],
+  ['name → one public and one private IPv4', 'https://mixed.test/hook'],
+  ['name → one public IPv6 and ::1', 'https://mixed-v6.test/hook'],
+  ['name → private first, then public', 'https://mixed-order.test/hook'],
+];
+
+describe('webhook configuration (server without allowPrivate, test resolver, denyDomains)', () => {
+  let t: TestServer;
+  let c: Client; // tenant 1 ADMIN
+  let fresh: Client; // a tenant that never had a webhook (replaced if a wrongly accepted PUT gave it one)
+  let configured: Client; // a tenant with a webhook already set
+  let configuredUrl: string;
+  let configuredSecret: string;
+
+  /** PUTs a refused body on a never-configured and a configured tenant: 400 VALIDATION_FAILED and neither changes. */
+  async function expectRefusedAndNothingStored(body: unknown) {
+    const a = await put(fresh, body);
+    const b = await put(configured, body);
+    const freshGet = await fresh.get(PATH);
+    const configuredGet = await configured.get(PATH);
+    // keep later cases independent of a wrongly accepted one
+    if (freshGet.status !== 404) fresh = client(t.url, (await createTenant(t.dbPath, 'Fresh')).apiKey.rawKey);
+    if (b.status === 200) {
+      const again = await put(configured, { webhookUrl: configuredUrl });
+      configuredSecret = again.body.webhookSecret;
+    }
+    expectError(a, 400, 'VALIDATION_FAILED');
+    expect(a.text).not.toMatch(/[0-9a-f]{64}/);
+    expectError(b, 400, 'VALIDATION_FAILED');
+    expectError(freshGet, 404, 'NOT_FOUND');
+    expect(configuredGet.body).toEqual({ webhookUrl: configuredUrl, secretPrefix: `${configuredSecret.slice(0, 8)}...` });
+  }
+
+  async function keyWith(scopes: string[]): Promise<Client> {
+    const res = await c.post('/api/v1/api-keys', { scopes });
+    expect(res.status, res.text).toBe(201);
+    return client(t.url, res.body.rawKey);
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer({ webhooks: { resolve: testResolver, denyDomains: ['blocked.example'] } });
+    c = client(t.url, t.tenant.apiKey.rawKey);
+    fresh = client(t.url, (await createTenant(t.dbPath, 'Fresh')).apiKey.rawKey);
+    configured = client(t.url, (await createTenant(t.dbPath, 'Configured')).apiKey.rawKey);
+    configuredUrl = 'https://hooks.public.test/configured';
+    const res = await put(configured, { webhookUrl: configuredUrl });
+    expect(res.status, res.text).toBe(200);
+    configuredSecret = res.body.webhookSecret;
+  });
+  afterAll(async () => t?.stop());
+
+  describe('PUT and GET', () => {
+    it('GET before any PUT → 404 NOT_FOUND', async () => {
+      expectError(await c.get(PATH), 404, 'NOT_FOUND');
+    });
+
+    it('PUT → 200 with exactly {webhookUrl (as sent), webhookSecret (64 lowercase hex)}', async () => {
+      const url = 'https://8.8.8.8/hook';
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['webhookSecret', 'webhookUrl']);
+      expect(res.body.webhookUrl).toBe(url);
+      expect(res.body.webhookSecret).toMatch(HEX64);
+    });
+
+    it('GET after PUT → 200 with exactly {webhookUrl, secretPrefix = first 8 chars + "..."}, never the whole secret', async () => {
+      const url = 'https://hooks.public.test/path/to/hook?x=1';
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      const got = await c.get(PATH);
+      expect(got.status, got.text).toBe(200);
+      expect(Object.keys(got.body).sort()).toEqual(['secretPrefix', 'webhookUrl']);
+      expect(got.body.webhookUrl).toBe(url);
+      expect(got.body.secretPrefix).toBe(`${res.body.webhookSecret.slice(0, 8)}...`);
+      expect(got.text).not.toContain(res.body.webhookSecret);
+      expect(got.text).not.toMatch(/[0-9a-f]{64}/);
+    });
+
+    it('every PUT issues a new secret, also for the same URL; GET follows the latest', async () => {
+      const url = 'https://8.8.4.4/same';
+      const secrets: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await put(c, { webhookUrl: url });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.webhookSecret).toMatch(HEX64);
+        secrets.push(res.body.webhookSecret);
+        const got = await c.get(PATH);
+        expect(got.body).toEqual({ webhookUrl: url, secretPrefix: `${res.body.webhookSecret.slice(0, 8)}...` });
+      }
+      expect(new Set(secrets).size).toBe(4);
+    });
+
+    it('a public IPv4 literal, a public IPv6 literal and public names (via the test resolver) are accepted', async () => {
+      for (const url of [
+        'https://8.8.8.8/hook',
+        'https://1.1.1.1:8443/hook',
+        'https://[2606:4700:4700::1111]/hook',
+        'https://hooks.public.test/hook',
+        'https://hooks6.public.test/v1/events',
+      ]) {
+        const res = await put(c, { webhookUrl: url });
+        expect(res.status, `${url}: ${res.text}`).toBe(200);
+        expect(res.body.webhookUrl).toBe(url);
+        expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+      }
+    });
+
+    it('the public name was looked up through the resolver', async () => {
+      expect(resolverCalls.some((h) => h.replace(/\.$/, '').toLowerCase() === 'hooks.public.test')).toBe(true);
+    });
+
+    it('a name that does not resolve at PUT time (resolver throws) is accepted', async () => {
+      const url = `https://no-such-name-${randomUUID().slice(0, 8)}.test/hook`;
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.webhookSecret).toMatch(HEX64);
+      expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+    });
+
+    it('configuration is per tenant: another tenant still gets 404, and its PUT does not touch ours', async () => {
+      const other = client(t.url, (await createTenant(t.dbPath, 'Isolated')).apiKey.rawKey);
+      expectError(await other.get(PATH), 404, 'NOT_FOUND');
+      const mine = await put(c, { webhookUrl: 'https://8.8.8.8/mine' });
+      expect(mine.status).toBe(200);
+      const theirs = await put(other, { webhookUrl: 'https://8.8.8.8/theirs' });
+      expect(theirs.status).toBe(200);
+      expect(theirs.body.webhookSecret).not.toBe(mine.body.webhookSecret);
+      expect((await c.get(PATH)).body).toEqual({ webhookUrl: 'https://8.8.8.8/mine', secretPrefix: `${mine.body.webhookSecret.slice(0, 8)}...` });
+      expect((await other.get(PATH)).body.webhookUrl).toBe('https://8.8.8.8/theirs');
+    });
+
+    it('PUT is recorded in the audit log as UPDATE_WEBHOOK with webhookUrl and secretPrefix, never the secret', async () => {
+      const url = 'https://8.8.8.8/audited';
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      const exp = await c.get(`/api/v1/compliance/audit-export?from=${encodeURIComponent(FROM_ALL)}&to=${encodeURIComponent(TO_ALL)}`);
+      expect(exp.status, exp.text).toBe(200);
+      expect(exp.text).not.toContain(res.body.webhookSecret);
+      const records = exp.text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      const mine = records.filter((r) => r.action === 'UPDATE_WEBHOOK' && r.payload?.webhookUrl === url);
+      expect(mine).toHaveLength(1);
+      expect(mine[0].payload.secretPrefix).toBe(`${res.body.webhookSecret.slice(0, 8)}...`);
+      expect(JSON.stringify(mine[0])).not.toContain(res.body.webhookSecret);
+    });
+  });
+
+  describe('authentication and scopes', () => {
+    it('no key, a malformed key and an unknown key → 401 on GET and PUT', async () => {
+      for (const k of [client(t.url), client(t.url, 'not-a-key'), client(t.url, `sk_live_${randomUUID().replaceAll('-', '')}`)]) {
+        expectError(await k.get(PATH), 401, 'UNAUTHENTICATED');
+        expectError(await put(k, { webhookUrl: 'https://8.8.8.8/x' }), 401, 'UNAUTHENTICATED');
+      }
+      expect((await configured.get(PATH)).body.webhookUrl).toBe(configuredUrl);
+    });
+
+    it('a key without WEBHOOK_MANAGE → 403 FORBIDDEN on GET and PUT, nothing changes', async () => {
+      const before = (await c.get(PATH)).body;
+      for (const scopes of [['ACCOUNTS_READ'], ['TRANSACTIONS_WRITE', 'TRANSACTIONS_READ', 'ACCOUNTS_WRITE', 'RECONCILIATION_WRITE']]) {
+        const k = await keyWith(scopes);
+        expectError(await k.get(PATH), 403, 'FORBIDDEN');
+        expectError(await put(k, { webhookUrl: 'https://8.8.8.8/forbidden' }), 403, 'FORBIDDEN');
+      }
+      expect((await c.get(PATH)).body).toEqual(before);
+    });
+
+    it('a key with only WEBHOOK_MANAGE may GET and PUT', async () => {
+      const k = await keyWith(['WEBHOOK_MANAGE']);
+      const res = await put(k, { webhookUrl: 'https://8.8.8.8/managed' });
+      expect(res.status, res.text).toBe(200);
+      const got = await k.get(PATH);
+      expect(got.status, got.text).toBe(200);
+      expect(got.body.webhookUrl).toBe('https://8.8.8.8/managed');
+    });
+  });
+
+  describe('body validation → 400 VALIDATION_FAILED, nothing stored', () => {
+    const BAD_BODIES: Array<[string, unknown]> = [
+      ['missing webhookUrl', {}],
+      ['empty webhookUrl', { webhookUrl: '' }],
+      ['null webhookUrl', { webhookUrl: null }],
+      ['number webhookUrl', { webhookUrl: 123 }],
+      ['boolean webhookUrl', { webhookUrl: true }],
+      ['array webhookUrl', { webhookUrl: ['https://8.8.8.8/hook'] }],
+      ['object webhookUrl', { webhookUrl: { href: 'https://8.8.8.8/hook' } }],
+      ['unknown field', { webhookUrl: 'https://8.8.8.8/hook', webhookSecret: 'a'.repeat(64) }],
+      ['unknown field only', { url: 'https://8.8.8.8/hook' }],
+      ['not a URL', { webhookUrl: 'not a url' }],
+      ['no scheme', { webhookUrl: '8.8.8.8/hook' }],
+      ['scheme only', { webhookUrl: 'https://' }],
+      ['http', { webhookUrl: 'http://8.8.8.8/hook' }],
+      ['HTTP upper case', { webhookUrl: 'HTTP://8.8.8.8/hook' }],
+      ['ftp', { webhookUrl: 'ftp://8.8.8.8/hook' }],
+      ['wss', { webhookUrl: 'wss://8.8.8.8/hook' }],
+      ['javascript', { webhookUrl: 'javascript:alert(1)' }],
+      ['user and password', { webhookUrl: 'https://user:pw@8.8.8.8/hook' }],
+      ['user only', { webhookUrl: 'https://user@8.8.8.8/hook' }],
+      ['user-info on a public name', { webhookUrl: 'https://user:pw@hooks.public.test/hook' }],
+    ];
+
+    it.each(BAD_BODIES)('%s', async (_name, body) => {
+      await expectRefusedAndNothingStored(body);
+    });
+
+    it('a body that is not a JSON object → 400, nothing stored', async () => {
+      for (const raw of ['null', '[]', '"https://8.8.8.8/hook"', '{"webhookUrl":', '']) {
+        const res = await putRaw(fresh, raw);
+        expect(res.status, `${JSON.stringify(raw)}: ${res.text}`).toBe(400);
+      }
+      expectError(await fresh.get(PATH), 404, 'NOT_FOUND');
+    });
+  });
+
+  describe(`forbidden destinations (${FORBIDDEN.length} spellings) → 400 VALIDATION_FAILED, nothing stored`, () => {
+    it('the table is large enough', () => {
+      expect(FORBIDDEN.length).toBeGreaterThanOrEqual(40);
+    });
+
+    it.each(FORBIDDEN)('%s: %s', async (_name, url) => {
+      await expectRefusedAndNothingStored({ webhookUrl: url });
+    });
+  });
+});
+
+describe('webhook configuration (server with allowPrivate)', () => {
+  let t: TestServer;
+  let c: Client;
+  beforeAll(async () => {
+    t = await startTestServer({ webhooks: { allowPrivate: true, resolve: testResolver } });
+    c = client(t.url, t.tenant.apiKey.rawKey);
+  });
+  afterAll(async () => t?.stop());
+
+  it('loopback, private addresses and local names are accepted over https', async () => {
+    for (const url of [
+      'https://127.0.0.1:9/hook',
+      'https://[::1]:9/hook',
+      'https://10.0.0.1/hook',
+      'https://192.168.1.1/hook',
+      'https://localhost:9/hook',
+      'https://loop.test/hook',
+      'https://printer.local/hook',
+    ]) {
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, `${url}: ${res.text}`).toBe(200);
+      expect(res.body.webhookUrl).toBe(url);
+      expect(res.body.webhookSecret).toMatch(HEX64);
+      expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+    }
+  });
+
+  it('http is still refused, so is user-info; nothing stored', async () => {
+    const ok = await put(c, { webhookUrl: 'https://127.0.0.1:9/kept' });
+    expect(ok.status, ok.text).toBe(200);
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.1/hook', 'https://user:pw@127.0.0.1:9/hook', 'https://user@localhost/hook']) {
+      expectError(await put(c, { webhookUrl: url }), 400, 'VALIDATION_FAILED');
+    }
+    expect((await c.get(PATH)).body).toEqual({ webhookUrl: 'https://127.0.0.1:9/kept', secretPrefix: `${ok.body.webhookSecret.slice(0, 8)}...` });
+  });
+
+  it('missing, empty and non-string URLs are still 400', async () => {
+    for (const body of [{}, { webhookUrl: '' }, { webhookUrl: 1 }, { webhookUrl: 'nope' }, { webhookUrl: 'https://127.0.0.1/h', extra: 1 }]) {
+      expectError(await put(c, body), 400, 'VALIDATION_FAILED');
+    }
+  });
+});
