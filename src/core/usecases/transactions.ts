@@ -1,7 +1,7 @@
 // Posting balanced transactions, exactly once per Idempotency-Key, and reading them back.
 import type { Deps } from '../context.js';
 import { LedgerError, notFound } from '../errors.js';
-import { appendAudit, type Actor } from '../audit.js';
+import { appendAudit, type Actor, type AuditAction, type AuditPayload } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
@@ -17,14 +17,14 @@ import { settleMatches } from './settlements.js';
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
 /** What makes two requests the same request: amounts compare by value ("2.5" and 2.50 are equal), metadata by content. */
-const fingerprint = (input: TransactionInput): string =>
+export const fingerprint = (input: TransactionInput): string =>
   JSON.stringify([
     Object.entries(input.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     input.lines.map((l) => [l.accountId, l.entryType, l.asset, l.amountMinor.toString(), l.description, l.details]),
   ]);
 
 /** Checks every line against its account: it must be the tenant's, and a fiat line must be in the account's currency. */
-function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): void {
+export function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): void {
   const ids = [...new Set(input.lines.map((l) => l.accountId))];
   const accounts = new Map(tx.accountsByIds(tenantId, ids).map((a) => [a.id, a]));
   input.lines.forEach((line, index) => {
@@ -41,19 +41,26 @@ function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): 
   });
 }
 
-/** Writes the transaction, its entries with running balances, the balance rows, idempotency, audit and outbox: one unit. */
-export function postTransactionCommand(
-  ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; input: TransactionInput; key: string; hash: string },
-): StoredResponse {
-  const { tx, ids, commitClock } = ctx;
-  const { tenantId, actor, input, key, hash } = args;
-  // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
-  // primary key of the idempotency table refuses a duplicate outright.
-  checkAccounts(tx, tenantId, input);
-  const createdAt = commitClock.next();
-  const transactionId = ids.next();
+/** One balanced posting as a write: who posts it, under which id and time, and what its audit record says. */
+export interface Posting {
+  tenantId: string;
+  actor: Actor;
+  input: TransactionInput;
+  transactionId: string;
+  createdAt: string;
+  audit: { action: AuditAction; payload: AuditPayload };
+  /** A reversal records no expected transfer, so it settles nothing. */
+  matchSettlements: boolean;
+}
 
+/**
+ * Writes the transaction, its entries with running balances, the balance rows, the audit record and the
+ * `transaction.committed` event, and settles what its on-chain lines match: all inside the caller's write.
+ */
+export function writePosting(ctx: WriteContext, p: Posting): void {
+  const { tx, ids } = ctx;
+  const { tenantId, actor, input, transactionId, createdAt } = p;
+  checkAccounts(tx, tenantId, input);
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
   const entries: Entry[] = input.lines.map((line, lineNo) => {
     const slot = `${line.accountId}|${line.asset}`;
@@ -70,26 +77,37 @@ export function postTransactionCommand(
   tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
   for (const entry of entries) tx.insertEntry(entry, toJsonText(entryView(entry)));
   for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
-
-  const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
-  tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: hash, ...response }, createdAt);
-  appendAudit(tx, ids, tenantId, actor, 'POST_TRANSACTION', createdAt, {
-    transactionId,
-    lineCount: entries.length,
-    idempotencyKey: key,
-  });
-  tx.insertOutbox({
-    id: ids.next(),
-    tenantId,
-    type: 'transaction.committed',
-    payload: document,
-    createdAt,
-  });
+  appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
+  tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', payload: document, createdAt });
+  if (!p.matchSettlements) return;
   // A posting that records an expected transfer settles it in this same commit.
   const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLines(entries), createdAt, 'POSTING');
   for (const { settlement } of matches) {
     tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'POSTING', reconciledAt: createdAt });
   }
+}
+
+/** A posting through `POST /api/v1/transactions`: the posting and its idempotency record, one unit. */
+export function postTransactionCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; input: TransactionInput; key: string; hash: string },
+): StoredResponse {
+  const { tenantId, key } = args;
+  // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
+  // primary key of the idempotency table refuses a duplicate outright.
+  const createdAt = ctx.commitClock.next();
+  const transactionId = ctx.ids.next();
+  writePosting(ctx, {
+    tenantId,
+    actor: args.actor,
+    input: args.input,
+    transactionId,
+    createdAt,
+    audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
+    matchSettlements: true,
+  });
+  const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
+  ctx.tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
   return response;
 }
 
