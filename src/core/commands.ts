@@ -6,6 +6,8 @@ import { postTransactionCommand } from './usecases/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCommand } from './usecases/settlements.js';
 import { reconcileBatchCommand } from './usecases/reconciliation.js';
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
+import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
+import { decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
   createTenant: createTenantCommand,
@@ -20,6 +22,11 @@ export const commands = {
   setWebhook: setWebhookCommand,
   recordWebhookAttempt: recordWebhookAttemptCommand,
   redeliver: redeliverCommand,
+  createPolicyRule: createPolicyRuleCommand,
+  deletePolicyRule: deletePolicyRuleCommand,
+  executeAgentTransaction: executeAgentTransactionCommand,
+  decideAgentTransaction: decideAgentTransactionCommand,
+  rollbackAgentTransaction: rollbackAgentTransactionCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
 
 export type Commands = typeof commands;

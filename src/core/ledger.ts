@@ -10,16 +10,20 @@ import { SettlementService } from './usecases/settlements.js';
 import * as reconciliation from './usecases/reconciliation.js';
 import * as auditLog from './usecases/auditLog.js';
 import * as webhooks from './usecases/webhooks.js';
+import * as policyRules from './usecases/policyRules.js';
+import { AgentService } from './usecases/agents.js';
 
 export class Ledger {
   readonly deps: Deps;
   readonly transactions: TransactionService;
   readonly settlements: SettlementService;
+  readonly agents: AgentService;
 
   constructor(readonly store: Store, readonly writer: Writer, clock: Clock = systemClock, options: LedgerOptions = {}) {
     this.deps = makeDeps(store, writer, clock, options);
     this.transactions = new TransactionService(this.deps);
     this.settlements = new SettlementService(this.deps);
+    this.agents = new AgentService(this.deps);
   }
 
   createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);
@@ -44,6 +48,9 @@ export class Ledger {
   getWebhook = (...a: Tail<typeof webhooks.getWebhook>) => webhooks.getWebhook(this.deps, ...a);
   listWebhookDeliveries = (...a: Tail<typeof webhooks.listWebhookDeliveries>) => webhooks.listWebhookDeliveries(this.deps, ...a);
   redeliver = (tenantId: string, eventId: string) => this.writer.run('redeliver', { tenantId, eventId });
+  createPolicyRule = (...a: Tail<typeof policyRules.createPolicyRule>) => policyRules.createPolicyRule(this.deps, ...a);
+  listPolicyRules = (...a: Tail<typeof policyRules.listPolicyRules>) => policyRules.listPolicyRules(this.deps, ...a);
+  deletePolicyRule = (...a: Tail<typeof policyRules.deletePolicyRule>) => policyRules.deletePolicyRule(this.deps, ...a);
 }
 
 /** The parameters of a use-case after its dependencies. */

@@ -48,3 +48,7 @@ export const SETTLEMENT_CANDIDATES_MAX = 1000;
 export const AUDIT_PAGE_ROWS = 1000;
 /** Longest webhook URL accepted. */
 export const WEBHOOK_URL_LENGTH_MAX = 2048;
+/** X-Agent-Session-Id length. */
+export const AGENT_SESSION_ID_LENGTH_MAX = 255;
+/** The trailing window of MAX_DEBIT_PER_HOUR. */
+export const AGENT_HOUR_MS = 60 * 60 * 1000;

@@ -4,6 +4,8 @@ import type { Asset, Chain, Token } from './money.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
+import type { PolicyRule } from './policy.js';
+import type { AgentStatus, AgentTransaction } from './agent.js';
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
@@ -130,6 +132,14 @@ export interface ReadStore {
   /** The oldest event an operator asked to deliver again. */
   queuedRedelivery(tenantId: string): DeliveryState | undefined;
   webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Page<DeliveryState & { seq: number }>;
+  /** The tenant's rules, oldest first. */
+  policyRules(tenantId: string): PolicyRule[];
+  agentTransaction(tenantId: string, id: string): AgentTransaction | undefined;
+  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Page<AgentTransaction>;
+  /** Debit sums (asset to minor units, as stored) of a key's agent transactions that count toward limits: in a session, or since an instant. */
+  agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>>;
+  /** The tenant's AGENT audit records, newest first. */
+  agentAuditPage(tenantId: string, before: number | null, limit: number): Page<StoredAuditRecord>;
 }
 
 /** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */
@@ -157,6 +167,16 @@ export interface WriteTx extends ReadStore {
   upsertWebhookDelivery(state: DeliveryState): void;
   /** Events being retried are tried again at once (a new URL or secret deserves a fresh try). */
   wakeWebhookDeliveries(tenantId: string, at: string): void;
+  insertPolicyRule(rule: PolicyRule): void;
+  deletePolicyRule(tenantId: string, ruleId: string): boolean;
+  insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): void;
+  /** Moves a record on (approve, reject, roll back); false when its status was no longer `from`. */
+  decideAgentTransaction(
+    tenantId: string,
+    id: string,
+    from: AgentStatus,
+    to: { status: AgentStatus; decidedAt: string | null; decidedBy: string | null; reversalTransactionId: string | null },
+  ): boolean;
 }
 
 export interface Store extends ReadStore {

@@ -8,6 +8,8 @@ import { isUuid } from './ids.js';
 import { parseInstant } from './time.js';
 import { settlementStatuses } from './settlement.js';
 import { actorTypes } from './audit.js';
+import { policyRuleTypes } from './policy.js';
+import { agentStatuses } from './agent.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -167,3 +169,41 @@ export const setWebhookBody = v.strictObject({
   webhookUrl: v.pipe(v.string('must be a string'), v.check((s) => s.trim().length > 0, 'must not be empty')),
 });
 export type SetWebhookBody = v.InferOutput<typeof setWebhookBody>;
+
+/** A positive decimal string (no sign, no exponent): policy amounts. */
+const positiveDecimalString = v.pipe(
+  v.string('must be a decimal string such as "100.00"'),
+  v.regex(/^\d{1,18}(\.\d{1,18})?$/, 'must be a positive decimal string such as "100.00"'),
+  v.check((s) => /[1-9]/.test(s), 'must be greater than zero'),
+);
+const uniqueList = <T extends string>(values: readonly T[], what: string) =>
+  v.pipe(
+    v.array(v.picklist(values, `must be one of ${values.join(', ')}`), `must be an array of ${what}`),
+    v.minLength(1, `must name at least one of ${what}`),
+    v.check((list) => new Set(list).size === list.length, `must not repeat a value`),
+  );
+
+/** Every field a rule may carry; which ones a type needs (and allows) is checked with the type (core/policy.ts). */
+export const createPolicyRuleBody = v.strictObject({
+  type: v.picklist(policyRuleTypes, `must be one of ${policyRuleTypes.join(', ')}`),
+  agentKeyPrefix: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(limits.REFERENCE_LENGTH_MAX)))),
+  amount: v.optional(positiveDecimalString),
+  debitAccountId: v.optional(uuidSchema),
+  creditAccountId: v.optional(uuidSchema),
+  tokens: v.optional(uniqueList(tokens, 'USDC, USDT, BRZ, PYUSD')),
+  chains: v.optional(uniqueList(chains, 'EVM, SOLANA, TRON')),
+});
+export type CreatePolicyRuleBody = v.InferOutput<typeof createPolicyRuleBody>;
+
+export const agentSessionIdSchema = v.pipe(
+  v.string('is required'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(limits.AGENT_SESSION_ID_LENGTH_MAX, `must be at most ${limits.AGENT_SESSION_ID_LENGTH_MAX} characters`),
+);
+
+export const agentTransactionsQuery = v.object({
+  status: v.optional(v.picklist(agentStatuses, `must be one of ${agentStatuses.join(', ')}`)),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type AgentTransactionsQuery = v.InferOutput<typeof agentTransactionsQuery>;

@@ -13,6 +13,8 @@ import { settlementRoutes } from './routes/settlements.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { complianceRoutes } from './routes/compliance.js';
 import { webhookRoutes } from './routes/webhook.js';
+import { policyRuleRoutes } from './routes/policyRules.js';
+import { agentRoutes } from './routes/agents.js';
 import { openApiDocument } from './openapi.js';
 import { VERSION } from '../version.js';
 
@@ -23,6 +25,8 @@ export const apiRoutes: Route[] = [
   ...reconciliationRoutes,
   ...complianceRoutes,
   ...webhookRoutes,
+  ...agentRoutes,
+  ...policyRuleRoutes,
   ...apiKeyRoutes,
 ];
 
@@ -61,9 +65,12 @@ function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log:
   return async (event: H3Event): Promise<Response> => {
     try {
       let principal = ANONYMOUS;
+      let rawKey = '';
       if (route.scope) {
-        principal = ledger.authenticate(bearerToken(event));
+        const token = bearerToken(event);
+        principal = ledger.authenticate(token);
         ledger.requireScope(principal, route.scope);
+        rawKey = token ?? '';
       }
       const actor: Actor = { type: 'HUMAN', keyId: principal.keyId };
       const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
@@ -74,6 +81,7 @@ function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log:
         settings,
         principal,
         actor,
+        rawKey,
         params,
         query,
         body,

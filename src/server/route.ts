@@ -38,6 +38,8 @@ export interface RouteContext<Q, B> {
   settings: ServerSettings;
   principal: Principal;
   actor: Actor;
+  /** The key presented, for the one rule that looks at it (a policy rule's agentKeyPrefix); never stored. */
+  rawKey: string;
   params: Record<string, string>;
   query: Q;
   body: B;

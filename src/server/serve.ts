@@ -7,7 +7,7 @@ import { SqliteStore } from '../store/sqliteStore.js';
 import { LocalWriter } from '../store/localWriter.js';
 import { ThreadWriter } from '../store/threadWriter.js';
 import { Checkpointer } from '../store/checkpointer.js';
-import type { Writer } from '../core/ports.js';
+import type { Clock, Writer } from '../core/ports.js';
 import { createApp } from './app.js';
 import { SettlementSweeper } from './sweeper.js';
 import { WebhookSender } from './webhooks/sender.js';
@@ -26,6 +26,8 @@ export interface ServeOptions {
   log: Logger;
   /** Where commits run: a writer thread (the default), or this thread. */
   writer?: 'thread' | 'local';
+  /** Tests: the time the ledger sees (with `writer: 'local'`, whose commits then take their times from it too). */
+  clock?: Clock;
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
   webhooks?: WebhookSettings;
@@ -73,7 +75,7 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   let writer: Writer | undefined;
   let checkpointer: Checkpointer | undefined;
   try {
-    writer = options.writer === 'local' ? new LocalWriter(store) : await ThreadWriter.start(options.dbPath, options.log);
+    writer = options.writer === 'local' ? new LocalWriter(store, options.clock) : await ThreadWriter.start(options.dbPath, options.log);
     if (options.writer !== 'local') checkpointer = await Checkpointer.start(options.dbPath);
   } catch (error) {
     await writer?.close();
@@ -81,7 +83,7 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
     throw error;
   }
   const opened = writer;
-  const ledger = new Ledger(store, opened, systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
+  const ledger = new Ledger(store, opened, options.clock ?? systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
   const sweeper = new SettlementSweeper(ledger, options.log);
   const sender = new WebhookSender(ledger, options.log, {
     policy: urlPolicyOf(options.webhooks),

@@ -152,6 +152,31 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
 }
 
+export interface PolicyRulesTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  type: string;
+  agent_key_prefix: string | null;
+  params: string;
+  created_at: string;
+}
+
+export interface AgentTransactionsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  status: string;
+  session_id: string;
+  actor_key_id: string;
+  input: string;
+  debits: string;
+  created_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  reversal_transaction_id: string | null;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -172,4 +197,6 @@ export interface Database {
   reconciliation_results: ReconciliationResultsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  policy_rules: PolicyRulesTable;
+  agent_transactions: AgentTransactionsTable;
 }

@@ -19,6 +19,8 @@ import type { ReconciliationResult, Settlement } from '../core/settlement.js';
 import { canonicalAddress } from '../core/settlement.js';
 import type { ActorType } from '../core/audit.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../core/webhook.js';
+import type { PolicyRule } from '../core/policy.js';
+import { inputFromJson, inputToJson, type AgentStatus, type AgentTransaction } from '../core/agent.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
@@ -145,6 +147,32 @@ const toDelivery = (r: Row<Database['webhook_deliveries']>): DeliveryState & { s
   updatedAt: r.updated_at,
 });
 
+const toPolicyRule = (r: Row<Database['policy_rules']>): PolicyRule => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  type: r.type as PolicyRule['type'],
+  agentKeyPrefix: r.agent_key_prefix,
+  params: JSON.parse(r.params) as PolicyRule['params'],
+  createdAt: r.created_at,
+});
+
+const toAgentTransaction = (r: Row<Database['agent_transactions']>): AgentTransaction => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  status: r.status as AgentStatus,
+  sessionId: r.session_id,
+  actorKeyId: r.actor_key_id,
+  input: inputFromJson(r.input),
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
+  decidedBy: r.decided_by,
+  reversalTransactionId: r.reversal_transaction_id,
+});
+
+/** Agent transactions that count toward the limits: posted (even if rolled back since) and held. */
+const COUNTED_STATUSES = ['POSTED', 'PENDING_APPROVAL', 'ROLLED_BACK'];
+
 function page<T>(rows: T[], limit: number): Page<T> {
   return rows.length > limit ? { rows: rows.slice(0, limit), more: true } : { rows, more: false };
 }
@@ -187,6 +215,14 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
       .where('tenant_id', '=', tenant)
       .where('created_at', '>=', param('from'))
       .where('created_at', '<=', param('to'))
+      .where('seq', '<', param<bigint>('before'))
+      .orderBy('seq', 'desc')
+      .limit(param<number>('limit'));
+  const agentWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('agent_transactions')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
       .where('seq', '<', param<bigint>('before'))
       .orderBy('seq', 'desc')
       .limit(param<number>('limit'));
@@ -528,6 +564,77 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .where('tenant_id', '=', tenant)
         .where('status', 'in', ['PENDING', 'QUEUED']),
     ),
+    policyRules: p((q) => q.selectFrom('policy_rules').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'asc')),
+    insertPolicyRule: p((q) =>
+      q.insertInto('policy_rules').values({
+        tenant_id: tenant,
+        id: param('id'),
+        type: param('type'),
+        agent_key_prefix: param<string | null>('agentKeyPrefix'),
+        params: param('params'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    deletePolicyRule: p((q) => q.deleteFrom('policy_rules').where('tenant_id', '=', tenant).where('id', '=', param('ruleId'))),
+    agentTransaction: p((q) => q.selectFrom('agent_transactions').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    agentTransactionsPage: p((q) => agentWindow(q)),
+    agentTransactionsPageByStatus: p((q) => agentWindow(q).where('status', '=', param('status'))),
+    agentDebitsOfSession: p((q) =>
+      q
+        .selectFrom('agent_transactions')
+        .select('debits')
+        .where('tenant_id', '=', tenant)
+        .where('actor_key_id', '=', param('keyId'))
+        .where('session_id', '=', param('sessionId'))
+        .where('status', 'in', COUNTED_STATUSES),
+    ),
+    agentDebitsSince: p((q) =>
+      q
+        .selectFrom('agent_transactions')
+        .select('debits')
+        .where('tenant_id', '=', tenant)
+        .where('actor_key_id', '=', param('keyId'))
+        .where('created_at', '>', param('since'))
+        .where('status', 'in', COUNTED_STATUSES),
+    ),
+    insertAgentTransaction: p((q) =>
+      q.insertInto('agent_transactions').values({
+        tenant_id: tenant,
+        id: param('id'),
+        status: param('status'),
+        session_id: param('sessionId'),
+        actor_key_id: param('actorKeyId'),
+        input: param('input'),
+        debits: param('debits'),
+        created_at: param('createdAt'),
+        decided_at: param<string | null>('decidedAt'),
+        decided_by: param<string | null>('decidedBy'),
+        reversal_transaction_id: param<string | null>('reversalTransactionId'),
+      }),
+    ),
+    decideAgentTransaction: p((q) =>
+      q
+        .updateTable('agent_transactions')
+        .set({
+          status: param('to'),
+          decided_at: param<string | null>('decidedAt'),
+          decided_by: param<string | null>('decidedBy'),
+          reversal_transaction_id: param<string | null>('reversalTransactionId'),
+        })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('id'))
+        .where('status', '=', param('from')),
+    ),
+    agentAuditPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('type', '=', 'AGENT')
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
     secret: p((q) => q.selectFrom('instance_secrets').select('value').where('name', '=', param('name'))),
     insertSecret: p((q) =>
       q
@@ -803,6 +910,34 @@ export class SqliteStore implements Store, WriteTx {
     return page(rows.map(toDelivery), limit);
   }
 
+  policyRules(tenantId: string): PolicyRule[] {
+    return this.s.policyRules.all({ tenantId }).map(toPolicyRule);
+  }
+
+  agentTransaction(tenantId: string, id: string): AgentTransaction | undefined {
+    const r = this.s.agentTransaction.get({ tenantId, id });
+    return r && toAgentTransaction(r);
+  }
+
+  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Page<AgentTransaction> {
+    const window = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 };
+    const rows = status ? this.s.agentTransactionsPageByStatus.all({ ...window, status }) : this.s.agentTransactionsPage.all(window);
+    return page(rows.map(toAgentTransaction), limit);
+  }
+
+  agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>> {
+    const rows =
+      'sessionId' in scope
+        ? this.s.agentDebitsOfSession.all({ tenantId, keyId, sessionId: scope.sessionId })
+        : this.s.agentDebitsSince.all({ tenantId, keyId, since: scope.since });
+    return rows.map((r) => JSON.parse(r.debits) as Record<string, string>);
+  }
+
+  agentAuditPage(tenantId: string, before: number | null, limit: number): Page<StoredAuditRecord> {
+    const rows = this.s.agentAuditPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
+    return page(rows.map(toStoredAudit), limit);
+  }
+
   // Writes; called only inside `write`.
   insertTenant(tenant: Tenant): void {
     this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
@@ -963,6 +1098,46 @@ export class SqliteStore implements Store, WriteTx {
 
   wakeWebhookDeliveries(tenantId: string, at: string): void {
     this.s.wakeWebhookDeliveries.run({ tenantId, at });
+  }
+
+  insertPolicyRule(rule: PolicyRule): void {
+    this.s.insertPolicyRule.run({
+      tenantId: rule.tenantId,
+      id: rule.id,
+      type: rule.type,
+      agentKeyPrefix: rule.agentKeyPrefix,
+      params: JSON.stringify(rule.params),
+      createdAt: rule.createdAt,
+    });
+  }
+
+  deletePolicyRule(tenantId: string, ruleId: string): boolean {
+    return this.s.deletePolicyRule.run({ tenantId, ruleId }) === 1;
+  }
+
+  insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): void {
+    this.s.insertAgentTransaction.run({
+      tenantId: record.tenantId,
+      id: record.id,
+      status: record.status,
+      sessionId: record.sessionId,
+      actorKeyId: record.actorKeyId,
+      input: inputToJson(record.input),
+      debits: JSON.stringify(debits),
+      createdAt: record.createdAt,
+      decidedAt: record.decidedAt,
+      decidedBy: record.decidedBy,
+      reversalTransactionId: record.reversalTransactionId,
+    });
+  }
+
+  decideAgentTransaction(
+    tenantId: string,
+    id: string,
+    from: AgentStatus,
+    to: { status: AgentStatus; decidedAt: string | null; decidedBy: string | null; reversalTransactionId: string | null },
+  ): boolean {
+    return this.s.decideAgentTransaction.run({ tenantId, id, from, to: to.status, decidedAt: to.decidedAt, decidedBy: to.decidedBy, reversalTransactionId: to.reversalTransactionId }) === 1;
   }
 
   insertOutbox(event: OutboxInsert): void {

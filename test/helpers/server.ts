@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, type RunningServer, type WebhookSettings } from '../../src/server/serve.js';
+import type { Clock } from '../../src/core/ports.js';
 
 const run = promisify(execFile);
 
@@ -42,13 +43,15 @@ export interface TestServerOptions {
   settlementTtlSeconds?: number;
   /** Webhook settings: allowPrivate, denyDomains, a test resolver, a CA to trust, a fast retry schedule. */
   webhooks?: WebhookSettings;
+  /** A clock the test moves (commits then run on the test's own thread). */
+  clock?: Clock;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   const dbPath = join(dir, 'ledger.db');
   const tenant = await createTenant(dbPath);
-  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds, webhooks: options.webhooks });
+  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds, webhooks: options.webhooks, ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}) });
   return {
     url: server.url,
     dir,

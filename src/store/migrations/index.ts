@@ -3,11 +3,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_core_ledger.js';
 import * as m0002 from './0002_settlements.js';
 import * as m0003 from './0003_webhooks.js';
+import * as m0004 from './0004_agents.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
   '0002_settlements': m0002,
   '0003_webhooks': m0003,
+  '0004_agents': m0004,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,185 @@
+// Agent-originated transactions: judged by the policy rules inside the write that posts them, held for a person when
+// a rule says so, approved or rejected by someone else, rolled back once. Every step is an AGENT audit record.
+import type { Deps } from '../context.js';
+import type { WriteContext } from '../ports.js';
+import { LedgerError, notFound } from '../errors.js';
+import { appendAudit, type Actor } from '../audit.js';
+import { assertBalanced, toTransactionInput } from '../posting.js';
+import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js';
+import type { TransactionInput } from '../types.js';
+import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { pageBySeq, type PageQuery } from '../paging.js';
+import { addDebits, debitsOf, evaluatePolicy, type Debits } from '../policy.js';
+import { agentTransactionView, reverseOf, type AgentStatus, type AgentTransaction } from '../agent.js';
+import { RawJson } from '../json.js';
+import { toIso } from '../time.js';
+import { AGENT_HOUR_MS } from '../limits.js';
+import type { Asset } from '../money.js';
+import type { Scope } from '../scopes.js';
+import { checkAccounts, fingerprint, writePosting } from './transactions.js';
+
+export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
+
+const sumDebits = (stored: Array<Record<string, string>>): Debits =>
+  stored.reduce<Debits>((sum, row) => addDebits(sum, new Map(Object.entries(row).map(([asset, minor]) => [asset as Asset, BigInt(minor)]))), new Map());
+
+const debitsJson = (debits: Debits): Record<string, string> => Object.fromEntries([...debits].map(([asset, minor]) => [asset, minor.toString()]));
+
+export type ExecuteOutcome = StoredResponse | { refused: { ruleId: string; message: string } };
+
+/**
+ * Judges and then posts, holds, or refuses, all in one write: the limits count what is committed before this
+ * transaction, so concurrent requests cannot both slip under one. A refusal writes only its audit record.
+ */
+export function executeAgentTransactionCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; key: string; hash: string },
+): ExecuteOutcome {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, actor, sessionId, input, key } = args;
+  checkAccounts(tx, tenantId, input);
+  const at = commitClock.next();
+  const debits = debitsOf(input.lines);
+  const verdict = evaluatePolicy(tx.policyRules(tenantId), {
+    rawKey: args.rawKey,
+    lines: input.lines,
+    debits,
+    sessionDebits: sumDebits(tx.agentDebits(tenantId, actor.keyId, { sessionId })),
+    hourDebits: sumDebits(tx.agentDebits(tenantId, actor.keyId, { since: toIso(Date.parse(at) - AGENT_HOUR_MS) })),
+  });
+  if (verdict.kind === 'REFUSE') {
+    appendAudit(tx, ids, tenantId, actor, 'POLICY_VIOLATION', at, {
+      ruleId: verdict.rule.id,
+      ruleType: verdict.rule.type,
+      sessionId,
+      reason: verdict.message,
+      idempotencyKey: key,
+    });
+    return { refused: { ruleId: verdict.rule.id, message: verdict.message } };
+  }
+  const transactionId = ids.next();
+  const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
+  tx.insertAgentTransaction(
+    { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
+    debitsJson(debits),
+  );
+  const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
+  if (status === 'POSTED') {
+    writePosting(ctx, { tenantId, actor, input, transactionId, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+  } else {
+    appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
+  }
+  const response: StoredResponse = { status: status === 'POSTED' ? 201 : 202, body: JSON.stringify({ transactionId, status }) };
+  tx.insertIdempotency(tenantId, AGENT_EXECUTE_ENDPOINT, key, { requestHash: args.hash, ...response }, at);
+  return response;
+}
+
+function requireRecord(ctx: WriteContext, tenantId: string, id: string): AgentTransaction {
+  const record = ctx.tx.agentTransaction(tenantId, id);
+  if (!record) throw notFound(`Agent transaction ${id}`);
+  return record;
+}
+
+/** A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. */
+export function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT' }) {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, actor, id } = args;
+  const record = requireRecord(ctx, tenantId, id);
+  if (record.actorKeyId === actor.keyId) throw new LedgerError('FORBIDDEN', 'The key that executed a transaction cannot approve or reject it.');
+  if (record.status !== 'PENDING_APPROVAL') throw new LedgerError('CONFLICT', `Agent transaction ${id} is ${record.status}, not PENDING_APPROVAL.`);
+  const at = commitClock.next();
+  const status: AgentStatus = args.decision === 'APPROVE' ? 'POSTED' : 'REJECTED';
+  const moved = tx.decideAgentTransaction(tenantId, id, 'PENDING_APPROVAL', { status, decidedAt: at, decidedBy: actor.keyId, reversalTransactionId: null });
+  if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} was decided meanwhile.`);
+  const payload = { transactionId: id, sessionId: record.sessionId, executedBy: record.actorKeyId };
+  if (status === 'POSTED') {
+    writePosting(ctx, { tenantId, actor, input: record.input, transactionId: id, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
+  } else {
+    appendAudit(tx, ids, tenantId, actor, 'AGENTS_REJECT', at, payload);
+  }
+  return { transactionId: id, status };
+}
+
+/** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. */
+export function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string }) {
+  const { ids, commitClock, tx } = ctx;
+  const { tenantId, actor, id } = args;
+  const record = requireRecord(ctx, tenantId, id);
+  if (record.status === 'ROLLED_BACK') throw new LedgerError('CONFLICT', `Agent transaction ${id} was already rolled back by ${record.reversalTransactionId}.`);
+  if (record.status !== 'POSTED') throw new LedgerError('CONFLICT', `Agent transaction ${id} is ${record.status}; only a POSTED one can be rolled back.`);
+  const at = commitClock.next();
+  const reversalId = ids.next();
+  const moved = tx.decideAgentTransaction(tenantId, id, 'POSTED', {
+    status: 'ROLLED_BACK',
+    decidedAt: record.decidedAt,
+    decidedBy: record.decidedBy,
+    reversalTransactionId: reversalId,
+  });
+  if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} changed meanwhile.`);
+  writePosting(ctx, {
+    tenantId,
+    actor,
+    input: reverseOf(record.input, id),
+    transactionId: reversalId,
+    createdAt: at,
+    audit: { action: 'AGENTS_ROLLBACK', payload: { transactionId: reversalId, reversesTransactionId: id, sessionId: record.sessionId } },
+    matchSettlements: false,
+  });
+  return { transactionId: reversalId, reversesTransactionId: id };
+}
+
+const auditRecordView = (r: { id: string; type: string; action: string; actorKeyId: string; occurredAt: string; payloadJson: string; hash: string; prevHash: string | null }) => ({
+  id: r.id,
+  type: r.type,
+  action: r.action,
+  actorKeyId: r.actorKeyId,
+  occurredAt: r.occurredAt,
+  payload: new RawJson(r.payloadJson),
+  hash: r.hash,
+  prevHash: r.prevHash,
+});
+
+export class AgentService {
+  private readonly inFlight = new InFlightKeys();
+
+  constructor(private readonly deps: Deps) {}
+
+  async execute(tenantId: string, actor: Actor, rawKey: string, sessionId: string, key: string, body: PostTransactionBody): Promise<StoredResponse> {
+    const input = toTransactionInput(body);
+    const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
+    const outcome = await once(this.deps.store, this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
+      assertBalanced(input.lines);
+      const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, key, hash });
+      if ('refused' in result) {
+        throw new LedgerError('POLICY_VIOLATION', result.refused.message, { extra: { ruleId: result.refused.ruleId } });
+      }
+      return result;
+    });
+    return outcome;
+  }
+
+  /** Approving and rejecting are for people: a key whose own scopes list AGENTS_EXECUTE is refused (ADMIN may). */
+  decide(tenantId: string, actor: Actor, scopes: readonly Scope[], id: string, decision: 'APPROVE' | 'REJECT') {
+    if (scopes.includes('AGENTS_EXECUTE')) throw new LedgerError('FORBIDDEN', 'An agent key (one with AGENTS_EXECUTE) cannot approve or reject.');
+    return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision });
+  }
+
+  rollback(tenantId: string, actor: Actor, id: string) {
+    return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id });
+  }
+
+  get(tenantId: string, id: string) {
+    const record = this.deps.store.agentTransaction(tenantId, id);
+    if (!record) throw notFound(`Agent transaction ${id}`);
+    return agentTransactionView(record);
+  }
+
+  list(tenantId: string, query: AgentTransactionsQuery) {
+    const status = query.status ?? null;
+    return pageBySeq(this.deps, `agent-transactions:${tenantId}:${status ?? '*'}`, query, (before, limit) => this.deps.store.agentTransactionsPage(tenantId, status, before, limit), (a) => agentTransactionView(a));
+  }
+
+  audit(tenantId: string, query: PageQuery) {
+    return pageBySeq(this.deps, `agent-audit:${tenantId}`, query, (before, limit) => this.deps.store.agentAuditPage(tenantId, before, limit), (r) => auditRecordView(r));
+  }
+}

@@ -1,0 +1,94 @@
+// Agent-originated transactions (contract, Agents and policy rules). Everything these endpoints record is of type AGENT.
+import { agentSessionIdSchema, agentTransactionsQuery, idempotencyKeySchema, pageQuery, postTransactionBody } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import type { Actor } from '../../core/audit.js';
+import { defineRoute } from '../route.js';
+
+const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
+const asAgent = (actor: Actor): Actor => ({ ...actor, type: 'AGENT' });
+
+const decision = (verb: 'approve' | 'reject', decisionOf: 'APPROVE' | 'REJECT') =>
+  defineRoute({
+    method: 'POST',
+    path: `/api/v1/agent/transactions/:transactionId/${verb}`,
+    summary: verb === 'approve' ? 'Approve and post a held agent transaction' : 'Reject a held agent transaction',
+    scope: 'TRANSACTIONS_WRITE',
+    responses: {
+      200: `{transactionId, status: ${verb === 'approve' ? 'POSTED' : 'REJECTED'}}`,
+      401: 'Unauthenticated',
+      403: 'Forbidden, an agent key (AGENTS_EXECUTE), or the key that executed it',
+      404: 'Not found',
+      409: 'Not PENDING_APPROVAL',
+    },
+    handle: async ({ ledger, principal, actor, params }) => ({
+      status: 200,
+      body: await ledger.agents.decide(principal.tenantId, asAgent(actor), principal.scopes, params.transactionId!, decisionOf),
+    }),
+  });
+
+export const agentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/agent/transactions',
+    summary: 'Execute an agent-originated transaction under the policy rules',
+    scope: 'AGENTS_EXECUTE',
+    body: postTransactionBody,
+    headers: {
+      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+      'X-Agent-Session-Id': { schema: agentSessionIdSchema, required: true, description: "The agent's session, at most 255 characters" },
+    },
+    responses: {
+      201: '{transactionId, status: POSTED}',
+      202: '{transactionId, status: PENDING_APPROVAL}',
+      400: 'Missing or invalid Idempotency-Key or X-Agent-Session-Id, malformed body',
+      ...auth,
+      409: 'A request with the same Idempotency-Key is in progress',
+      422: 'POLICY_VIOLATION (with ruleId), unknown account, unbalanced, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, rawKey, body, header }) => {
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
+      const sessionId = parseWith(agentSessionIdSchema, header('x-agent-session-id') ?? undefined, 'X-Agent-Session-Id header');
+      const stored = await ledger.agents.execute(principal.tenantId, asAgent(actor), rawKey, sessionId, key, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  decision('approve', 'APPROVE'),
+  decision('reject', 'REJECT'),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/agent/transactions/:transactionId/rollback',
+    summary: 'Post the exact reverse of a POSTED agent transaction, once',
+    scope: 'AGENTS_ROLLBACK',
+    responses: { 201: '{transactionId, reversesTransactionId}', ...auth, 404: 'Not found', 409: 'Already rolled back, or not POSTED' },
+    handle: async ({ ledger, principal, actor, params }) => ({
+      status: 201,
+      body: await ledger.agents.rollback(principal.tenantId, asAgent(actor), params.transactionId!),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/agent/transactions',
+    summary: 'Agent transaction records, newest first',
+    scope: 'AGENTS_AUDIT_READ',
+    query: agentTransactionsQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid status, limit or cursor', ...auth },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.agents.list(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/agent/transactions/:transactionId',
+    summary: 'One agent transaction record',
+    scope: 'AGENTS_AUDIT_READ',
+    responses: { 200: '{id, status, sessionId, actorKeyId, lines, createdAt, decidedAt}', ...auth, 404: 'Not found' },
+    handle: ({ ledger, principal, params }) => ({ status: 200, body: ledger.agents.get(principal.tenantId, params.transactionId!) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/agent/audit',
+    summary: 'Agent audit records, newest first',
+    scope: 'AGENTS_AUDIT_READ',
+    query: pageQuery,
+    responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', ...auth },
+    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.agents.audit(principal.tenantId, query) }),
+  }),
+];

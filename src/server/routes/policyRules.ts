@@ -1,0 +1,36 @@
+// Policy rules of the tenant (ADMIN).
+import { createPolicyRuleBody } from '../../core/schemas.js';
+import { defineRoute } from '../route.js';
+
+const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
+
+export const policyRuleRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/admin/policy-rules',
+    summary: 'Create a policy rule for agent-originated transactions',
+    scope: 'ADMIN',
+    body: createPolicyRuleBody,
+    responses: { 201: '{id, type, agentKeyPrefix, params, createdAt}', 400: 'Invalid type, unrecognized values, fields missing for the type', ...auth },
+    handle: async ({ ledger, principal, actor, body }) => ({ status: 201, body: await ledger.createPolicyRule(principal.tenantId, actor, body) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/admin/policy-rules',
+    summary: 'The policy rules of the tenant, oldest first',
+    scope: 'ADMIN',
+    responses: { 200: 'Array of policy rules', ...auth },
+    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.listPolicyRules(principal.tenantId) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/admin/policy-rules/:ruleId',
+    summary: 'Delete a policy rule, effective at once',
+    scope: 'ADMIN',
+    responses: { 204: 'Deleted', ...auth, 404: 'No such rule in the tenant' },
+    handle: async ({ ledger, principal, actor, params }) => {
+      await ledger.deletePolicyRule(principal.tenantId, actor, params.ruleId!);
+      return { status: 204 };
+    },
+  }),
+];
