@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import { DEFAULT_DB, USAGE_EXIT_CODE } from './common.js';
 import { registerAudit } from './commands/audit.js';
 import { registerWebhooks } from './commands/webhooks.js';
+import { registerAgents } from './commands/agents.js';
 import { registerTenants } from './commands/tenants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
@@ -23,6 +24,7 @@ registerKeys(program);
 registerAccounts(program);
 registerAudit(program);
 registerWebhooks(program);
+registerAgents(program);
 
 try {
   await program.parseAsync(process.argv);
