@@ -426,7 +426,8 @@ describe('routing, health and the OpenAPI document', () => {
   let admin: Client;
 
   beforeAll(async () => {
-    t = await startTestServer();
+    // The webhook route is called with a loopback URL (port 9: nothing listens, nothing leaves the machine).
+    t = await startTestServer({ webhooks: { allowPrivate: true } });
     admin = client(t.url, t.tenant.apiKey.rawKey);
   });
   afterAll(async () => t?.stop());
@@ -504,6 +505,18 @@ describe('routing, health and the OpenAPI document', () => {
       ['post', '/api/v1/reconciliation/batch'],
       ['get', '/api/v1/reconciliation/results'],
       ['get', '/api/v1/compliance/audit-export'],
+      ['put', '/api/v1/tenant/webhook'],
+      ['get', '/api/v1/tenant/webhook'],
+      ['post', '/api/v1/admin/policy-rules'],
+      ['get', '/api/v1/admin/policy-rules'],
+      ['delete', '/api/v1/admin/policy-rules/{ruleId}'],
+      ['post', '/api/v1/agent/transactions'],
+      ['get', '/api/v1/agent/transactions'],
+      ['get', '/api/v1/agent/transactions/{transactionId}'],
+      ['post', '/api/v1/agent/transactions/{transactionId}/approve'],
+      ['post', '/api/v1/agent/transactions/{transactionId}/reject'],
+      ['post', '/api/v1/agent/transactions/{transactionId}/rollback'],
+      ['get', '/api/v1/agent/audit'],
     ];
     for (const [method, path] of routes) {
       expect(doc.paths?.[path]?.[method], `${method.toUpperCase()} ${path}`).toBeTypeOf('object');
@@ -527,15 +540,31 @@ describe('routing, health and the OpenAPI document', () => {
       expectedChainId: 'EVM',
     };
     const settlement = await admin.post('/api/v1/settlements', expectation, idem());
+    // Agent transactions for the approve, reject and rollback routes: two held by a rule, one posted.
+    const agent = client(t.url, (await admin.post('/api/v1/api-keys', { scopes: ['AGENTS_EXECUTE'] })).body.rawKey);
+    const rule = await admin.post('/api/v1/admin/policy-rules', { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '5' });
+    const execute = async (amount: string) =>
+      (await agent.post('/api/v1/agent/transactions', { lines: [fiat(cash, 'DEBIT', amount), fiat(sales, 'CREDIT', amount)] }, { ...idem(), 'x-agent-session-id': 's' })).body
+        .transactionId as string;
+    const byRoute: Record<string, string> = {
+      'post /api/v1/agent/transactions/{transactionId}/approve': await execute('6.00'),
+      'post /api/v1/agent/transactions/{transactionId}/reject': await execute('7.00'),
+      'post /api/v1/agent/transactions/{transactionId}/rollback': await execute('1.00'),
+      'get /api/v1/agent/transactions/{transactionId}': await execute('1.00'),
+    };
     const ids: Record<string, string> = {
       accountId: cash,
       transactionId: tx.body.transactionId,
       keyId: spare.body.id,
       settlementId: settlement.body.settlementId,
+      ruleId: rule.body.id,
     };
     const bodies: Record<string, unknown> = {
       'post /api/v1/settlements': expectation,
       'post /api/v1/reconciliation/batch': { transactionIds: [tx.body.transactionId] },
+      'put /api/v1/tenant/webhook': { webhookUrl: 'https://127.0.0.1:9/hook' },
+      'post /api/v1/admin/policy-rules': { type: 'ALLOWED_CHAINS', chains: ['EVM'] },
+      'post /api/v1/agent/transactions': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/accounts': { name: 'z', currency: 'USD', type: 'ASSET' },
       'post /api/v1/transactions': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/api-keys': { scopes: ['ACCOUNTS_READ'] },
@@ -547,12 +576,12 @@ describe('routing, health and the OpenAPI document', () => {
     );
     expect(documented.length).toBeGreaterThanOrEqual(routes.length);
     for (const [method, path] of documented) {
-      let concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? randomUUID());
-      if (path.endsWith('/statement') || path.endsWith('/audit-export')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
       const key = `${method} ${path}`;
+      let concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => byRoute[key] ?? ids[name] ?? randomUUID());
+      if (path.endsWith('/statement') || path.endsWith('/audit-export')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
       const res = await admin.request(method.toUpperCase(), concrete, {
         ...(key in bodies ? { body: bodies[key] } : {}),
-        headers: method === 'post' ? idem() : {},
+        headers: method === 'post' ? { ...idem(), 'x-agent-session-id': 'hardening' } : {},
       });
       expect(res.status, `${key}: ${res.text}`).toBeGreaterThanOrEqual(200);
       expect(res.status, `${key}: ${res.text}`).toBeLessThan(300);
