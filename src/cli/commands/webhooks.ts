@@ -22,9 +22,12 @@ export function registerWebhooks(program: Command): void {
       const writer = new LocalWriter(store);
       const sender = new WebhookSender(new Ledger(store, writer), log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
       process.stdout.write('webhook sender running\n');
+      // The sender's own timer does not hold the process open (beside a server it need not); here it is all there is.
+      const keepOpen = setInterval(() => {}, 60_000);
       await untilSignal(
         {
           close: async () => {
+            clearInterval(keepOpen);
             await sender.close();
             await writer.close();
             store.close();

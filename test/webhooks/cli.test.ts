@@ -1,0 +1,307 @@
+// `ledger webhooks deliveries|redeliver|run` — black-box through the built binary, per contract and the issue 4 decisions.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cli, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { startReceiver, waitFor, type Received, type Receiver } from '../helpers/receiver.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DELIVERY_KEYS = ['attempts', 'eventId', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'type', 'updatedAt'];
+
+const sign = (secret: string, raw: Buffer) => `sha256=${createHmac('sha256', Buffer.from(secret, 'ascii')).update(raw).digest('hex')}`;
+const eventIdOf = (x: Received) => String(x.headers['x-ledger-event-id']);
+const atPath = (r: Receiver, path: string) => r.received.filter((x) => x.path === path);
+
+type Handler = (request: Received, res: ServerResponse) => void;
+function routed(r: Receiver): Map<string, Handler> {
+  const handlers = new Map<string, Handler>();
+  r.respond = (request, res) => {
+    const handler = handlers.get(request.path);
+    if (handler) handler(request, res);
+    else res.writeHead(200).end('ok');
+  };
+  return handlers;
+}
+
+interface Tenant {
+  id: string;
+  c: Client;
+  pay(amount?: string): Promise<string>;
+  setWebhook(url: string): Promise<string>;
+}
+
+async function makeTenant(t: TestServer, name: string): Promise<Tenant> {
+  const tn = await createTenant(t.dbPath, name);
+  const c = client(t.url, tn.apiKey.rawKey);
+  const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
+  const b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+  return {
+    id: tn.tenantId,
+    c,
+    async pay(amount = '1.00') {
+      const res = await post(c, [fiat(a, 'DEBIT', amount), fiat(b, 'CREDIT', amount)]);
+      expect(res.status, res.text).toBe(201);
+      return res.body.transactionId as string;
+    },
+    async setWebhook(url: string) {
+      const res = await c.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: url } });
+      expect(res.status, res.text).toBe(200);
+      return res.body.webhookSecret as string;
+    },
+  };
+}
+
+async function deliveries(dbPath: string, tenantId: string): Promise<{ items: any[]; nextCursor: string | null }> {
+  const res = await cli(['--db', dbPath, 'webhooks', 'deliveries', '--tenant', tenantId, '--json']);
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout);
+}
+
+/** Polls the CLI listing until the condition holds or the deadline passes; returns the last listing. */
+async function deliveriesUntil(dbPath: string, tenantId: string, condition: (items: any[]) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = await deliveries(dbPath, tenantId);
+  while (!condition(last.items) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    last = await deliveries(dbPath, tenantId);
+  }
+  return last;
+}
+
+describe('webhooks deliveries and redeliver, beside a running server', () => {
+  let t: TestServer;
+  let r: Receiver;
+  let routes: Map<string, Handler>;
+
+  beforeAll(async () => {
+    r = await startReceiver();
+    routes = routed(r);
+    // a short window, so that an always-failing receiver makes a DEAD event quickly
+    t = await startTestServer({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 1_500 } } });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await r?.close();
+  });
+
+  it('deliveries --json lists delivered events newest first with status DELIVERED and exactly the documented fields', async () => {
+    const tn = await makeTenant(t, 'Listed');
+    await tn.setWebhook(`${r.url}/listed`);
+    const first = await tn.pay('1.00');
+    expect(await waitFor(() => atPath(r, '/listed').length >= 1)).toBe(true);
+    const second = await tn.pay('2.00');
+    expect(await waitFor(() => atPath(r, '/listed').length >= 2)).toBe(true);
+    const received = atPath(r, '/listed').map((x) => ({ eventId: eventIdOf(x), tx: JSON.parse(x.raw.toString()).data.transactionId }));
+    expect(received.map((x) => x.tx)).toEqual([first, second]);
+    const page = await deliveriesUntil(t.dbPath, tn.id, (items) => items.length === 2 && items.every((d) => d.status === 'DELIVERED'));
+    expect(Object.keys(page).sort()).toEqual(['items', 'nextCursor']);
+    expect(page.nextCursor).toBeNull();
+    expect(page.items).toHaveLength(2);
+    // newest first
+    expect(page.items.map((d) => d.eventId)).toEqual([received[1]!.eventId, received[0]!.eventId]);
+    for (const d of page.items) {
+      expect(Object.keys(d).sort()).toEqual(DELIVERY_KEYS);
+      expect(d.eventId).toMatch(UUID);
+      expect(d.type).toBe('transaction.committed');
+      expect(d.status).toBe('DELIVERED');
+      expect(d.attempts).toBe(1);
+      expect(d.lastStatusCode).toBe(200);
+      expect(d.lastError).toBeNull();
+      expect(d.nextAttemptAt).toBeNull();
+      expect(Number.isNaN(Date.parse(d.updatedAt))).toBe(false);
+    }
+    // the table form names the events too
+    const table = await cli(['--db', t.dbPath, 'webhooks', 'deliveries', '--tenant', tn.id]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain(received[0]!.eventId);
+    expect(table.stdout).toContain('DELIVERED');
+  });
+
+  it('deliveries shows attempts and the last status code of an event that needed retries', async () => {
+    const tn = await makeTenant(t, 'Retried');
+    let n = 0;
+    routes.set('/retried', (_req, res) => (n++ < 1 ? res.writeHead(503).end('busy') : res.writeHead(200).end('ok')));
+    await tn.setWebhook(`${r.url}/retried`);
+    await tn.pay();
+    expect(await waitFor(() => atPath(r, '/retried').length >= 2)).toBe(true);
+    const page = await deliveriesUntil(t.dbPath, tn.id, (items) => items[0]?.status === 'DELIVERED');
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]).toMatchObject({ eventId: eventIdOf(atPath(r, '/retried')[0]!), status: 'DELIVERED', attempts: 2, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+  });
+
+  it('redeliver <eventId> makes the running server send a delivered event once more (same event id, valid signature)', async () => {
+    const tn = await makeTenant(t, 'Redeliver');
+    const secret = await tn.setWebhook(`${r.url}/redeliver`);
+    const txId = await tn.pay('3.00');
+    expect(await waitFor(() => atPath(r, '/redeliver').length >= 1)).toBe(true);
+    const eventId = eventIdOf(atPath(r, '/redeliver')[0]!);
+    await deliveriesUntil(t.dbPath, tn.id, (items) => items[0]?.status === 'DELIVERED');
+    const res = await cli(['--db', t.dbPath, 'webhooks', 'redeliver', eventId, '--tenant', tn.id]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(eventId);
+    expect(await waitFor(() => atPath(r, '/redeliver').length >= 2)).toBe(true);
+    const again = atPath(r, '/redeliver')[1]!;
+    expect(eventIdOf(again)).toBe(eventId);
+    const body = JSON.parse(again.raw.toString());
+    expect(body.id).toBe(eventId);
+    expect(body.data.transactionId).toBe(txId);
+    expect(again.headers['x-ledger-signature']).toBe(sign(secret, again.raw));
+    // once more, not over and over; and the listing settles back on DELIVERED
+    const page = await deliveriesUntil(t.dbPath, tn.id, (items) => items[0]?.status === 'DELIVERED' && items[0]?.nextAttemptAt === null);
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]).toMatchObject({ eventId, status: 'DELIVERED' });
+    const next = await tn.pay('3.50');
+    expect(await waitFor(() => atPath(r, '/redeliver').some((x) => JSON.parse(x.raw.toString()).data.transactionId === next))).toBe(true);
+    expect(atPath(r, '/redeliver').filter((x) => eventIdOf(x) === eventId)).toHaveLength(2);
+  });
+
+  it('an event that keeps failing past the window is DEAD, the next event goes, and redeliver sends the DEAD one again', async () => {
+    const tn = await makeTenant(t, 'Dead');
+    let failing = true;
+    routes.set('/dead', (_req, res) => (failing ? res.writeHead(500).end('down') : res.writeHead(200).end('ok')));
+    await tn.setWebhook(`${r.url}/dead`);
+    await tn.pay('4.00');
+    const page = await deliveriesUntil(t.dbPath, tn.id, (items) => items[0]?.status === 'DEAD', 15_000);
+    expect(page.items[0]).toMatchObject({ status: 'DEAD', lastStatusCode: 500, nextAttemptAt: null });
+    expect(page.items[0].attempts).toBeGreaterThanOrEqual(2);
+    const deadId = page.items[0].eventId as string;
+    expect(atPath(r, '/dead').every((x) => eventIdOf(x) === deadId)).toBe(true);
+    failing = false;
+    const later = await tn.pay('4.50');
+    expect(await waitFor(() => atPath(r, '/dead').some((x) => JSON.parse(x.raw.toString()).data.transactionId === later))).toBe(true);
+    const before = atPath(r, '/dead').filter((x) => eventIdOf(x) === deadId).length;
+    const res = await cli(['--db', t.dbPath, 'webhooks', 'redeliver', deadId, '--tenant', tn.id]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(await waitFor(() => atPath(r, '/dead').filter((x) => eventIdOf(x) === deadId).length === before + 1)).toBe(true);
+    const after = await deliveriesUntil(t.dbPath, tn.id, (items) => items.find((d) => d.eventId === deadId)?.status === 'DELIVERED');
+    expect(after.items.find((d) => d.eventId === deadId)).toMatchObject({ status: 'DELIVERED', lastStatusCode: 200 });
+  });
+
+  it('bad input is refused with a non-zero exit: not a UUID, unknown event, another tenant’s event', async () => {
+    const tn = await makeTenant(t, 'Mine');
+    const other = await makeTenant(t, 'Theirs');
+    await tn.setWebhook(`${r.url}/mine`);
+    await other.setWebhook(`${r.url}/theirs`);
+    await tn.pay();
+    expect(await waitFor(() => atPath(r, '/mine').length >= 1)).toBe(true);
+    const mine = eventIdOf(atPath(r, '/mine')[0]!);
+    expect((await cli(['--db', t.dbPath, 'webhooks', 'deliveries', '--tenant', 'not-a-uuid', '--json'])).code).not.toBe(0);
+    expect((await cli(['--db', t.dbPath, 'webhooks', 'redeliver', 'not-a-uuid', '--tenant', tn.id])).code).not.toBe(0);
+    expect((await cli(['--db', t.dbPath, 'webhooks', 'redeliver', randomUUID(), '--tenant', tn.id])).code).not.toBe(0);
+    expect((await cli(['--db', t.dbPath, 'webhooks', 'redeliver', mine, '--tenant', other.id])).code).not.toBe(0);
+    // the other tenant's listing does not show my event
+    expect((await deliveries(t.dbPath, other.id)).items.map((d) => d.eventId)).not.toContain(mine);
+    // nothing was sent again
+    expect(atPath(r, '/mine').filter((x) => eventIdOf(x) === mine)).toHaveLength(1);
+    expect(atPath(r, '/theirs')).toHaveLength(0);
+  });
+});
+
+describe('at least once across a crash of `ledger webhooks run`', () => {
+  let r: Receiver;
+  let setup: TestServer;
+  let caFile: string;
+  let setupOpen = false;
+  const children: ChildProcess[] = [];
+
+  /** Starts the sender alone as a child process and waits for its banner (whether it keeps running is checked apart). */
+  async function startSender(): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+    const child = spawn(process.execPath, [BIN, '--db', setup.dbPath, 'webhooks', 'run', '--webhook-allow-private'], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const ready = await waitFor(() => stdout.includes('webhook sender running') || child.exitCode !== null, 15_000);
+    expect(ready && stdout.includes('webhook sender running'), `sender did not start (exit ${child.exitCode}): ${stdout} ${stderr}`).toBe(true);
+    return { child, out: () => stdout + stderr, exited };
+  }
+
+  const timeout = (ms: number) => new Promise((resolve) => setTimeout(() => resolve('timeout'), ms));
+
+  function killByPid(child: ChildProcess, signal: NodeJS.Signals) {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(child.pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    r = await startReceiver();
+    // Setup only: this server makes the tenant, the webhook and the posting. It is given no CA, so its own sender cannot
+    // complete a TLS handshake with the receiver and never delivers; it is stopped before the child starts.
+    setup = await startTestServer({ webhooks: { allowPrivate: true, retry: { delaysMs: [200, 400], windowMs: 3_600_000 } } });
+    setupOpen = true;
+    caFile = join(setup.dir, 'receiver-ca.pem');
+    writeFileSync(caFile, r.cert);
+  });
+  afterAll(async () => {
+    for (const child of children) killByPid(child, 'SIGKILL');
+    if (setupOpen) await setup.server.close().catch(() => {});
+    await r?.close();
+    if (setup) rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('SIGKILL while the receiver holds the request: after a restart the same event arrives again', async () => {
+    const tn = await makeTenant(setup, 'Crash');
+    const secret = await tn.setWebhook(`${r.url}/crash`);
+    const txId = await tn.pay('6.00');
+    setupOpen = false;
+    await setup.server.close(); // the db stays: setup.stop() would delete it
+    expect(r.received).toHaveLength(0);
+
+    const held: ServerResponse[] = [];
+    let answer = false;
+    r.respond = (_req, res) => {
+      if (answer) res.writeHead(200).end('ok');
+      else held.push(res); // hold the request without answering
+    };
+
+    const first = await startSender();
+    expect(await waitFor(() => r.received.length >= 1, 20_000)).toBe(true);
+    const got1 = r.received[0]!;
+    const eventId = eventIdOf(got1);
+    expect(eventId).toMatch(UUID);
+    expect(JSON.parse(got1.raw.toString()).data.transactionId).toBe(txId);
+    expect(got1.headers['x-ledger-signature']).toBe(sign(secret, got1.raw));
+    killByPid(first.child, 'SIGKILL');
+    await first.exited;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    expect(held.length).toBeGreaterThanOrEqual(1);
+
+    answer = true;
+    const second = await startSender();
+    expect(await waitFor(() => r.received.length >= 2, 30_000), 'the event was not sent again after the restart').toBe(true);
+    const got2 = r.received[1]!;
+    expect(eventIdOf(got2)).toBe(eventId);
+    const body2 = JSON.parse(got2.raw.toString());
+    expect(body2.id).toBe(eventId);
+    expect(body2.data.transactionId).toBe(txId);
+    expect(got2.headers['x-ledger-signature']).toBe(sign(secret, got2.raw));
+
+    // the delivery is recorded
+    const page = await deliveriesUntil(setup.dbPath, tn.id, (items) => items.some((d) => d.eventId === eventId && d.status === 'DELIVERED'));
+    expect(page.items.find((d) => d.eventId === eventId)).toMatchObject({ status: 'DELIVERED', lastStatusCode: 200 });
+    expect(r.received.every((x) => eventIdOf(x) === eventId)).toBe(true);
+    killByPid(second.child, 'SIGTERM');
+    await Promise.race([second.exited, timeout(10_000)]);
+  });
+
+  it('`webhooks run` with nothing to send keeps running until SIGTERM, then exits 0', async () => {
+    const sender = await startSender();
+    // still running a moment later (it must wait for a signal, not for work)
+    expect(await waitFor(() => sender.child.exitCode !== null, 2_000), `exited early with ${sender.child.exitCode}: ${sender.out()}`).toBe(false);
+    killByPid(sender.child, 'SIGTERM');
+    expect(await Promise.race([sender.exited, timeout(10_000)])).toBe(0);
+  });
+});
