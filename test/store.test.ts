@@ -33,11 +33,13 @@ describe('storage', () => {
     }
   });
 
+  // Instance-level tables hold no tenant's data: the database's own secrets, the tenants, and where each chain
+  // watcher stopped (one scan of a chain serves every tenant).
   it('leads every index with tenant_id, except the key-hash lookup that finds the tenant', () => {
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     try {
       const indexes = db
-        .prepare("SELECT name, tbl_name AS tbl FROM sqlite_master WHERE type = 'index' AND tbl_name NOT IN ('kysely_migration', 'kysely_migration_lock', 'instance_secrets', 'tenants')")
+        .prepare("SELECT name, tbl_name AS tbl FROM sqlite_master WHERE type = 'index' AND tbl_name NOT IN ('kysely_migration', 'kysely_migration_lock', 'instance_secrets', 'tenants', 'chain_checkpoints')")
         .all() as Array<{ name: string; tbl: string }>;
       expect(indexes.length).toBeGreaterThan(5);
       for (const { name } of indexes) {
@@ -45,7 +47,7 @@ describe('storage', () => {
         if (name === 'api_keys_key_hash') expect(first).toBe('key_hash');
         else expect(first, name).toBe('tenant_id');
       }
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT IN ('instance_secrets', 'tenants', 'sqlite_sequence')").all() as Array<{ name: string }>;
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely%' AND name NOT IN ('instance_secrets', 'tenants', 'chain_checkpoints', 'sqlite_sequence')").all() as Array<{ name: string }>;
       for (const { name } of tables) {
         const columns = (db.prepare(`PRAGMA table_info(${JSON.stringify(name)})`).all() as Array<{ name: string }>).map((c) => c.name);
         expect(columns, name).toContain('tenant_id');

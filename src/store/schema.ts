@@ -177,6 +177,40 @@ export interface AgentTransactionsTable {
   reversal_transaction_id: string | null;
 }
 
+export interface ChainCheckpointsTable {
+  chain: string;
+  next_block: bigint;
+  transfers_seen: bigint;
+  transfers_matched: bigint;
+  updated_at: string;
+}
+
+export interface ChainTransfersTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  chain: string;
+  tx_hash: string;
+  log_index: bigint;
+  token: string;
+  token_contract: string;
+  from_address: string;
+  to_address: string;
+  to_canonical: string;
+  amount: string;
+  block_number: bigint;
+  block_hash: string;
+  settlement_id: string | null;
+  seen_at: string;
+}
+
+export interface OnchainLinesTable {
+  tenant_id: string;
+  chain: string;
+  tx_hash: string;
+  transaction_id: string;
+  line_no: bigint;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -199,4 +233,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   policy_rules: PolicyRulesTable;
   agent_transactions: AgentTransactionsTable;
+  chain_checkpoints: ChainCheckpointsTable;
+  chain_transfers: ChainTransfersTable;
+  onchain_lines: OnchainLinesTable;
 }

@@ -4,12 +4,14 @@ import * as m0001 from './0001_core_ledger.js';
 import * as m0002 from './0002_settlements.js';
 import * as m0003 from './0003_webhooks.js';
 import * as m0004 from './0004_agents.js';
+import * as m0005 from './0005_chain_watch.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
   '0002_settlements': m0002,
   '0003_webhooks': m0003,
   '0004_agents': m0004,
+  '0005_chain_watch': m0005,
 };
 
 export const migrationProvider: MigrationProvider = {
