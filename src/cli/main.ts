@@ -5,6 +5,7 @@ import { DEFAULT_DB, USAGE_EXIT_CODE } from './common.js';
 import { registerAudit } from './commands/audit.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import { registerAgents } from './commands/agents.js';
+import { registerWatch } from './commands/watch.js';
 import { registerTenants } from './commands/tenants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
@@ -25,6 +26,7 @@ registerAccounts(program);
 registerAudit(program);
 registerWebhooks(program);
 registerAgents(program);
+registerWatch(program);
 
 try {
   await program.parseAsync(process.argv);

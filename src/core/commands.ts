@@ -7,6 +7,7 @@ import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCo
 import { reconcileBatchCommand } from './usecases/reconciliation.js';
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
+import { recordTransfersCommand } from './usecases/chainWatch.js';
 import { decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
@@ -27,6 +28,7 @@ export const commands = {
   executeAgentTransaction: executeAgentTransactionCommand,
   decideAgentTransaction: decideAgentTransactionCommand,
   rollbackAgentTransaction: rollbackAgentTransactionCommand,
+  recordTransfers: recordTransfersCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
 
 export type Commands = typeof commands;

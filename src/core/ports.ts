@@ -6,6 +6,7 @@ import type { ReconciliationResult, Settlement, SettlementStatus } from './settl
 import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
 import type { PolicyRule } from './policy.js';
 import type { AgentStatus, AgentTransaction } from './agent.js';
+import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from './chainWatch.js';
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
@@ -138,6 +139,16 @@ export interface ReadStore {
   agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Page<AgentTransaction>;
   /** Debit sums (asset to minor units, as stored) of a key's agent transactions that count toward limits: in a session, or since an instant. */
   agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>>;
+  /** The sender of a transfer a chain watcher saw (same chain, hash, receiving wallet and amount), or null. */
+  transferSender(tenantId: string, chain: Chain, txHash: string, toCanonical: string, amountMinor: bigint): string | null;
+  chainCheckpoint(chain: Chain): ChainCheckpoint | undefined;
+  /** Every tenant's wallets with a PENDING settlement on the chain. */
+  watchedWallets(chain: Chain): WatchedWallet[];
+  /** PENDING settlements expecting a transfer of this token and amount to this wallet, oldest first (any account). */
+  pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[];
+  /** Posted transactions with an on-chain line of this hash. */
+  onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Array<{ transactionId: string; lineNo: number }>;
+  clearingAccountId(tenantId: string): string | null;
   /** The tenant's AGENT audit records, newest first. */
   agentAuditPage(tenantId: string, before: number | null, limit: number): Page<StoredAuditRecord>;
 }
@@ -167,6 +178,12 @@ export interface WriteTx extends ReadStore {
   upsertWebhookDelivery(state: DeliveryState): void;
   /** Events being retried are tried again at once (a new URL or secret deserves a fresh try). */
   wakeWebhookDeliveries(tenantId: string, at: string): void;
+  setChainCheckpoint(checkpoint: ChainCheckpoint): void;
+  /** Records a transfer once; false when it was recorded before. */
+  insertChainTransfer(tenantId: string, transfer: ObservedTransfer, seenAt: string): boolean;
+  setTransferSettlement(tenantId: string, transfer: ObservedTransfer, settlementId: string): void;
+  insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): void;
+  setClearingAccountId(tenantId: string, accountId: string): void;
   insertPolicyRule(rule: PolicyRule): void;
   deletePolicyRule(tenantId: string, ruleId: string): boolean;
   insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): void;

@@ -47,6 +47,9 @@ export interface ReconciliationResult {
 export const canonicalAddress = (chain: Chain, address: string): string =>
   chain === 'EVM' && /^0x[0-9a-fA-F]{40}$/.test(address) ? address.toLowerCase() : address;
 
+/** A transaction hash in the form two spellings share: EVM hex is case-insensitive. */
+export const canonicalTxHash = (chain: Chain, hash: string): string => (chain === 'EVM' && /^0x[0-9a-fA-F]+$/.test(hash) ? hash.toLowerCase() : hash);
+
 export const settlementView = (s: Omit<Settlement, 'seq'>) => ({
   settlementId: s.id,
   accountId: s.accountId,

@@ -13,6 +13,8 @@ import { SettlementSweeper } from './sweeper.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
 import type { RetryPolicy } from '../core/webhook.js';
+import { MAINNET_TOKENS, type TokenRegistry } from '../core/tokenRegistry.js';
+import { EvmWatcher } from './chains/evmWatcher.js';
 import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
@@ -31,6 +33,33 @@ export interface ServeOptions {
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
   webhooks?: WebhookSettings;
+  chains?: ChainSettings;
+}
+
+/** Which chains are watched, and how. A chain without an endpoint is not watched. */
+export interface ChainSettings {
+  evmRpc?: string;
+  evmConfirmations?: number;
+  tokens?: TokenRegistry;
+  /** Tests: how often a watcher polls. */
+  pollMs?: number;
+}
+
+/** Starts the configured watchers (each checks its tokens' decimals first, and refuses to start on a mismatch). */
+export async function startWatchers(ledger: Ledger, log: Logger, settings: ChainSettings = {}): Promise<Array<{ close(): Promise<void> }>> {
+  const tokens = settings.tokens ?? MAINNET_TOKENS;
+  const watchers: Array<{ close(): Promise<void> }> = [];
+  if (settings.evmRpc) {
+    const evm = await EvmWatcher.create(ledger, log, { rpcUrl: settings.evmRpc, tokens: tokens.EVM, confirmations: settings.evmConfirmations, pollMs: settings.pollMs });
+    await evm.checkTokens();
+    evm.start();
+    watchers.push(evm);
+    log(`watching EVM at ${settings.evmRpc} (${settings.evmConfirmations === undefined ? 'finalized blocks' : `${settings.evmConfirmations} confirmations`})`);
+  } else {
+    log('EVM is not watched (no --evm-rpc)');
+  }
+  log('Solana and TRON are not watched (their watchers are not built yet)');
+  return watchers;
 }
 
 /** Where webhooks may go and how they are sent. */
@@ -85,6 +114,16 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   const opened = writer;
   const ledger = new Ledger(store, opened, options.clock ?? systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
   const sweeper = new SettlementSweeper(ledger, options.log);
+  let watchers: Array<{ close(): Promise<void> }> = [];
+  try {
+    watchers = await startWatchers(ledger, options.log, options.chains);
+  } catch (error) {
+    await sweeper.close();
+    await opened.close();
+    await checkpointer?.close();
+    store.close();
+    throw error;
+  }
   const sender = new WebhookSender(ledger, options.log, {
     policy: urlPolicyOf(options.webhooks),
     ca: options.webhooks?.ca,
@@ -93,6 +132,7 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   return {
     ledger,
     close: async () => {
+      await Promise.all(watchers.map((w) => w.close()));
       await sender.close();
       await sweeper.close();
       await opened.close();

@@ -211,6 +211,11 @@ export interface OnchainLinesTable {
   line_no: bigint;
 }
 
+export interface ClearingAccountsTable {
+  tenant_id: string;
+  account_id: string;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -236,4 +241,5 @@ export interface Database {
   chain_checkpoints: ChainCheckpointsTable;
   chain_transfers: ChainTransfersTable;
   onchain_lines: OnchainLinesTable;
+  clearing_accounts: ClearingAccountsTable;
 }

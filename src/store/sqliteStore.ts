@@ -21,6 +21,9 @@ import type { ActorType } from '../core/audit.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../core/webhook.js';
 import type { PolicyRule } from '../core/policy.js';
 import { inputFromJson, inputToJson, type AgentStatus, type AgentTransaction } from '../core/agent.js';
+import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../core/chainWatch.js';
+import { canonicalTxHash } from '../core/settlement.js';
+import type { Chain } from '../core/money.js';
 import type { Asset } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
@@ -635,6 +638,107 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'desc')
         .limit(param<number>('limit')),
     ),
+    transferSender: p((q) =>
+      q
+        .selectFrom('chain_transfers')
+        .select('from_address')
+        .where('tenant_id', '=', tenant)
+        .where('chain', '=', param('chain'))
+        .where('tx_hash', '=', param('txHash'))
+        .where('to_canonical', '=', param('toCanonical'))
+        .where('amount', '=', param('amount'))
+        .limit(1),
+    ),
+    chainCheckpoint: p((q) => q.selectFrom('chain_checkpoints').selectAll().where('chain', '=', param('chain'))),
+    setChainCheckpoint: p((q) =>
+      q
+        .insertInto('chain_checkpoints')
+        .values({
+          chain: param('chain'),
+          next_block: param<bigint>('nextBlock'),
+          transfers_seen: param<bigint>('seen'),
+          transfers_matched: param<bigint>('matched'),
+          updated_at: param('updatedAt'),
+        })
+        .onConflict((oc) =>
+          oc.column('chain').doUpdateSet({
+            next_block: (eb) => eb.ref('excluded.next_block'),
+            transfers_seen: (eb) => eb.ref('excluded.transfers_seen'),
+            transfers_matched: (eb) => eb.ref('excluded.transfers_matched'),
+            updated_at: (eb) => eb.ref('excluded.updated_at'),
+          }),
+        ),
+    ),
+    watchedWalletsOfTenant: p((q) =>
+      q
+        .selectFrom('settlements')
+        .select('wallet_canonical')
+        .distinct()
+        .where('tenant_id', '=', tenant)
+        .where('status', '=', 'PENDING')
+        .where('chain', '=', param('chain')),
+    ),
+    pendingSettlementsForWallet: p((q) =>
+      q
+        .selectFrom('settlements')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('chain', '=', param('chain'))
+        .where('wallet_canonical', '=', param('walletCanonical'))
+        .where('status', '=', 'PENDING')
+        .where('token', '=', param('token'))
+        .where('amount', '=', param('amount'))
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    onchainLineRefs: p((q) =>
+      q
+        .selectFrom('onchain_lines')
+        .select(['transaction_id', 'line_no'])
+        .where('tenant_id', '=', tenant)
+        .where('chain', '=', param('chain'))
+        .where('tx_hash', '=', param('txHash')),
+    ),
+    insertOnchainLine: p((q) =>
+      q.insertInto('onchain_lines').values({
+        tenant_id: tenant,
+        chain: param('chain'),
+        tx_hash: param('txHash'),
+        transaction_id: param('transactionId'),
+        line_no: param<bigint>('lineNo'),
+      }),
+    ),
+    insertChainTransfer: p((q) =>
+      q
+        .insertInto('chain_transfers')
+        .values({
+          tenant_id: tenant,
+          chain: param('chain'),
+          tx_hash: param('txHash'),
+          log_index: param<bigint>('logIndex'),
+          token: param('token'),
+          token_contract: param('tokenContract'),
+          from_address: param('from'),
+          to_address: param('to'),
+          to_canonical: param('toCanonical'),
+          amount: param('amount'),
+          block_number: param<bigint>('blockNumber'),
+          block_hash: param('blockHash'),
+          seen_at: param('seenAt'),
+        })
+        .onConflict((oc) => oc.columns(['tenant_id', 'chain', 'tx_hash', 'log_index']).doNothing()),
+    ),
+    setTransferSettlement: p((q) =>
+      q
+        .updateTable('chain_transfers')
+        .set({ settlement_id: param('settlementId') })
+        .where('tenant_id', '=', tenant)
+        .where('chain', '=', param('chain'))
+        .where('tx_hash', '=', param('txHash'))
+        .where('log_index', '=', param<bigint>('logIndex')),
+    ),
+    clearingAccount: p((q) => q.selectFrom('clearing_accounts').select('account_id').where('tenant_id', '=', tenant)),
+    setClearingAccount: p((q) => q.insertInto('clearing_accounts').values({ tenant_id: tenant, account_id: param('accountId') })),
     secret: p((q) => q.selectFrom('instance_secrets').select('value').where('name', '=', param('name'))),
     insertSecret: p((q) =>
       q
@@ -938,6 +1042,43 @@ export class SqliteStore implements Store, WriteTx {
     return page(rows.map(toStoredAudit), limit);
   }
 
+  transferSender(tenantId: string, chain: string, txHash: string, toCanonical: string, amountMinor: bigint): string | null {
+    return this.s.transferSender.get({ tenantId, chain, txHash, toCanonical, amount: amountMinor.toString() })?.from_address ?? null;
+  }
+
+  chainCheckpoint(chain: Chain): ChainCheckpoint | undefined {
+    const r = this.s.chainCheckpoint.get({ chain });
+    return (
+      r && {
+        chain: r.chain as Chain,
+        nextBlock: Number(r.next_block),
+        transfersSeen: Number(r.transfers_seen),
+        transfersMatched: Number(r.transfers_matched),
+        updatedAt: r.updated_at,
+      }
+    );
+  }
+
+  /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
+  watchedWallets(chain: Chain): WatchedWallet[] {
+    return this.s.tenantIds
+      .all()
+      .flatMap(({ id: tenantId }) => this.s.watchedWalletsOfTenant.all({ tenantId, chain }).map((r) => ({ tenantId, walletCanonical: r.wallet_canonical })));
+  }
+
+  pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[] {
+    const { token, amountMinor, chain, walletCanonical } = target;
+    return this.s.pendingSettlementsForWallet.all({ tenantId, chain, walletCanonical, token, amount: amountMinor.toString(), limit }).map(toSettlement);
+  }
+
+  onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Array<{ transactionId: string; lineNo: number }> {
+    return this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) }).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
+  }
+
+  clearingAccountId(tenantId: string): string | null {
+    return this.s.clearingAccount.get({ tenantId })?.account_id ?? null;
+  }
+
   // Writes; called only inside `write`.
   insertTenant(tenant: Tenant): void {
     this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
@@ -1098,6 +1239,48 @@ export class SqliteStore implements Store, WriteTx {
 
   wakeWebhookDeliveries(tenantId: string, at: string): void {
     this.s.wakeWebhookDeliveries.run({ tenantId, at });
+  }
+
+  setChainCheckpoint(c: ChainCheckpoint): void {
+    this.s.setChainCheckpoint.run({
+      chain: c.chain,
+      nextBlock: BigInt(c.nextBlock),
+      seen: BigInt(c.transfersSeen),
+      matched: BigInt(c.transfersMatched),
+      updatedAt: c.updatedAt,
+    });
+  }
+
+  insertChainTransfer(tenantId: string, t: ObservedTransfer, seenAt: string): boolean {
+    return (
+      this.s.insertChainTransfer.run({
+        tenantId,
+        chain: t.chain,
+        txHash: canonicalTxHash(t.chain, t.txHash),
+        logIndex: BigInt(t.logIndex),
+        token: t.token,
+        tokenContract: t.tokenContract,
+        from: t.from,
+        to: t.to,
+        toCanonical: canonicalAddress(t.chain, t.to),
+        amount: t.amountMinor.toString(),
+        blockNumber: BigInt(t.blockNumber),
+        blockHash: t.blockHash,
+        seenAt,
+      }) === 1
+    );
+  }
+
+  setTransferSettlement(tenantId: string, t: ObservedTransfer, settlementId: string): void {
+    this.s.setTransferSettlement.run({ tenantId, chain: t.chain, txHash: canonicalTxHash(t.chain, t.txHash), logIndex: BigInt(t.logIndex), settlementId });
+  }
+
+  insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): void {
+    this.s.insertOnchainLine.run({ tenantId, chain, txHash: canonicalTxHash(chain, txHash), transactionId, lineNo: BigInt(lineNo) });
+  }
+
+  setClearingAccountId(tenantId: string, accountId: string): void {
+    this.s.setClearingAccount.run({ tenantId, accountId });
   }
 
   insertPolicyRule(rule: PolicyRule): void {

@@ -4,6 +4,7 @@ import { action, dbPath } from '../common.js';
 import { startServer, untilSignal } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
+import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { SETTLEMENT_TTL_DEFAULT_SECONDS, SETTLEMENT_TTL_MAX_SECONDS } from '../../core/limits.js';
 
 export const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -31,14 +32,15 @@ export function registerServe(program: Command): void {
       'seconds a new settlement stays PENDING before it becomes UNMATCHED (LEDGER_SETTLEMENT_TTL_SECONDS)',
       process.env.LEDGER_SETTLEMENT_TTL_SECONDS ?? String(SETTLEMENT_TTL_DEFAULT_SECONDS),
     );
-  addWebhookOptions(serve).action(
-      action(async (options: { host: string; port: string; settlementTtl: string } & WebhookFlags, command: Command) => {
+  addChainOptions(addWebhookOptions(serve)).action(
+      action(async (options: { host: string; port: string; settlementTtl: string } & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
           dbPath: dbPath(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),
           webhooks: webhookSettingsOf(options),
+          chains: chainSettingsOf(options),
           log,
         });
         process.stdout.write(`ledger listening on ${running.url}\n`);

@@ -12,6 +12,7 @@ import { pageBySeq } from '../paging.js';
 import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
 import {
   canonicalAddress,
+  canonicalTxHash,
   matchLines,
   settlementView,
   type Match,
@@ -119,9 +120,44 @@ export function expireSettlementsCommand(ctx: WriteContext, args: { limit: numbe
   return expired.length;
 }
 
+/** Settles one PENDING settlement by a line of a transaction: status, matched fields, audit record and event together. */
+export function settleOne(
+  ctx: WriteContext,
+  tenantId: string,
+  actor: Actor,
+  settlement: Settlement,
+  line: OnchainLine,
+  transactionId: string,
+  at: string,
+  source: ReconciliationSource,
+): Settlement {
+  const { tx, ids } = ctx;
+  const fields = { transactionId, lineNo: line.lineNo, txHash: line.details.txHash, blockNumber: line.details.blockNumber, confirmedAt: at };
+  assert(tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
+  const settled: Settlement = {
+    ...settlement,
+    status: 'SETTLED',
+    matchedTransactionId: transactionId,
+    matchedLineNo: line.lineNo,
+    txHash: fields.txHash,
+    blockNumber: fields.blockNumber,
+    confirmedAt: at,
+    expiresAt: null,
+  };
+  appendAudit(tx, ids, tenantId, actor, 'SETTLEMENT_MATCHED', at, {
+    settlementId: settlement.id,
+    transactionId,
+    lineNo: line.lineNo,
+    txHash: fields.txHash,
+    source,
+  });
+  tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.matched', payload: toJsonText(settlementView(settled)), createdAt: at });
+  return settled;
+}
+
 /**
- * Settles every PENDING settlement the lines match, inside the caller's write: status, matched fields, audit record and
- * `settlement.matched` event together. Answers the matches made.
+ * Settles every PENDING settlement the lines match, inside the caller's write. A line's sender, when a chain watcher
+ * has seen its transfer, lets it satisfy `expectedFromAddress`. Answers the matches made.
  */
 export function settleMatches(
   ctx: WriteContext,
@@ -132,8 +168,13 @@ export function settleMatches(
   at: string,
   source: ReconciliationSource,
 ): Match[] {
-  const { tx, ids } = ctx;
-  const matches = matchLines(lines, (line) =>
+  const { tx } = ctx;
+  const withSenders = lines.map((line) =>
+    line.entryType === 'DEBIT' && line.fromAddress === undefined
+      ? { ...line, fromAddress: tx.transferSender(tenantId, line.details.chainId, canonicalTxHash(line.details.chainId, line.details.txHash), canonicalAddress(line.details.chainId, line.details.walletAddress), line.amountMinor) }
+      : line,
+  );
+  const matches = matchLines(withSenders, (line) =>
     tx.pendingSettlements(
       tenantId,
       {
@@ -146,28 +187,7 @@ export function settleMatches(
       SETTLEMENT_CANDIDATES_MAX,
     ),
   );
-  for (const { settlement, line } of matches) {
-    const fields = { transactionId, lineNo: line.lineNo, txHash: line.details.txHash, blockNumber: line.details.blockNumber, confirmedAt: at };
-    assert(tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
-    const settled: Settlement = {
-      ...settlement,
-      status: 'SETTLED',
-      matchedTransactionId: transactionId,
-      matchedLineNo: line.lineNo,
-      txHash: fields.txHash,
-      blockNumber: fields.blockNumber,
-      confirmedAt: at,
-      expiresAt: null,
-    };
-    appendAudit(tx, ids, tenantId, actor, 'SETTLEMENT_MATCHED', at, {
-      settlementId: settlement.id,
-      transactionId,
-      lineNo: line.lineNo,
-      txHash: fields.txHash,
-      source,
-    });
-    tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.matched', payload: toJsonText(settlementView(settled)), createdAt: at });
-  }
+  for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
   return matches;
 }
 

@@ -75,7 +75,11 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
   // The parent row first: entries reference it.
   const document = toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries));
   tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
-  for (const entry of entries) tx.insertEntry(entry, toJsonText(entryView(entry)));
+  for (const entry of entries) {
+    tx.insertEntry(entry, toJsonText(entryView(entry)));
+    // By hash, so that a transfer a chain watcher sees finds the posting that records it.
+    if (entry.details.kind === 'ONCHAIN') tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
+  }
   for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
   appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
   tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', payload: document, createdAt });

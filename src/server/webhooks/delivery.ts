@@ -43,7 +43,12 @@ export async function postOnce(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       resolve(outcome);
+    };
+    const onAbort = () => {
+      req.destroy();
+      finish({ ok: false, statusCode: null, error: 'the sender stopped' });
     };
     const req = request(
       {
@@ -78,10 +83,7 @@ export async function postOnce(
       finish({ ok: false, statusCode: null, error: `no answer within ${timeoutMs} ms` });
     }, timeoutMs);
     req.on('error', (error) => finish({ ok: false, statusCode: null, error: error.message }));
-    signal?.addEventListener('abort', () => {
-      req.destroy();
-      finish({ ok: false, statusCode: null, error: 'the sender stopped' });
-    });
+    signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
 }

@@ -50,4 +50,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('line_no', 'integer', req)
     .execute();
   await db.schema.createIndex('onchain_lines_tenant_hash').on('onchain_lines').columns(['tenant_id', 'chain', 'tx_hash']).execute();
+
+  // A transfer seen on a wallet looks for the PENDING settlements expecting that wallet.
+  await db.schema
+    .createIndex('settlements_tenant_wallet_pending')
+    .on('settlements')
+    .columns(['tenant_id', 'chain', 'wallet_canonical', 'status', 'seq'])
+    .execute();
+
+  // The account the service credits when it posts a seen transfer itself, made on first use.
+  await db.schema
+    .createTable('clearing_accounts')
+    .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('tenants.id'))
+    .addColumn('account_id', 'text', req)
+    .execute();
 }

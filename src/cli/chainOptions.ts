@@ -1,0 +1,47 @@
+// The chain watcher options that `ledger serve` and `ledger watch` share (contract, Server options).
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import type { ChainSettings } from '../server/serve.js';
+import { invalid } from '../core/errors.js';
+import { parseJsonObject } from '../core/json.js';
+import { parseTokenRegistry } from '../core/tokenRegistry.js';
+
+export interface ChainFlags {
+  evmRpc?: string;
+  evmConfirmations?: string;
+  solanaRpc?: string;
+  tronApi?: string;
+  tokens?: string;
+}
+
+export const addChainOptions = (command: Command): Command =>
+  command
+    .option('--evm-rpc <url>', 'EVM JSON-RPC endpoint to watch (LEDGER_EVM_RPC_URL); none, no EVM watcher', process.env.LEDGER_EVM_RPC_URL)
+    .option('--solana-rpc <url>', 'Solana JSON-RPC endpoint to watch (LEDGER_SOLANA_RPC_URL); not built yet', process.env.LEDGER_SOLANA_RPC_URL)
+    .option('--tron-api <url>', 'TRON full-node HTTP API to watch (LEDGER_TRON_API_URL); not built yet', process.env.LEDGER_TRON_API_URL)
+    .option('--evm-confirmations <n>', 'an EVM transfer is final once its block has n confirmations (LEDGER_EVM_CONFIRMATIONS); default: the finalized tag', process.env.LEDGER_EVM_CONFIRMATIONS)
+    .option('--tokens <file>', 'JSON token registry replacing the built-in mainnet one (LEDGER_TOKENS_FILE)', process.env.LEDGER_TOKENS_FILE);
+
+export function chainSettingsOf(flags: ChainFlags): ChainSettings {
+  if (flags.solanaRpc) throw invalid('--solana-rpc: the Solana watcher is not built yet; leave it out to run without it.');
+  if (flags.tronApi) throw invalid('--tron-api: the TRON watcher is not built yet; leave it out to run without it.');
+  let confirmations: number | undefined;
+  if (flags.evmConfirmations !== undefined) {
+    if (!/^\d{1,4}$/.test(flags.evmConfirmations) || Number(flags.evmConfirmations) < 1) {
+      throw invalid(`--evm-confirmations must be a whole number from 1 to 9999, not ${JSON.stringify(flags.evmConfirmations)}.`);
+    }
+    confirmations = Number(flags.evmConfirmations);
+  }
+  if (flags.evmRpc !== undefined && !/^https?:\/\//.test(flags.evmRpc)) throw invalid(`--evm-rpc must be an http(s) URL, not ${JSON.stringify(flags.evmRpc)}.`);
+  let tokens;
+  if (flags.tokens !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(flags.tokens, 'utf8');
+    } catch (error) {
+      throw invalid(`--tokens: cannot read ${flags.tokens}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    tokens = parseTokenRegistry(parseJsonObject(text) as unknown);
+  }
+  return { evmRpc: flags.evmRpc, evmConfirmations: confirmations, tokens };
+}

@@ -1,0 +1,82 @@
+// `ledger watch`: the chain watchers alone, beside a server on the same database; `ledger watch status`: how far each got.
+import type { Command } from 'commander';
+import { action, dbPath, printJson, printTable, withLedger } from '../common.js';
+import { Ledger } from '../../core/ledger.js';
+import { SqliteStore } from '../../store/sqliteStore.js';
+import { LocalWriter } from '../../store/localWriter.js';
+import { startWatchers, untilSignal } from '../../server/serve.js';
+import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
+import { chains } from '../../core/money.js';
+import { log } from './serve.js';
+
+export function registerWatch(program: Command): void {
+  const watch = addChainOptions(
+    program.command('watch').description('run the configured chain watchers alone, until SIGINT or SIGTERM (`ledger serve` runs them too)'),
+  ).action(
+    action(async (options: ChainFlags, command: Command) => {
+      const settings = chainSettingsOf(options);
+      const store = await SqliteStore.open(dbPath(command));
+      const writer = new LocalWriter(store);
+      let watchers: Array<{ close(): Promise<void> }>;
+      try {
+        watchers = await startWatchers(new Ledger(store, writer), log, settings);
+      } catch (error) {
+        await writer.close();
+        store.close();
+        throw error;
+      }
+      const keepOpen = setInterval(() => {}, 60_000);
+      process.stdout.write('chain watchers running\n');
+      await untilSignal(
+        {
+          close: async () => {
+            clearInterval(keepOpen);
+            await Promise.all(watchers.map((w) => w.close()));
+            await writer.close();
+            store.close();
+          },
+        },
+        log,
+      );
+      log('stopped');
+    }),
+  );
+
+  watch
+    .command('status')
+    .description('per chain: checkpoint, head and lag (when --evm-rpc is given), transfers seen and matched')
+    .option('--json', 'print as JSON')
+    .action(
+      action(async (options: { json?: boolean }, command: Command) => {
+        const flags = command.parent!.opts() as ChainFlags;
+        const rows = await withLedger(command, async (ledger) =>
+          Promise.all(
+            chains.map(async (chain) => {
+              const checkpoint = ledger.store.chainCheckpoint(chain);
+              let head: number | null = null;
+              if (chain === 'EVM' && flags.evmRpc) {
+                const { createPublicClient, http } = await import('viem');
+                head = Number(await createPublicClient({ transport: http(flags.evmRpc), cacheTime: 0 }).getBlockNumber({ cacheTime: 0 }));
+              }
+              const endpoint = chain === 'EVM' ? (flags.evmRpc ?? null) : chain === 'SOLANA' ? (flags.solanaRpc ?? null) : (flags.tronApi ?? null);
+              return {
+                chain,
+                endpoint,
+                checkpoint: checkpoint ? checkpoint.nextBlock - 1 : null,
+                head,
+                lag: head !== null && checkpoint ? Math.max(0, head - (checkpoint.nextBlock - 1)) : null,
+                transfersSeen: checkpoint?.transfersSeen ?? 0,
+                transfersMatched: checkpoint?.transfersMatched ?? 0,
+                updatedAt: checkpoint?.updatedAt ?? null,
+              };
+            }),
+          ),
+        );
+        if (options.json) return printJson(rows);
+        printTable(
+          ['chain', 'endpoint', 'checkpoint', 'head', 'lag', 'seen', 'matched', 'updated'],
+          rows.map((r) => [r.chain, r.endpoint, r.checkpoint, r.head, r.lag, r.transfersSeen, r.transfersMatched, r.updatedAt]),
+        );
+      }),
+    );
+}

@@ -1,0 +1,157 @@
+// The EVM watcher: ERC-20 Transfer logs to the wallets of PENDING settlements, on the registered token contracts, in
+// bounded block ranges up to the last final block (the `finalized` tag, or n confirmations), from a stored checkpoint.
+import type { PublicClient } from 'viem';
+import type { Ledger } from '../../core/ledger.js';
+import type { Logger } from '../errors.js';
+import type { ObservedTransfer } from '../../core/chainWatch.js';
+import type { EvmToken } from '../../core/tokenRegistry.js';
+import { chainAmountToMinor } from '../../core/tokenRegistry.js';
+import type { Token } from '../../core/money.js';
+
+// viem loads only when an EVM endpoint is configured, so CLI commands that never watch do not pay for it.
+const viem = () => import('viem');
+type Viem = Awaited<ReturnType<typeof viem>>;
+
+const transferEvent = {
+  type: 'event',
+  name: 'Transfer',
+  inputs: [
+    { type: 'address', indexed: true, name: 'from' },
+    { type: 'address', indexed: true, name: 'to' },
+    { type: 'uint256', indexed: false, name: 'value' },
+  ],
+} as const;
+const decimalsAbi = [{ type: 'function', name: 'decimals', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint8' }] }] as const;
+
+/** Blocks per getLogs call, and wallets per topic filter: bounded, as providers refuse large ones. */
+export const EVM_BLOCK_RANGE_MAX = 2_000;
+const WALLETS_PER_QUERY = 500;
+const POLL_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+
+export interface EvmWatcherOptions {
+  rpcUrl: string;
+  tokens: Partial<Record<Token, EvmToken>>;
+  /** Final once this many blocks are on top of it (the block itself counts as one); without it, the `finalized` tag. */
+  confirmations?: number;
+  pollMs?: number;
+}
+
+export class EvmWatcher {
+  readonly chain = 'EVM' as const;
+  private readonly client: PublicClient;
+  private readonly tokenByAddress: Map<string, { token: Token; address: string; decimals: number }>;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private failures = 0;
+  /** The last head and final block read, for `ledger watch status`. */
+  head: bigint | null = null;
+  final: bigint | null = null;
+
+  static async create(ledger: Ledger, log: Logger, options: EvmWatcherOptions): Promise<EvmWatcher> {
+    return new EvmWatcher(await viem(), ledger, log, options);
+  }
+
+  private constructor(
+    private readonly v: Viem,
+    private readonly ledger: Ledger,
+    private readonly log: Logger,
+    private readonly options: EvmWatcherOptions,
+  ) {
+    // No cached block numbers: every read of the head asks the node.
+    this.client = v.createPublicClient({ transport: v.http(options.rpcUrl, { retryCount: 0 }), cacheTime: 0 }) as PublicClient;
+    this.tokenByAddress = new Map(
+      Object.entries(options.tokens).map(([token, entry]) => [entry.address.toLowerCase(), { token: token as Token, address: entry.address, decimals: entry.decimals }]),
+    );
+  }
+
+  /** Refuses to start when a registered token's decimals on chain differ from the registry's. */
+  async checkTokens(): Promise<void> {
+    for (const { token, address, decimals } of this.tokenByAddress.values()) {
+      const onChain = await this.client.readContract({ address: this.v.getAddress(address), abi: decimalsAbi, functionName: 'decimals' });
+      if (Number(onChain) !== decimals) {
+        throw new Error(`EVM token ${token} at ${address} has ${onChain} decimals on chain, but the registry says ${decimals}.`);
+      }
+    }
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.scan()
+        .then(() => {
+          this.failures = 0;
+        })
+        .catch((error: unknown) => {
+          this.failures++;
+          this.log(`EVM watcher: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (retrying; the checkpoint is kept)`);
+        })
+        .finally(() => {
+          this.running = null;
+          const delay = this.failures === 0 ? (this.options.pollMs ?? POLL_MS) : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** this.failures);
+          if (!this.stopped) this.timer = setTimeout(tick, delay);
+        });
+    };
+    tick();
+  }
+
+  private async finalBlock(): Promise<bigint> {
+    this.head = await this.client.getBlockNumber({ cacheTime: 0 });
+    if (this.options.confirmations !== undefined) return this.head - BigInt(this.options.confirmations) + 1n;
+    const finalized = await this.client.getBlock({ blockTag: 'finalized' });
+    return finalized.number ?? -1n;
+  }
+
+  /** Scans from the checkpoint to the last final block, a bounded range at a time. */
+  async scan(): Promise<void> {
+    const final = await this.finalBlock();
+    this.final = final;
+    const checkpoint = this.ledger.store.chainCheckpoint('EVM');
+    // A first start watches from the next block on: what happened before the ledger watched is not replayed.
+    let from = checkpoint ? BigInt(checkpoint.nextBlock) : final + 1n;
+    if (!checkpoint) await this.ledger.writer.run('recordTransfers', { chain: 'EVM', transfers: [], nextBlock: Number(from) });
+    while (!this.stopped && from <= final) {
+      const to = from + BigInt(EVM_BLOCK_RANGE_MAX) - 1n < final ? from + BigInt(EVM_BLOCK_RANGE_MAX) - 1n : final;
+      const wallets = [...new Set(this.ledger.store.watchedWallets('EVM').map((w) => w.walletCanonical))].filter((w) => /^0x[0-9a-f]{40}$/.test(w));
+      const transfers = wallets.length === 0 ? [] : await this.transfersTo(wallets, from, to);
+      await this.ledger.writer.run('recordTransfers', { chain: 'EVM', transfers, nextBlock: Number(to + 1n) });
+      from = to + 1n;
+    }
+  }
+
+  private async transfersTo(wallets: string[], fromBlock: bigint, toBlock: bigint): Promise<ObservedTransfer[]> {
+    const found: ObservedTransfer[] = [];
+    const addresses = [...this.tokenByAddress.values()].map((t) => this.v.getAddress(t.address));
+    if (addresses.length === 0) return found;
+    for (let i = 0; i < wallets.length; i += WALLETS_PER_QUERY) {
+      const to = wallets.slice(i, i + WALLETS_PER_QUERY).map((w) => this.v.getAddress(w));
+      const logs = await this.client.getLogs({ address: addresses, event: transferEvent, args: { to }, fromBlock, toBlock });
+      for (const log of logs) {
+        const token = this.tokenByAddress.get(log.address.toLowerCase());
+        if (!token || log.removed || log.transactionHash === null || log.logIndex === null || log.blockNumber === null || log.blockHash === null) continue;
+        const { from, to: receiver, value } = log.args;
+        if (!from || !receiver || value === undefined) continue;
+        found.push({
+          chain: 'EVM',
+          txHash: log.transactionHash.toLowerCase(),
+          logIndex: log.logIndex,
+          token: token.token,
+          tokenContract: token.address,
+          from: from.toLowerCase(),
+          to: receiver.toLowerCase(),
+          amountMinor: chainAmountToMinor(value, token.token, token.decimals),
+          blockNumber: Number(log.blockNumber),
+          blockHash: log.blockHash,
+        });
+      }
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}
