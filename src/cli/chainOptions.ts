@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChainSettings } from '../server/serve.js';
 import { invalid } from '../core/errors.js';
-import { parseJsonObject } from '../core/json.js';
 import { parseTokenRegistry } from '../core/tokenRegistry.js';
 
 export interface ChainFlags {
@@ -41,7 +40,13 @@ export function chainSettingsOf(flags: ChainFlags): ChainSettings {
     } catch (error) {
       throw invalid(`--tokens: cannot read ${flags.tokens}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    tokens = parseTokenRegistry(parseJsonObject(text) as unknown);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw invalid(`--tokens: ${flags.tokens} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    tokens = parseTokenRegistry(json);
   }
   return { evmRpc: flags.evmRpc, evmConfirmations: confirmations, tokens };
 }

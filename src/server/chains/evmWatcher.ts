@@ -69,7 +69,13 @@ export class EvmWatcher {
   /** Refuses to start when a registered token's decimals on chain differ from the registry's. */
   async checkTokens(): Promise<void> {
     for (const { token, address, decimals } of this.tokenByAddress.values()) {
-      const onChain = await this.client.readContract({ address: this.v.getAddress(address), abi: decimalsAbi, functionName: 'decimals' });
+      let onChain: number;
+      try {
+        onChain = await this.client.readContract({ address: this.v.getAddress(address), abi: decimalsAbi, functionName: 'decimals' });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new Error(`EVM: cannot read the decimals of ${token} at ${address} from ${this.options.rpcUrl} (${reason}); not starting.`);
+      }
       if (Number(onChain) !== decimals) {
         throw new Error(`EVM token ${token} at ${address} has ${onChain} decimals on chain, but the registry says ${decimals}.`);
       }
