@@ -15,6 +15,7 @@ import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPol
 import type { RetryPolicy } from '../core/webhook.js';
 import { MAINNET_TOKENS, type TokenRegistry } from '../core/tokenRegistry.js';
 import { EvmWatcher } from './chains/evmWatcher.js';
+import { TronWatcher } from './chains/tronWatcher.js';
 import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
@@ -39,6 +40,7 @@ export interface ServeOptions {
 /** Which chains are watched, and how. A chain without an endpoint is not watched. */
 export interface ChainSettings {
   evmRpc?: string;
+  tronApi?: string;
   evmConfirmations?: number;
   tokens?: TokenRegistry;
   /** Tests: how often a watcher polls. */
@@ -58,7 +60,16 @@ export async function startWatchers(ledger: Ledger, log: Logger, settings: Chain
   } else {
     log('EVM is not watched (no --evm-rpc)');
   }
-  log('Solana and TRON are not watched (their watchers are not built yet)');
+  if (settings.tronApi) {
+    const tron = await TronWatcher.create(ledger, log, { apiUrl: settings.tronApi, tokens: tokens.TRON, pollMs: settings.pollMs });
+    await tron.checkTokens();
+    tron.start();
+    watchers.push(tron);
+    log(`watching TRON at ${settings.tronApi} (solidified blocks)`);
+  } else {
+    log('TRON is not watched (no --tron-api)');
+  }
+  log('Solana is not watched (its watcher is not built yet)');
   return watchers;
 }
 

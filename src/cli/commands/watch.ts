@@ -44,7 +44,7 @@ export function registerWatch(program: Command): void {
 
   watch
     .command('status')
-    .description('per chain: checkpoint, head and lag (when --evm-rpc is given), transfers seen and matched')
+    .description('per chain: checkpoint, head and lag (when its endpoint is given), transfers seen and matched')
     .option('--json', 'print as JSON')
     .action(
       action(async (options: { json?: boolean }, command: Command) => {
@@ -57,6 +57,13 @@ export function registerWatch(program: Command): void {
               if (chain === 'EVM' && flags.evmRpc) {
                 const { createPublicClient, http } = await import('viem');
                 head = Number(await createPublicClient({ transport: http(flags.evmRpc), cacheTime: 0 }).getBlockNumber({ cacheTime: 0 }));
+              }
+              if (chain === 'TRON' && flags.tronApi) {
+                const { TronWeb } = await import('tronweb');
+                const block = (await new TronWeb({ fullHost: flags.tronApi }).solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as {
+                  block_header?: { raw_data?: { number?: number } };
+                };
+                head = block.block_header?.raw_data?.number ?? null;
               }
               const endpoint = chain === 'EVM' ? (flags.evmRpc ?? null) : chain === 'SOLANA' ? (flags.solanaRpc ?? null) : (flags.tronApi ?? null);
               return {
