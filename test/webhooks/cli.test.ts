@@ -1,58 +1,19 @@
 // `ledger webhooks deliveries|redeliver|run` — black-box through the built binary, per contract and the issue 4 decisions.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cli, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { BIN, cli, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, waitFor, type Received, type Receiver } from '../helpers/receiver.js';
+import { makeTenant, routed, sign, type Handler, type Tenant } from './support.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DELIVERY_KEYS = ['attempts', 'eventId', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'type', 'updatedAt'];
 
-const sign = (secret: string, raw: Buffer) => `sha256=${createHmac('sha256', Buffer.from(secret, 'ascii')).update(raw).digest('hex')}`;
 const eventIdOf = (x: Received) => String(x.headers['x-ledger-event-id']);
 const atPath = (r: Receiver, path: string) => r.received.filter((x) => x.path === path);
-
-type Handler = (request: Received, res: ServerResponse) => void;
-function routed(r: Receiver): Map<string, Handler> {
-  const handlers = new Map<string, Handler>();
-  r.respond = (request, res) => {
-    const handler = handlers.get(request.path);
-    if (handler) handler(request, res);
-    else res.writeHead(200).end('ok');
-  };
-  return handlers;
-}
-
-interface Tenant {
-  id: string;
-  c: Client;
-  pay(amount?: string): Promise<string>;
-  setWebhook(url: string): Promise<string>;
-}
-
-async function makeTenant(t: TestServer, name: string): Promise<Tenant> {
-  const tn = await createTenant(t.dbPath, name);
-  const c = client(t.url, tn.apiKey.rawKey);
-  const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-  const b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
-  return {
-    id: tn.tenantId,
-    c,
-    async pay(amount = '1.00') {
-      const res = await post(c, [fiat(a, 'DEBIT', amount), fiat(b, 'CREDIT', amount)]);
-      expect(res.status, res.text).toBe(201);
-      return res.body.transactionId as string;
-    },
-    async setWebhook(url: string) {
-      const res = await c.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: url } });
-      expect(res.status, res.text).toBe(200);
-      return res.body.webhookSecret as string;
-    },
-  };
-}
 
 async function deliveries(dbPath: string, tenantId: string): Promise<{ items: any[]; nextCursor: string | null }> {
   const res = await cli(['--db', dbPath, 'webhooks', 'deliveries', '--tenant', tenantId, '--json']);

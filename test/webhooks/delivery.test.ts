@@ -2,19 +2,17 @@
 import { createHmac } from 'node:crypto';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { cli, onchain, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, waitFor, type Received, type Receiver } from '../helpers/receiver.js';
+import { makeTenant, routed, sign, type Handler, type Tenant } from './support.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const RETRY = { delaysMs: [200, 400], windowMs: 60_000 };
 const WALLET = '0x0000000000000000000000000000000000000001';
 
-const sign = (secret: string, raw: Buffer | string) => `sha256=${createHmac('sha256', Buffer.from(secret, 'ascii')).update(raw).digest('hex')}`;
 
-type Handler = (request: Received, res: ServerResponse) => void;
 interface Delivery {
   request: Received;
   method: string | undefined;
@@ -22,18 +20,6 @@ interface Delivery {
   eventId: string;
   type: string;
   attempt: number;
-}
-
-/** Routes a receiver's answers by path (default 200) and records each request's method. */
-function routed(r: Receiver): Map<string, Handler> {
-  const handlers = new Map<string, Handler>();
-  r.respond = (request, res) => {
-    (request as Received & { method?: string }).method = (res as ServerResponse & { req?: { method?: string } }).req?.method;
-    const handler = handlers.get(request.path.split('?')[0]!);
-    if (handler) handler(request, res);
-    else res.writeHead(200).end('ok');
-  };
-  return handlers;
 }
 
 function deliveriesAt(r: Receiver, path: string): Delivery[] {
@@ -61,39 +47,6 @@ let seq = 0;
 const newKey = () => `wh-test-${process.pid}-${Date.now()}-${seq++}`;
 let hashSeq = 0;
 const newTxHash = () => `0x${(++hashSeq + 0x5000).toString(16).padStart(64, '0')}`;
-
-interface Tenant {
-  id: string;
-  c: Client;
-  a: string;
-  b: string;
-  /** Posts a balanced 2-line fiat transaction, expects 201, returns its id. */
-  pay(amount?: string, metadata?: Record<string, string>): Promise<string>;
-  setWebhook(url: string): Promise<string>;
-}
-
-async function makeTenant(t: TestServer, name: string): Promise<Tenant> {
-  const tn = await createTenant(t.dbPath, name);
-  const c = client(t.url, tn.apiKey.rawKey);
-  const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-  const b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
-  return {
-    id: tn.tenantId,
-    c,
-    a,
-    b,
-    async pay(amount = '1.00', metadata?: Record<string, string>) {
-      const res = await post(c, [fiat(a, 'DEBIT', amount), fiat(b, 'CREDIT', amount)], { metadata });
-      expect(res.status, res.text).toBe(201);
-      return res.body.transactionId as string;
-    },
-    async setWebhook(url: string) {
-      const res = await c.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: url } });
-      expect(res.status, res.text).toBe(200);
-      return res.body.webhookSecret as string;
-    },
-  };
-}
 
 describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
   let t: TestServer;
