@@ -3,6 +3,7 @@
 import type { PublicClient } from 'viem';
 import type { Ledger } from '../../core/ledger.js';
 import type { Logger } from '../errors.js';
+import { ChainPoller } from './poller.js';
 import type { ObservedTransfer } from '../../core/chainWatch.js';
 import type { EvmToken } from '../../core/tokenRegistry.js';
 import { chainAmountToMinor } from '../../core/tokenRegistry.js';
@@ -26,8 +27,6 @@ const decimalsAbi = [{ type: 'function', name: 'decimals', stateMutability: 'vie
 /** Blocks per getLogs call, and wallets per topic filter: bounded, as providers refuse large ones. */
 export const EVM_BLOCK_RANGE_MAX = 2_000;
 const WALLETS_PER_QUERY = 500;
-const POLL_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
 
 export interface EvmWatcherOptions {
   rpcUrl: string;
@@ -37,14 +36,10 @@ export interface EvmWatcherOptions {
   pollMs?: number;
 }
 
-export class EvmWatcher {
+export class EvmWatcher extends ChainPoller {
   readonly chain = 'EVM' as const;
   private readonly client: PublicClient;
   private readonly tokenByAddress: Map<string, { token: Token; address: string; decimals: number }>;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-  private failures = 0;
   /** The last head and final block read, for `ledger watch status`. */
   head: bigint | null = null;
   final: bigint | null = null;
@@ -56,9 +51,10 @@ export class EvmWatcher {
   private constructor(
     private readonly v: Viem,
     private readonly ledger: Ledger,
-    private readonly log: Logger,
+    log: Logger,
     private readonly options: EvmWatcherOptions,
   ) {
+    super('EVM', log, options.pollMs);
     // No cached block numbers: every read of the head asks the node.
     this.client = v.createPublicClient({ transport: v.http(options.rpcUrl, { retryCount: 0 }), cacheTime: 0 }) as PublicClient;
     this.tokenByAddress = new Map(
@@ -82,26 +78,6 @@ export class EvmWatcher {
     }
   }
 
-  start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.scan()
-        .then(() => {
-          this.failures = 0;
-        })
-        .catch((error: unknown) => {
-          this.failures++;
-          this.log(`EVM watcher: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (retrying; the checkpoint is kept)`);
-        })
-        .finally(() => {
-          this.running = null;
-          const delay = this.failures === 0 ? (this.options.pollMs ?? POLL_MS) : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** this.failures);
-          if (!this.stopped) this.timer = setTimeout(tick, delay);
-        });
-    };
-    tick();
-  }
-
   private async finalBlock(): Promise<bigint> {
     this.head = await this.client.getBlockNumber({ cacheTime: 0 });
     if (this.options.confirmations !== undefined) return this.head - BigInt(this.options.confirmations) + 1n;
@@ -110,7 +86,7 @@ export class EvmWatcher {
   }
 
   /** Scans from the checkpoint to the last final block, a bounded range at a time. */
-  async scan(): Promise<void> {
+  protected async scan(): Promise<void> {
     const final = await this.finalBlock();
     this.final = final;
     const checkpoint = this.ledger.store.chainCheckpoint('EVM');
@@ -153,11 +129,5 @@ export class EvmWatcher {
       }
     }
     return found;
-  }
-
-  async close(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
   }
 }

@@ -2,6 +2,7 @@
 // registered token contracts, block by block from a stored checkpoint. tronweb speaks to the full node's HTTP API.
 import type { Ledger } from '../../core/ledger.js';
 import type { Logger } from '../errors.js';
+import { ChainPoller } from './poller.js';
 import type { ObservedTransfer } from '../../core/chainWatch.js';
 import { chainAmountToMinor, type TronToken } from '../../core/tokenRegistry.js';
 import type { Token } from '../../core/money.js';
@@ -15,8 +16,6 @@ type TronWebClient = InstanceType<TronWebModule['TronWeb']>;
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 /** Solidified blocks read per scan at most (one request each). */
 export const TRON_BLOCKS_PER_SCAN = 100;
-const POLL_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
 
 export interface TronWatcherOptions {
   apiUrl: string;
@@ -32,15 +31,11 @@ interface TransactionInfo {
   log?: Array<{ address: string; topics?: string[]; data?: string }>;
 }
 
-export class TronWatcher {
+export class TronWatcher extends ChainPoller {
   readonly chain = 'TRON' as const;
   private readonly client: TronWebClient;
   /** By contract address in hex (41 + 20 bytes, lower case). */
   private readonly tokenByHex: Map<string, { token: Token; address: string; decimals: number }>;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-  private failures = 0;
 
   static async create(ledger: Ledger, log: Logger, options: TronWatcherOptions): Promise<TronWatcher> {
     return new TronWatcher(await tronweb(), ledger, log, options);
@@ -49,9 +44,10 @@ export class TronWatcher {
   private constructor(
     private readonly t: TronWebModule,
     private readonly ledger: Ledger,
-    private readonly log: Logger,
+    log: Logger,
     private readonly options: TronWatcherOptions,
   ) {
+    super('TRON', log, options.pollMs);
     this.client = new t.TronWeb({ fullHost: options.apiUrl });
     this.tokenByHex = new Map(
       Object.entries(options.tokens).map(([token, entry]) => [
@@ -83,26 +79,6 @@ export class TronWatcher {
     }
   }
 
-  start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.scan()
-        .then(() => {
-          this.failures = 0;
-        })
-        .catch((error: unknown) => {
-          this.failures++;
-          this.log(`TRON watcher: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (retrying; the checkpoint is kept)`);
-        })
-        .finally(() => {
-          this.running = null;
-          const delay = this.failures === 0 ? (this.options.pollMs ?? POLL_MS) : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** this.failures);
-          if (!this.stopped) this.timer = setTimeout(tick, delay);
-        });
-    };
-    tick();
-  }
-
   private async solidifiedHead(): Promise<number> {
     const block = (await this.client.solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as { block_header?: { raw_data?: { number?: number } } };
     const number = block.block_header?.raw_data?.number;
@@ -111,7 +87,7 @@ export class TronWatcher {
   }
 
   /** Scans solidified blocks from the checkpoint, recording each block's transfers with the checkpoint in one write. */
-  async scan(): Promise<void> {
+  protected async scan(): Promise<void> {
     const solid = await this.solidifiedHead();
     const checkpoint = this.ledger.store.chainCheckpoint('TRON');
     let next = checkpoint ? checkpoint.nextBlock : solid + 1;
@@ -161,11 +137,5 @@ export class TronWatcher {
     if (found.length === 0) return [];
     const block = (await this.client.solidityNode.request('walletsolidity/getblockbynum', { num: blockNumber }, 'post')) as { blockID?: string };
     return found.map((t) => ({ ...t, blockHash: block.blockID ?? '' }));
-  }
-
-  async close(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
   }
 }

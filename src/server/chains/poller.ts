@@ -1,0 +1,49 @@
+// What every chain watcher shares: scan, wait, scan again; on a failure, back off (doubling up to 30 s) and keep
+// the checkpoint, since a scan moves it only in the same write as what it records.
+import type { Logger } from '../errors.js';
+
+const POLL_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+
+export abstract class ChainPoller {
+  protected stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private failures = 0;
+
+  protected constructor(
+    private readonly name: string,
+    protected readonly log: Logger,
+    private readonly pollMs: number = POLL_MS,
+  ) {}
+
+  /** Reads from the checkpoint as far as is final, recording as it goes. */
+  protected abstract scan(): Promise<void>;
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.scan()
+        .then(() => {
+          this.failures = 0;
+        })
+        .catch((error: unknown) => {
+          this.failures++;
+          this.log(`${this.name} watcher: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (retrying; the checkpoint is kept)`);
+        })
+        .finally(() => {
+          this.running = null;
+          const delay = this.failures === 0 ? this.pollMs : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** this.failures);
+          if (!this.stopped) this.timer = setTimeout(tick, delay);
+        });
+    };
+    tick();
+  }
+
+  /** Stops; resolves once a scan under way has recorded what it read. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}
