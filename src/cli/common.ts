@@ -8,6 +8,8 @@ import { LocalWriter } from '../store/localWriter.js';
 import { LedgerError } from '../core/errors.js';
 import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
 import { toJsonText } from '../core/json.js';
+import { limitSchema, uuidSchema } from '../core/schemas.js';
+import { parseWith } from '../core/validate.js';
 
 export const DEFAULT_DB = './ledger.db';
 
@@ -78,3 +80,32 @@ export const parseList = (value: string): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+
+/** A tenant's listing, a page at a time: `--tenant`, `--limit`, `--cursor`, and a table or (`--json`) the HTTP page. */
+export function pagedListing<T>(
+  command: Command,
+  spec: {
+    fetch: (ledger: Ledger, tenantId: string, query: { limit: number; cursor?: string }) => { items: T[]; nextCursor: string | null };
+    columns: string[];
+    row: (item: T) => Array<string | number | null>;
+  },
+): Command {
+  return command
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--limit <n>', 'how many (1 to 200)', '50')
+    .option('--cursor <cursor>', 'the nextCursor of a previous page')
+    .option('--json', 'print {items, nextCursor} as the HTTP listing does')
+    .action(
+      action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, cmd: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const limit = parseWith(limitSchema, options.limit, '--limit');
+        const page = await withLedger(cmd, (ledger) => {
+          ledger.requireTenant(tenantId);
+          return spec.fetch(ledger, tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
+        });
+        if (options.json) return printJson(page);
+        printTable(spec.columns, page.items.map(spec.row));
+        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+      }),
+    );
+}

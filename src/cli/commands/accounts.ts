@@ -1,8 +1,8 @@
 // `ledger accounts create|list` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
 import { input, select } from '@inquirer/prompts';
-import { action, cliActor, interactive, printJson, printTable, withLedger, bold } from '../common.js';
-import { createAccountBody, limitSchema, statementQuery, uuidSchema } from '../../core/schemas.js';
+import { action, cliActor, interactive, pagedListing, printJson, printTable, withLedger, bold } from '../common.js';
+import { createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
 import { accountTypes } from '../../core/types.js';
@@ -55,29 +55,11 @@ export function registerAccounts(program: Command): void {
       }),
     );
 
-  accounts
-    .command('list')
-    .description('list accounts, newest first')
-    .requiredOption('--tenant <id>', 'tenant id')
-    .option('--limit <n>', 'how many (1-200)', '50')
-    .option('--cursor <cursor>', 'nextCursor of a previous page')
-    .option('--json', 'print {items, nextCursor} as the HTTP listing does')
-    .action(
-      action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const limit = parseWith(limitSchema, options.limit, '--limit');
-        const page = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
-          return ledger.listAccounts(tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
-        });
-        if (options.json) return printJson(page);
-        printTable(
-          ['id', 'name', 'type', 'currency', 'normal', 'created'],
-          page.items.map((a) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt]),
-        );
-        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
-      }),
-    );
+  pagedListing(accounts.command('list').description('list accounts, newest first'), {
+    fetch: (ledger, tenantId, query) => ledger.listAccounts(tenantId, query),
+    columns: ['id', 'name', 'type', 'currency', 'normal', 'created'],
+    row: (a) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt],
+  });
 
   program
     .command('statement')

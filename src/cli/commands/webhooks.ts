@@ -1,7 +1,7 @@
 // `ledger webhooks run|deliveries|redeliver`: the sender on its own, and what it has done.
 import type { Command } from 'commander';
-import { action, dbPath, printJson, printTable, withLedger } from '../common.js';
-import { limitSchema, uuidSchema } from '../../core/schemas.js';
+import { action, dbPath, pagedListing, withLedger } from '../common.js';
+import { uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { Ledger } from '../../core/ledger.js';
 import { SqliteStore } from '../../store/sqliteStore.js';
@@ -39,29 +39,11 @@ export function registerWebhooks(program: Command): void {
     }),
   );
 
-  webhooks
-    .command('deliveries')
-    .description("the tenant's recent deliveries, newest first")
-    .requiredOption('--tenant <id>', 'tenant id')
-    .option('--limit <n>', 'how many (1 to 200)', '50')
-    .option('--cursor <c>', 'the nextCursor of a previous page')
-    .option('--json', 'print the page as JSON')
-    .action(
-      action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const limit = parseWith(limitSchema, options.limit, '--limit');
-        const page = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
-          return ledger.listWebhookDeliveries(tenantId, { limit, cursor: options.cursor });
-        });
-        if (options.json) return printJson(page);
-        printTable(
-          ['event', 'type', 'attempts', 'status', 'last error', 'next attempt'],
-          page.items.map((d) => [d.eventId, d.type, d.attempts, d.status, d.lastError, d.nextAttemptAt]),
-        );
-        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
-      }),
-    );
+  pagedListing(webhooks.command('deliveries').description("the tenant's recent deliveries, newest first"), {
+    fetch: (ledger, tenantId, query) => ledger.listWebhookDeliveries(tenantId, query),
+    columns: ['event', 'type', 'attempts', 'status', 'last error', 'next attempt'],
+    row: (d) => [d.eventId, d.type, d.attempts, d.status, d.lastError, d.nextAttemptAt],
+  });
 
   webhooks
     .command('redeliver')
