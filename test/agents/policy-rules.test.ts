@@ -1,22 +1,10 @@
 // POST/GET/DELETE /api/v1/admin/policy-rules — black-box, per spec, contract and the issue-5 decisions (Policy rules).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, createTenant, startTestServer, type Client, type TestServer, scopesExcept } from '../helpers/server.js';
 import { createRule, expectError, exportAudit, ISO_MS, newKey, RULES_PATH, UUID } from './support.js';
 
-const ALL_BUT_ADMIN = [
-  'TRANSACTIONS_READ',
-  'TRANSACTIONS_WRITE',
-  'ACCOUNTS_READ',
-  'ACCOUNTS_WRITE',
-  'AGENTS_EXECUTE',
-  'AGENTS_ROLLBACK',
-  'AGENTS_AUDIT_READ',
-  'RECONCILIATION_READ',
-  'RECONCILIATION_WRITE',
-  'COMPLIANCE_EXPORT',
-  'WEBHOOK_MANAGE',
-];
+const ALL_BUT_ADMIN = scopesExcept('ADMIN');
 
 describe('policy rules', () => {
   let t: TestServer;

@@ -1,7 +1,7 @@
 // GET /api/v1/compliance/audit-export — black-box, per spec, contract and the issue-3 decisions (Audit export).
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer, scopesExcept } from '../helpers/server.js';
 
 const PATH = '/api/v1/compliance/audit-export';
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
@@ -9,18 +9,7 @@ const TO_ALL = '2100-01-01T00:00:00.000Z';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const FIELDS = ['action', 'actorKeyId', 'hash', 'id', 'occurredAt', 'payload', 'prevHash', 'type'];
 const WALLET = '0x0000000000000000000000000000000000000001';
-const ALL_BUT_EXPORT = [
-  'TRANSACTIONS_READ',
-  'TRANSACTIONS_WRITE',
-  'ACCOUNTS_READ',
-  'ACCOUNTS_WRITE',
-  'AGENTS_EXECUTE',
-  'AGENTS_ROLLBACK',
-  'AGENTS_AUDIT_READ',
-  'RECONCILIATION_READ',
-  'RECONCILIATION_WRITE',
-  'WEBHOOK_MANAGE',
-];
+const ALL_BUT_EXPORT = scopesExcept('COMPLIANCE_EXPORT', 'ADMIN');
 
 interface AuditLine {
   id: string;

@@ -1,23 +1,9 @@
 // Authentication rules 1-6: 401 for missing, malformed, unknown or revoked keys; 403 for a missing scope; ADMIN supersedes.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
+import { cli, client, fiat, makeAccount, post, startTestServer, type HttpResult, type TestServer, SPEC_SCOPES } from '../helpers/server.js';
 
-// The scope list as the specification writes it, kept apart from src/core/scopes.ts on purpose: it is the oracle.
-const SCOPES = [
-  'TRANSACTIONS_READ',
-  'TRANSACTIONS_WRITE',
-  'ACCOUNTS_READ',
-  'ACCOUNTS_WRITE',
-  'AGENTS_EXECUTE',
-  'AGENTS_ROLLBACK',
-  'AGENTS_AUDIT_READ',
-  'RECONCILIATION_READ',
-  'RECONCILIATION_WRITE',
-  'COMPLIANCE_EXPORT',
-  'WEBHOOK_MANAGE',
-  'ADMIN',
-] as const;
+const SCOPES = SPEC_SCOPES;
 
 function expectError(res: HttpResult, status: number, code: string) {
   expect(res.status, res.text).toBe(status);

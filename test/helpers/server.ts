@@ -21,6 +21,25 @@ export interface TestServer {
 
 export const BIN = join(process.cwd(), 'bin', 'ledger.js');
 
+/** The scope list as the specification writes it, kept apart from src/core/scopes.ts on purpose: it is the oracle. */
+export const SPEC_SCOPES = [
+  'TRANSACTIONS_READ',
+  'TRANSACTIONS_WRITE',
+  'ACCOUNTS_READ',
+  'ACCOUNTS_WRITE',
+  'AGENTS_EXECUTE',
+  'AGENTS_ROLLBACK',
+  'AGENTS_AUDIT_READ',
+  'RECONCILIATION_READ',
+  'RECONCILIATION_WRITE',
+  'COMPLIANCE_EXPORT',
+  'WEBHOOK_MANAGE',
+  'ADMIN',
+] as const;
+
+/** Every scope of the specification except these. */
+export const scopesExcept = (...left: string[]) => SPEC_SCOPES.filter((s) => !left.includes(s));
+
 /** Runs the built `ledger` binary; never throws, returns exit code and output. */
 export async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
