@@ -24,7 +24,7 @@ function parsePort(value: string): number {
 export function registerServe(program: Command): void {
   const serve = program
     .command('serve')
-    .description('serve the /api/v1 HTTP API')
+    .description('serve the /api/v1 HTTP API, with the settlement expiry sweeper, the webhook sender and the configured chain watchers')
     .option('--host <addr>', 'listen address (LEDGER_HOST)', process.env.LEDGER_HOST ?? '127.0.0.1')
     .option('--port <n>', 'listen port, 0 picks a free one (LEDGER_PORT)', process.env.LEDGER_PORT ?? '8080')
     .option(
