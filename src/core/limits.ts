@@ -40,6 +40,8 @@ export const SETTLEMENT_TTL_DEFAULT_SECONDS = 86_400;
 export const SETTLEMENT_TTL_MAX_SECONDS = 10 * 365 * 86_400;
 /** How often the server looks for PENDING settlements past their expiry. */
 export const SETTLEMENT_SWEEP_INTERVAL_MS = 250;
+/** How often the sweeper reads the earliest expiry again, for settlements registered by another process. */
+export const SETTLEMENT_DUE_REREAD_MS = 2_000;
 /** Settlements turned UNMATCHED by one sweep at most; the next sweep takes the rest. */
 export const SETTLEMENT_SWEEP_BATCH_MAX = 500;
 /** PENDING settlements considered for one line at most (same account, token, amount, chain and wallet), oldest first. */

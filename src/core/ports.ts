@@ -109,6 +109,8 @@ export interface ReadStore {
   /** PENDING settlements equal to the target, oldest first. */
   pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[];
   settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[];
+  /** The earliest expiry among PENDING settlements of every tenant, or null when none is PENDING. */
+  nextExpiry(): string | null;
   /** PENDING settlements whose expiry is at or before the instant, across tenants. */
   expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }>;
   reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Page<ReconciliationResult & { seq: number }>;

@@ -398,6 +398,15 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('matched_line_no', 'asc'),
     ),
     tenantIds: p((q) => q.selectFrom('tenants').select('id').orderBy('seq', 'asc')),
+    firstExpiry: p((q) =>
+      q
+        .selectFrom('settlements')
+        .select('expires_at')
+        .where('tenant_id', '=', tenant)
+        .where('status', '=', 'PENDING')
+        .orderBy('expires_at', 'asc')
+        .limit(1),
+    ),
     expiredSettlements: p((q) =>
       q
         .selectFrom('settlements')
@@ -926,6 +935,16 @@ export class SqliteStore implements Store, WriteTx {
 
   settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[] {
     return this.s.settlementsMatchedTo.all({ tenantId, transactionId }).map(toSettlement);
+  }
+
+  /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
+  nextExpiry(): string | null {
+    let earliest: string | null = null;
+    for (const { id: tenantId } of this.s.tenantIds.all()) {
+      const at = this.s.firstExpiry.get({ tenantId })?.expires_at ?? null;
+      if (at !== null && (earliest === null || at < earliest)) earliest = at;
+    }
+    return earliest;
   }
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */

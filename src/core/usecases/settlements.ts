@@ -9,7 +9,7 @@ import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempot
 import { toJsonText } from '../json.js';
 import { toIso } from '../time.js';
 import { pageBySeq } from '../paging.js';
-import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
+import { SETTLEMENT_CANDIDATES_MAX, SETTLEMENT_DUE_REREAD_MS } from '../limits.js';
 import {
   canonicalAddress,
   canonicalTxHash,
@@ -193,15 +193,24 @@ export function settleMatches(
 
 export class SettlementService {
   private readonly inFlight = new InFlightKeys();
+  /** The earliest expiry among PENDING settlements as last read (null: none; undefined: to be read). */
+  private dueAt: string | null | undefined;
+  private dueReadAtMs = 0;
 
   constructor(private readonly deps: Deps) {}
 
   register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
     const input = toSettlementInput(body);
     const hash = requestHash(fingerprint(input));
-    return once(this.deps.store, this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, () =>
-      this.deps.writer.run('registerSettlement', { tenantId, actor, input, key, hash, ttlMs: this.deps.settlementTtlMs }),
-    );
+    return once(this.deps.store, this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
+      const stored = await this.deps.writer.run('registerSettlement', { tenantId, actor, input, key, hash, ttlMs: this.deps.settlementTtlMs });
+      this.noteExpiry((JSON.parse(stored.body) as { expiresAt: string }).expiresAt);
+      return stored;
+    });
+  }
+
+  private noteExpiry(expiresAt: string): void {
+    if (this.dueAt === null || (this.dueAt !== undefined && expiresAt < this.dueAt)) this.dueAt = expiresAt;
   }
 
   get(tenantId: string, settlementId: string) {
@@ -228,9 +237,20 @@ export class SettlementService {
     return this.deps.writer.run('cancelSettlement', { tenantId, actor, settlementId });
   }
 
-  /** Expires what is due, when anything is: a read first, so an idle server does not write. */
+  /**
+   * Expires what is due, when anything is. The earliest expiry is kept in memory (registrations here lower it) and read
+   * again after each sweep and every few seconds (for settlements registered by another process), so an idle
+   * server neither writes nor asks every tenant on every tick.
+   */
   async expireDue(limit: number): Promise<number> {
-    if (this.deps.store.expiredSettlements(this.deps.clock.now().toISOString(), 1).length === 0) return 0;
-    return this.deps.writer.run('expireSettlements', { limit });
+    const now = this.deps.clock.now();
+    if (this.dueAt === undefined || now.getTime() - this.dueReadAtMs >= SETTLEMENT_DUE_REREAD_MS) {
+      this.dueAt = this.deps.store.nextExpiry();
+      this.dueReadAtMs = now.getTime();
+    }
+    if (this.dueAt === null || this.dueAt > now.toISOString()) return 0;
+    const expired = await this.deps.writer.run('expireSettlements', { limit });
+    this.dueAt = undefined;
+    return expired;
   }
 }
