@@ -83,8 +83,11 @@ function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settl
 export function recordTransfersCommand(ctx: WriteContext, args: { chain: Chain; transfers: ObservedTransfer[]; nextBlock: number }) {
   const { tx, commitClock } = ctx;
   const at = commitClock.next();
+  // Who watches which wallet, read only when there is a transfer to place (most calls just move the checkpoint).
   const watchers = new Map<string, string[]>();
-  for (const w of tx.watchedWallets(args.chain)) watchers.set(w.walletCanonical, [...(watchers.get(w.walletCanonical) ?? []), w.tenantId]);
+  if (args.transfers.length > 0) {
+    for (const w of tx.watchedWallets(args.chain)) watchers.set(w.walletCanonical, [...(watchers.get(w.walletCanonical) ?? []), w.tenantId]);
+  }
   let seen = 0;
   let matched = 0;
   for (const t of args.transfers) {

@@ -169,24 +169,22 @@ export function settleMatches(
   source: ReconciliationSource,
 ): Match[] {
   const { tx } = ctx;
-  const withSenders = lines.map((line) =>
-    line.entryType === 'DEBIT' && line.fromAddress === undefined
-      ? { ...line, fromAddress: tx.transferSender(tenantId, line.details.chainId, canonicalTxHash(line.details.chainId, line.details.txHash), canonicalAddress(line.details.chainId, line.details.walletAddress), line.amountMinor) }
-      : line,
-  );
-  const matches = matchLines(withSenders, (line) =>
-    tx.pendingSettlements(
+  // Candidates first; a sender the chain showed is looked up only where a candidate expects one.
+  const candidates = new Map<number, Settlement[]>();
+  const withSenders = lines.map((line) => {
+    if (line.entryType !== 'DEBIT') return line;
+    const { chainId, walletAddress, txHash } = line.details;
+    const walletCanonical = canonicalAddress(chainId, walletAddress);
+    const found = tx.pendingSettlements(
       tenantId,
-      {
-        accountId: line.accountId,
-        token: line.token,
-        amountMinor: line.amountMinor,
-        chain: line.details.chainId,
-        walletCanonical: canonicalAddress(line.details.chainId, line.details.walletAddress),
-      },
+      { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical },
       SETTLEMENT_CANDIDATES_MAX,
-    ),
-  );
+    );
+    candidates.set(line.lineNo, found);
+    if (line.fromAddress !== undefined || !found.some((s) => s.fromAddress !== null)) return line;
+    return { ...line, fromAddress: tx.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };
+  });
+  const matches = matchLines(withSenders, (line) => candidates.get(line.lineNo) ?? []);
   for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
   return matches;
 }
