@@ -16,13 +16,12 @@ export interface ChainFlags {
 export const addChainOptions = (command: Command): Command =>
   command
     .option('--evm-rpc <url>', 'EVM JSON-RPC endpoint to watch (LEDGER_EVM_RPC_URL); none, no EVM watcher', process.env.LEDGER_EVM_RPC_URL)
-    .option('--solana-rpc <url>', 'Solana JSON-RPC endpoint to watch (LEDGER_SOLANA_RPC_URL); not built yet', process.env.LEDGER_SOLANA_RPC_URL)
+    .option('--solana-rpc <url>', 'Solana JSON-RPC endpoint to watch, finalized commitment (LEDGER_SOLANA_RPC_URL)', process.env.LEDGER_SOLANA_RPC_URL)
     .option('--tron-api <url>', 'TRON full-node HTTP API to watch, solidified blocks (LEDGER_TRON_API_URL)', process.env.LEDGER_TRON_API_URL)
     .option('--evm-confirmations <n>', 'an EVM transfer is final once its block has n confirmations (LEDGER_EVM_CONFIRMATIONS); default: the finalized tag', process.env.LEDGER_EVM_CONFIRMATIONS)
     .option('--tokens <file>', 'JSON token registry replacing the built-in mainnet one (LEDGER_TOKENS_FILE)', process.env.LEDGER_TOKENS_FILE);
 
 export function chainSettingsOf(flags: ChainFlags): ChainSettings {
-  if (flags.solanaRpc) throw invalid('--solana-rpc: the Solana watcher is not built yet; leave it out to run without it.');
   let confirmations: number | undefined;
   if (flags.evmConfirmations !== undefined) {
     if (!/^\d{1,4}$/.test(flags.evmConfirmations) || Number(flags.evmConfirmations) < 1) {
@@ -32,6 +31,7 @@ export function chainSettingsOf(flags: ChainFlags): ChainSettings {
   }
   for (const [flag, url] of [
     ['--evm-rpc', flags.evmRpc],
+    ['--solana-rpc', flags.solanaRpc],
     ['--tron-api', flags.tronApi],
   ] as const) {
     if (url !== undefined && !/^https?:\/\//.test(url)) throw invalid(`${flag} must be an http(s) URL, not ${JSON.stringify(url)}.`);
@@ -52,5 +52,5 @@ export function chainSettingsOf(flags: ChainFlags): ChainSettings {
     }
     tokens = parseTokenRegistry(json);
   }
-  return { evmRpc: flags.evmRpc, tronApi: flags.tronApi, evmConfirmations: confirmations, tokens };
+  return { evmRpc: flags.evmRpc, solanaRpc: flags.solanaRpc, tronApi: flags.tronApi, evmConfirmations: confirmations, tokens };
 }

@@ -18,6 +18,8 @@ export interface ObservedTransfer {
 export interface WatchedWallet {
   tenantId: string;
   walletCanonical: string;
+  /** A token a PENDING settlement expects at the wallet (a wallet expecting two tokens is listed twice). */
+  token: Token;
 }
 
 export interface ChainCheckpoint {

@@ -144,7 +144,7 @@ export interface ReadStore {
   /** The sender of a transfer a chain watcher saw (same chain, hash, receiving wallet and amount), or null. */
   transferSender(tenantId: string, chain: Chain, txHash: string, toCanonical: string, amountMinor: bigint): string | null;
   chainCheckpoint(chain: Chain): ChainCheckpoint | undefined;
-  /** Every tenant's wallets with a PENDING settlement on the chain. */
+  /** Every tenant's wallets with a PENDING settlement on the chain, with the tokens they expect. */
   watchedWallets(chain: Chain): WatchedWallet[];
   /** PENDING settlements expecting a transfer of this token and amount to this wallet, oldest first (any account). */
   pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[];

@@ -16,6 +16,7 @@ import type { RetryPolicy } from '../core/webhook.js';
 import { MAINNET_TOKENS, type TokenRegistry } from '../core/tokenRegistry.js';
 import { EvmWatcher } from './chains/evmWatcher.js';
 import { TronWatcher } from './chains/tronWatcher.js';
+import { SolanaWatcher } from './chains/solanaWatcher.js';
 import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
@@ -40,11 +41,14 @@ export interface ServeOptions {
 /** Which chains are watched, and how. A chain without an endpoint is not watched. */
 export interface ChainSettings {
   evmRpc?: string;
+  solanaRpc?: string;
   tronApi?: string;
   evmConfirmations?: number;
   tokens?: TokenRegistry;
   /** Tests: how often a watcher polls. */
   pollMs?: number;
+  /** Tests: a smaller getSignaturesForAddress page than the RPC's 1,000, to see the Solana watcher page. */
+  solanaSignaturesPerPage?: number;
 }
 
 /** Starts the configured watchers (each checks its tokens' decimals first, and refuses to start on a mismatch). */
@@ -69,7 +73,20 @@ export async function startWatchers(ledger: Ledger, log: Logger, settings: Chain
   } else {
     log('TRON is not watched (no --tron-api)');
   }
-  log('Solana is not watched (its watcher is not built yet)');
+  if (settings.solanaRpc) {
+    const solana = await SolanaWatcher.create(ledger, log, {
+      rpcUrl: settings.solanaRpc,
+      tokens: tokens.SOLANA,
+      pollMs: settings.pollMs,
+      signaturesPerPage: settings.solanaSignaturesPerPage,
+    });
+    await solana.checkTokens();
+    solana.start();
+    watchers.push(solana);
+    log(`watching Solana at ${settings.solanaRpc} (finalized commitment)`);
+  } else {
+    log('Solana is not watched (no --solana-rpc)');
+  }
   return watchers;
 }
 

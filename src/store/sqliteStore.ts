@@ -1,6 +1,6 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../core/types.js';
 import type {
   AuditInsert,
@@ -15,19 +15,15 @@ import type {
   StoredIdempotency,
   WriteTx,
 } from '../core/ports.js';
-import type { ReconciliationResult, Settlement } from '../core/settlement.js';
-import { canonicalAddress } from '../core/settlement.js';
+import { canonicalAddress, canonicalTxHash, type ReconciliationResult, type Settlement } from '../core/settlement.js';
 import type { ActorType } from '../core/audit.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../core/webhook.js';
 import type { PolicyRule } from '../core/policy.js';
 import { inputFromJson, inputToJson, type AgentStatus, type AgentTransaction } from '../core/agent.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../core/chainWatch.js';
-import { canonicalTxHash } from '../core/settlement.js';
-import type { Chain } from '../core/money.js';
-import type { Asset } from '../core/money.js';
+import type { Asset, Chain, Token } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
-import type { Selectable } from 'kysely';
 import { openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
 
@@ -681,7 +677,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     watchedWalletsOfTenant: p((q) =>
       q
         .selectFrom('settlements')
-        .select('wallet_canonical')
+        .select(['wallet_canonical', 'token'])
         .distinct()
         .where('tenant_id', '=', tenant)
         .where('status', '=', 'PENDING')
@@ -1082,7 +1078,7 @@ export class SqliteStore implements Store, WriteTx {
   watchedWallets(chain: Chain): WatchedWallet[] {
     return this.s.tenantIds
       .all()
-      .flatMap(({ id: tenantId }) => this.s.watchedWalletsOfTenant.all({ tenantId, chain }).map((r) => ({ tenantId, walletCanonical: r.wallet_canonical })));
+      .flatMap(({ id: tenantId }) => this.s.watchedWalletsOfTenant.all({ tenantId, chain }).map((r) => ({ tenantId, walletCanonical: r.wallet_canonical, token: r.token as Token })));
   }
 
   pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[] {

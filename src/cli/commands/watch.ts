@@ -8,6 +8,7 @@ import { startWatchers, untilSignal } from '../../server/serve.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { chains } from '../../core/money.js';
 import { log } from './serve.js';
+import { solanaFinalizedSlot } from '../../server/chains/solanaWatcher.js';
 
 export function registerWatch(program: Command): void {
   const watch = addChainOptions(
@@ -58,6 +59,7 @@ export function registerWatch(program: Command): void {
                 const { createPublicClient, http } = await import('viem');
                 head = Number(await createPublicClient({ transport: http(flags.evmRpc), cacheTime: 0 }).getBlockNumber({ cacheTime: 0 }));
               }
+              if (chain === 'SOLANA' && flags.solanaRpc) head = await solanaFinalizedSlot(flags.solanaRpc);
               if (chain === 'TRON' && flags.tronApi) {
                 const { TronWeb } = await import('tronweb');
                 const block = (await new TronWeb({ fullHost: flags.tronApi }).solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as {

@@ -86,7 +86,10 @@ export function recordTransfersCommand(ctx: WriteContext, args: { chain: Chain; 
   // Who watches which wallet, read only when there is a transfer to place (most calls just move the checkpoint).
   const watchers = new Map<string, string[]>();
   if (args.transfers.length > 0) {
-    for (const w of tx.watchedWallets(args.chain)) watchers.set(w.walletCanonical, [...(watchers.get(w.walletCanonical) ?? []), w.tenantId]);
+    for (const w of tx.watchedWallets(args.chain)) {
+      const tenants = watchers.get(w.walletCanonical) ?? [];
+      if (!tenants.includes(w.tenantId)) watchers.set(w.walletCanonical, [...tenants, w.tenantId]);
+    }
   }
   let seen = 0;
   let matched = 0;
