@@ -41,7 +41,10 @@ export const tokenRegistrySchema = v.strictObject({
   TRON: v.optional(tokenMap(v.strictObject({ address: v.pipe(v.string(), v.regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'must be a TRON address')), decimals })), {}),
 });
 
-/** Mainnet addresses of the stablecoins (BRZ is left out until its addresses are verified here). */
+/**
+ * Mainnet addresses of the stablecoins. BRZ is on Solana only: its Solana mint is the one every token list agrees on,
+ * while on Ethereum the lists name both a legacy contract and a newer one, and on TRON none was found to check.
+ */
 export const MAINNET_TOKENS: TokenRegistry = {
   EVM: {
     USDC: { address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 },
@@ -52,6 +55,7 @@ export const MAINNET_TOKENS: TokenRegistry = {
     USDC: { mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, program: 'spl-token' },
     USDT: { mint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', decimals: 6, program: 'spl-token' },
     PYUSD: { mint: '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo', decimals: 6, program: 'spl-token-2022' },
+    BRZ: { mint: 'FtgGSFADXBtroxq8VCausXRr2of47QBf5AS1NtZCu4GD', decimals: 4, program: 'spl-token' },
   },
   TRON: {
     USDT: { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 },
