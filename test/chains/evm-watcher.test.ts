@@ -9,7 +9,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ChainSettings, type RunningServer } from '../../src/server/serve.js';
 import { cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
-import { deployToken, startAnvil, until, type Anvil, type TestToken } from './anvil.js';
+import { deployToken, startAnvil, type Anvil, type TestToken } from './anvil.js';
+import { until } from './support.js';
 
 const CONFIRMATIONS = 3;
 const usdc = (amount: string) => parseUnits(amount, 6);

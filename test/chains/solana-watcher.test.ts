@@ -10,16 +10,8 @@ import type { Address, KeyPairSigner } from '@solana/kit';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cli, client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { startSolanaNode, type SolanaNode } from './solana-node.js';
+import { storedCheckpoint, until } from './support.js';
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Small pages, so that the suite sees the watcher page back through getSignaturesForAddress. */
 const PAGE = 2;
@@ -196,19 +188,7 @@ describe('Solana watcher', () => {
     await caughtUp();
     await server.close();
 
-    const counts = () => {
-      const db = new BetterSqlite3(dbPath);
-      try {
-        return db.prepare("SELECT next_block AS next, transfers_seen AS seen, transfers_matched AS matched FROM chain_checkpoints WHERE chain = 'SOLANA'").get() as {
-          next: number;
-          seen: number;
-          matched: number;
-        };
-      } finally {
-        db.close();
-      }
-    };
-    const before = counts();
+    const before = storedCheckpoint(dbPath, 'SOLANA');
     // While the watcher is stopped: two more transfers become final, and the checkpoint is set back before all five.
     for (const amount of [7_040_000n, 7_050_000n]) await node.transfer(USDC, sender, [{ to: wallet, amount }]);
     node.finalize();
@@ -225,7 +205,7 @@ describe('Solana watcher', () => {
     // Only the two new transfers were recorded and posted; the three re-read ones changed nothing.
     expect(await transactionCount()).toBe(transactionsBefore + 2);
     await server.close();
-    const after = counts();
+    const after = storedCheckpoint(dbPath, 'SOLANA');
     expect(after.seen - before.seen).toBe(2);
     expect(after.matched - before.matched).toBe(2);
     expect(after.next).toBe(node.finalizedSlot + 1);
@@ -238,14 +218,7 @@ describe('Solana watcher', () => {
     await server.close();
     node.mine(4);
     node.finalize();
-    const cp = (() => {
-      const db = new BetterSqlite3(dbPath);
-      try {
-        return db.prepare("SELECT next_block AS next, transfers_seen AS seen, transfers_matched AS matched FROM chain_checkpoints WHERE chain = 'SOLANA'").get() as any;
-      } finally {
-        db.close();
-      }
-    })();
+    const cp = storedCheckpoint(dbPath, 'SOLANA');
     const res = await cli(['--db', dbPath, 'watch', 'status', '--json', '--solana-rpc', node.url]);
     expect(res.code, res.stderr).toBe(0);
     const solana = (JSON.parse(res.stdout) as any[]).find((r) => r.chain === 'SOLANA');

@@ -8,21 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { startFakeTron, tronAddress, type FakeTron } from './tron-node.js';
+import { storedCheckpoint, until } from './support.js';
 
 const USDT = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
 const OTHER_TOKEN = tronAddress('3487b63d30b5b2c87fb7ffa8bcfade38eaac1abe');
 const SENDER = tronAddress('11'.repeat(20));
 const tokens = { EVM: {}, SOLANA: {}, TRON: { USDT: { address: USDT, decimals: 6 } } };
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('TRON watcher', () => {
   let dir: string;
@@ -129,15 +121,7 @@ describe('TRON watcher', () => {
     await until('the older settlement to settle', async () => (await settlement(older)).status === 'SETTLED');
     const transactionsBefore = (await c.get('/api/v1/transactions?limit=200')).body.items.length;
     await server.close();
-    const counts = () => {
-      const db = new BetterSqlite3(dbPath);
-      try {
-        return db.prepare("SELECT transfers_seen AS seen, transfers_matched AS matched FROM chain_checkpoints WHERE chain = 'TRON'").get() as { seen: number; matched: number };
-      } finally {
-        db.close();
-      }
-    };
-    const before = counts();
+    const before = storedCheckpoint(dbPath, 'TRON');
     const db = new BetterSqlite3(dbPath);
     // Back to before the transfer: the same blocks are read again after the restart.
     db.prepare("UPDATE chain_checkpoints SET next_block = next_block - ? WHERE chain = 'TRON'").run(node.lag + 3);
@@ -158,8 +142,8 @@ describe('TRON watcher', () => {
     expect((await settlement(newer)).status).toBe('PENDING');
     expect((await c.get('/api/v1/transactions?limit=200')).body.items.length).toBe(transactionsBefore + 1);
     await server.close();
-    const after = counts();
-    expect(after).toEqual({ seen: before.seen + 1, matched: before.matched + 1 });
+    const after = storedCheckpoint(dbPath, 'TRON');
+    expect([after.seen, after.matched]).toEqual([before.seen + 1, before.matched + 1]);
     server = await start();
     c = client(server.url, rawKey);
   });
