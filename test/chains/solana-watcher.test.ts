@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, KeyPairSigner } from '@solana/kit';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
-import { cli, client, createTenant, makeAccount, type Client } from '../helpers/server.js';
+import { cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { startSolanaNode, type SolanaNode } from './solana-node.js';
 import { storedCheckpoint, until } from './support.js';
 
@@ -146,6 +146,23 @@ describe('Solana watcher', () => {
     expect((await settled(second)).txHash).toBe(signature);
     await caughtUp();
     expect(checkpoint()!.transfersSeen - seenBefore).toBe(2);
+  });
+
+  it('links the posted transaction that records the transfer (its base58 signature kept as written) instead of posting again', async () => {
+    const wallet = await newWallet();
+    const { signature, slot } = await node.transfer(USDC, sender, [{ to: wallet, amount: 3_250_000n }]);
+    const counter = await makeAccount(c, { name: 'solana counterparty' });
+    const extra = { chainId: 'SOLANA', txHash: signature, blockNumber: slot, walletAddress: wallet, tokenContract: USDC };
+    const posted = await post(c, [onchain(receiving, 'DEBIT', '3.25', 'USDC', extra), onchain(counter, 'CREDIT', '3.25', 'USDC', extra)]);
+    expect(posted.status, posted.text).toBe(201);
+    // The posting cannot prove the sender; the transfer the watcher sees can.
+    const id = await register(wallet, '3.25', { expectedFromAddress: sender.address });
+    expect((await settlement(id)).status).toBe('PENDING');
+    const count = await transactionCount();
+    node.finalize();
+    const done = await settled(id);
+    expect(done).toMatchObject({ matchedTransactionId: posted.body.transactionId, txHash: signature, blockNumber: slot });
+    expect(await transactionCount()).toBe(count);
   });
 
   it('settles nothing with a matching transfer that arrives after the settlement was cancelled', async () => {
