@@ -126,6 +126,8 @@ export interface ReadStore {
   webhook(tenantId: string): Webhook | undefined;
   /** Every tenant's webhook. */
   webhooks(): Webhook[];
+  /** A value that differs once anything was committed since it was read, by any connection. */
+  changeVersion(): string;
   /** The tenant's first event after a sequence, in commit order. */
   outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined;
   outboxEvent(tenantId: string, eventId: string): OutboxEvent | undefined;

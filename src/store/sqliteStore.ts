@@ -1,6 +1,7 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../core/types.js';
 import type {
   AuditInsert,
@@ -756,6 +757,8 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
 
 export class SqliteStore implements Store, WriteTx {
   private readonly s: ReturnType<typeof statements>;
+  /** data_version moves with other connections' commits, total_changes() with this connection's own. */
+  private readonly versionStatement: BetterSqlite3.Statement<[], { v: string }>;
   private readonly accountCache = new Map<string, Account>();
   /**
    * Within one write transaction nobody else can write (it holds the write lock), so the chain head of each
@@ -769,6 +772,7 @@ export class SqliteStore implements Store, WriteTx {
     kysely: Kysely<Database>,
   ) {
     this.s = statements(db, kysely);
+    this.versionStatement = db.prepare("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes() AS v");
   }
 
   static async open(path: string): Promise<SqliteStore> {
@@ -998,6 +1002,10 @@ export class SqliteStore implements Store, WriteTx {
 
   webhooks(): Webhook[] {
     return this.s.webhooks.all().map(toWebhook);
+  }
+
+  changeVersion(): string {
+    return this.versionStatement.get()!.v;
   }
 
   outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined {

@@ -44,18 +44,23 @@ export function getWebhook(deps: Deps, tenantId: string) {
   return { webhookUrl: webhook.url, secretPrefix: secretPrefixOf(webhook.secret) };
 }
 
-/** The next delivery of a tenant: an operator's redelivery first, else the next event in commit order once it is due. */
-export function nextDelivery(store: ReadStore, webhook: Webhook, now: string): { event: OutboxEvent; state: DeliveryState | undefined; redelivery: boolean } | null {
+export type NextDelivery = { event: OutboxEvent; state: DeliveryState | undefined; redelivery: boolean } | { waitUntil: string } | null;
+
+/**
+ * The next delivery of a tenant: an operator's redelivery first, else the next event in commit order once it is due.
+ * `waitUntil` when the next is a retry not due yet; null when there is nothing to send.
+ */
+export function nextDelivery(store: ReadStore, webhook: Webhook, now: string): NextDelivery {
   const queued = store.queuedRedelivery(webhook.tenantId);
   if (queued) {
-    if (queued.nextAttemptAt !== null && queued.nextAttemptAt > now) return null;
+    if (queued.nextAttemptAt !== null && queued.nextAttemptAt > now) return { waitUntil: queued.nextAttemptAt };
     const event = store.outboxEvent(webhook.tenantId, queued.eventId);
     return event ? { event, state: queued, redelivery: true } : null;
   }
   const event = store.outboxAfter(webhook.tenantId, Math.max(webhook.startSeq, webhook.deliveredSeq));
   if (!event) return null;
   const state = store.webhookDelivery(webhook.tenantId, event.id);
-  if (state?.nextAttemptAt && state.nextAttemptAt > now) return null;
+  if (state?.nextAttemptAt && state.nextAttemptAt > now) return { waitUntil: state.nextAttemptAt };
   return { event, state, redelivery: false };
 }
 

@@ -8,6 +8,8 @@ import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.
 import { VERSION } from '../../version.js';
 
 const POLL_INTERVAL_MS = 100;
+/** Tenants are read again at least this often even when nothing seems to have changed. */
+const RESCAN_MS = 5_000;
 /** Deliveries in flight at once, across tenants. */
 const IN_FLIGHT_MAX = 32;
 const ERROR_TEXT_MAX = 500;
@@ -29,6 +31,13 @@ export class WebhookSender {
    */
   private readonly finished = new Map<string, number>();
   private recording: Promise<unknown> = Promise.resolve();
+  /**
+   * What the last full pass over the tenants saw: the database's change version, and the earliest retry it found not
+   * yet due. A tick with the same version before that time has nothing new to send, so it reads nothing.
+   */
+  private passVersion: string | null = null;
+  private passDueAt = 0;
+  private passAt = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -41,30 +50,47 @@ export class WebhookSender {
     this.tick();
   }
 
-  private tick(): void {
+  private tick(force = false): void {
     if (this.stopped) return;
+    const now = Date.now();
+    let version: string;
     let webhooks: Webhook[];
     try {
+      version = this.ledger.store.changeVersion();
+      if (!force && version === this.passVersion && now < this.passDueAt && now - this.passAt < RESCAN_MS) return;
       webhooks = this.ledger.store.webhooks();
     } catch (error) {
       this.log(`webhook sender: could not read webhooks (retried next tick): ${String(error)}`);
       return;
     }
+    let dueAt = Infinity;
+    let whole = true;
     for (const webhook of webhooks) {
-      if (this.inFlight.size >= IN_FLIGHT_MAX) return;
+      if (this.inFlight.size >= IN_FLIGHT_MAX) {
+        whole = false;
+        break;
+      }
       if (this.inFlight.has(webhook.tenantId)) continue;
       const finished = this.finished.get(webhook.tenantId) ?? 0;
-      const job = nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date().toISOString());
+      const job = nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date(now).toISOString());
       if (!job) continue;
+      if ('waitUntil' in job) {
+        dueAt = Math.min(dueAt, Date.parse(job.waitUntil));
+        continue;
+      }
       const run = this.deliver(webhook, job.event, job.state, job.redelivery)
         .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {
           this.inFlight.delete(webhook.tenantId);
           // The next event of this tenant may go at once.
-          if (!this.stopped) setImmediate(() => this.tick());
+          if (!this.stopped) setImmediate(() => this.tick(true));
         });
       this.inFlight.set(webhook.tenantId, run);
     }
+    // A pass cut short by the in-flight cap lets the next tick read again.
+    this.passVersion = whole ? version : null;
+    this.passDueAt = dueAt;
+    this.passAt = now;
   }
 
   private async deliver(webhook: Webhook, event: OutboxEvent, previous: DeliveryState | undefined, redelivery: boolean): Promise<void> {

@@ -1,0 +1,47 @@
+// The webhook sender reads tenants only when something was committed (or a retry comes due): an idle server does not
+// ask every tenant on every tick, and a commit by either the writer thread or the server's own connection is still
+// delivered at once.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { makeTenant } from './support.js';
+
+describe('webhook sender at rest', () => {
+  let t: TestServer | undefined;
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await t?.stop();
+    await r?.close();
+  });
+
+  const deliversAndRests = async (options: Parameters<typeof startTestServer>[0]) => {
+    r = await startReceiver();
+    t = await startTestServer({ ...options, webhooks: { allowPrivate: true, ca: r.cert } });
+    const tenants = [await makeTenant(t, 'Rest A'), await makeTenant(t, 'Rest B')];
+    for (const [i, tn] of tenants.entries()) await tn.setWebhook(`${r.url}/rest-${i}`);
+    for (const tn of tenants) await tn.pay('1.00');
+    expect(await waitFor(() => r!.received.length >= 2)).toBe(true);
+
+    // Counts how often the sender lists the tenants' webhooks while nothing is committed.
+    const store = t.server.ledger.store;
+    const list = store.webhooks.bind(store);
+    let reads = 0;
+    store.webhooks = () => {
+      reads++;
+      return list();
+    };
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    reads = 0;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Polling every 100 ms would read about 15 times; at rest the sender reads at most once (its 5 s safety pass).
+    expect(reads).toBeLessThanOrEqual(1);
+
+    await tenants[1]!.pay('2.00');
+    expect(await waitFor(() => r!.received.length >= 3)).toBe(true);
+    expect(r.received.at(-1)!.path).toBe('/rest-1');
+  };
+
+  it('commits by the writer thread', () => deliversAndRests({}));
+
+  it('commits on the server\'s own connection (the local writer)', () => deliversAndRests({ clock: { now: () => new Date() } }));
+});
