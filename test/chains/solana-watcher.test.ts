@@ -94,6 +94,17 @@ describe('Solana watcher', () => {
       ['DEBIT', '12.5', 'ONCHAIN', signature, wallet, USDC],
       ['CREDIT', '12.5', 'ONCHAIN', signature, wallet, USDC],
     ]);
+    // The same write recorded the audit trail, by the system actor, and the settlement.matched event.
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const exported = await c.get(`/api/v1/compliance/audit-export?from=${from}&to=${new Date(Date.now() + 60_000).toISOString()}`);
+    expect(exported.status, exported.text).toBe(200);
+    const records = exported.text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(records).toContainEqual(expect.objectContaining({ action: 'SETTLEMENT_MATCHED', actorKeyId: 'system', payload: expect.objectContaining({ settlementId: id, txHash: signature, source: 'CHAIN' }) }));
+    expect(records).toContainEqual(expect.objectContaining({ action: 'POST_TRANSACTION', actorKeyId: 'system', payload: expect.objectContaining({ transactionId: done.matchedTransactionId }) }));
+    const db = new BetterSqlite3(dbPath, { readonly: true });
+    const events = db.prepare("SELECT payload FROM outbox WHERE type = 'settlement.matched'").all() as Array<{ payload: string }>;
+    db.close();
+    expect(events.map((e) => JSON.parse(e.payload))).toContainEqual(expect.objectContaining({ settlementId: id, status: 'SETTLED', txHash: signature }));
   });
 
   it('settles PYUSD sent through Token-2022', async () => {
