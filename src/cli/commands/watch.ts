@@ -9,6 +9,12 @@ import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptio
 import { chains } from '../../core/money.js';
 import { log } from './serve.js';
 import { solanaFinalizedSlot } from '../../server/chains/solanaWatcher.js';
+import { evmHead } from '../../server/chains/evmWatcher.js';
+import { tronSolidifiedHead } from '../../server/chains/tronWatcher.js';
+import type { Chain } from '../../core/money.js';
+
+/** What `watch status` shows as each chain's head: the latest EVM block, the finalized Solana slot, the solidified TRON block. */
+const headOf: Record<Chain, (endpoint: string) => Promise<number>> = { EVM: evmHead, SOLANA: solanaFinalizedSlot, TRON: tronSolidifiedHead };
 
 export function registerWatch(program: Command): void {
   const watch = addChainOptions(
@@ -54,20 +60,8 @@ export function registerWatch(program: Command): void {
           Promise.all(
             chains.map(async (chain) => {
               const checkpoint = ledger.store.chainCheckpoint(chain);
-              let head: number | null = null;
-              if (chain === 'EVM' && flags.evmRpc) {
-                const { createPublicClient, http } = await import('viem');
-                head = Number(await createPublicClient({ transport: http(flags.evmRpc), cacheTime: 0 }).getBlockNumber({ cacheTime: 0 }));
-              }
-              if (chain === 'SOLANA' && flags.solanaRpc) head = await solanaFinalizedSlot(flags.solanaRpc);
-              if (chain === 'TRON' && flags.tronApi) {
-                const { TronWeb } = await import('tronweb');
-                const block = (await new TronWeb({ fullHost: flags.tronApi }).solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as {
-                  block_header?: { raw_data?: { number?: number } };
-                };
-                head = block.block_header?.raw_data?.number ?? null;
-              }
-              const endpoint = chain === 'EVM' ? (flags.evmRpc ?? null) : chain === 'SOLANA' ? (flags.solanaRpc ?? null) : (flags.tronApi ?? null);
+              const endpoint = { EVM: flags.evmRpc, SOLANA: flags.solanaRpc, TRON: flags.tronApi }[chain] ?? null;
+              const head = endpoint === null ? null : await headOf[chain](endpoint);
               return {
                 chain,
                 endpoint,

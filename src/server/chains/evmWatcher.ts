@@ -36,6 +36,12 @@ export interface EvmWatcherOptions {
   pollMs?: number;
 }
 
+/** The latest block number, read with no cache. */
+export async function evmHead(rpcUrl: string): Promise<number> {
+  const v = await viem();
+  return Number(await v.createPublicClient({ transport: v.http(rpcUrl), cacheTime: 0 }).getBlockNumber({ cacheTime: 0 }));
+}
+
 export class EvmWatcher extends ChainPoller {
   readonly chain = 'EVM' as const;
   private readonly client: PublicClient;

@@ -31,6 +31,19 @@ interface TransactionInfo {
   log?: Array<{ address: string; topics?: string[]; data?: string }>;
 }
 
+async function solidifiedHead(client: TronWebClient): Promise<number> {
+  const block = (await client.solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as { block_header?: { raw_data?: { number?: number } } };
+  const number = block.block_header?.raw_data?.number;
+  if (typeof number !== 'number') throw new Error('walletsolidity/getnowblock answered without a block number');
+  return number;
+}
+
+/** The last solidified block: how far the TRON watcher may read. */
+export async function tronSolidifiedHead(apiUrl: string): Promise<number> {
+  const { TronWeb } = await tronweb();
+  return solidifiedHead(new TronWeb({ fullHost: apiUrl }));
+}
+
 export class TronWatcher extends ChainPoller {
   readonly chain = 'TRON' as const;
   private readonly client: TronWebClient;
@@ -79,16 +92,9 @@ export class TronWatcher extends ChainPoller {
     }
   }
 
-  private async solidifiedHead(): Promise<number> {
-    const block = (await this.client.solidityNode.request('walletsolidity/getnowblock', {}, 'post')) as { block_header?: { raw_data?: { number?: number } } };
-    const number = block.block_header?.raw_data?.number;
-    if (typeof number !== 'number') throw new Error('walletsolidity/getnowblock answered without a block number');
-    return number;
-  }
-
   /** Scans solidified blocks from the checkpoint, recording each block's transfers with the checkpoint in one write. */
   protected async scan(): Promise<void> {
-    const solid = await this.solidifiedHead();
+    const solid = await solidifiedHead(this.client);
     const checkpoint = this.ledger.store.chainCheckpoint('TRON');
     let next = checkpoint ? checkpoint.nextBlock : solid + 1;
     if (!checkpoint) await this.ledger.writer.run('recordTransfers', { chain: 'TRON', transfers: [], nextBlock: next });
