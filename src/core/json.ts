@@ -1,7 +1,6 @@
 // JSON text in and out without losing a digit: numbers arrive as JsonNumber and leave as their exact text.
 import { randomBytes } from 'node:crypto';
-import { parse } from 'lossless-json';
-import { invalid } from './errors.js';
+import { invalid, type ErrorDetail } from './errors.js';
 import { JSON_DEPTH_MAX } from './limits.js';
 
 // Serialization uses the native JSON.stringify (fast) and writes each JsonNumber as a marked string, then replaces the
@@ -49,53 +48,208 @@ export function toJsonText(value: unknown): string {
 /** A number for a response, from exact decimal text. */
 export const jsonNumber = (text: string): JsonNumber => new JsonNumber(text);
 
+/**
+ * The count limits of a request body, by position: what the parser enforces while it reads, so that a body that
+ * breaks one is refused as soon as the breach is seen, before any work on the elements (core/validate.ts derives
+ * it from the body's valibot schema, the one place where the limits are written).
+ */
+export type BodyShape =
+  /** Known fields only: any other key is refused where it appears. */
+  | { kind: 'object'; strict: boolean; fields: ReadonlyMap<string, BodyShape> }
+  | { kind: 'array'; max: number; message: string; item: BodyShape }
+  /** A map with a bounded number of entries. */
+  | { kind: 'record'; max: number; message: string; value: BodyShape }
+  /** A string, number, boolean or null: an object or array here is refused at its first character. */
+  | { kind: 'scalar'; messages: { object: string; array: string } }
+  /** Anything, within the depth limit. */
+  | { kind: 'any' };
+
+const ANY: BodyShape = { kind: 'any' };
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/**
- * Walks the JSON text once more, after it parsed, to refuse what the parser lets through:
- * a key repeated in one object (even with an equal value), prototype keys, and nesting deeper than any request needs.
- */
-function checkKeys(text: string): void {
-  const objects: Array<Set<string> | null> = [];
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      let k = j + 1;
-      while (k < text.length && /\s/.test(text[k]!)) k++;
-      const top = objects[objects.length - 1];
-      if (text[k] === ':' && top) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (FORBIDDEN_KEYS.has(key)) throw invalid(`Invalid JSON: the key "${key}" is not allowed.`);
-        if (top.has(key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
-        top.add(key);
-      }
-      i = j + 1;
-      continue;
-    }
-    if (ch === '{' || ch === '[') {
-      objects.push(ch === '{' ? new Set() : null);
-      if (objects.length > JSON_DEPTH_MAX) throw invalid(`Invalid JSON: nesting deeper than ${JSON_DEPTH_MAX} levels.`);
-    } else if (ch === '}' || ch === ']') {
-      objects.pop();
-    }
-    i++;
+/** A body refused for its shape, with the path as valibot writes it (`lines.3.monetaryEntry`). */
+export class ShapeBreach extends Error {
+  constructor(readonly detail: ErrorDetail) {
+    super(detail.message);
   }
 }
 
-/** Parses a request body that must be one JSON object. */
-export function parseJsonObject(text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = parse(text, null, (digits: string) => new JsonNumber(digits));
-  } catch (error) {
-    throw invalid(`Invalid JSON: ${error instanceof Error ? error.message : 'cannot be parsed'}.`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumber) {
+interface Frame {
+  container: Record<string, unknown> | unknown[];
+  shape: BodyShape;
+  /** Position of this container in its parent, for messages. */
+  path: string;
+  count: number;
+  /** The key whose value is being read (objects). */
+  key: string | null;
+  keys: Set<string> | null;
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const CONTROL = /[\u0000-\u001f]/;
+const describeChar = (text: string, at: number) => (at >= text.length ? 'the end of the input' : `${JSON.stringify(text[at])} at position ${at}`);
+const syntax = (text: string, at: number, expected: string) => invalid(`Invalid JSON: expected ${expected}, found ${describeChar(text, at)}.`);
+const join = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
+
+function childShape(frame: Frame): BodyShape {
+  const shape = frame.shape;
+  if (shape.kind === 'array') return shape.item;
+  if (shape.kind === 'record') return shape.value;
+  if (shape.kind === 'object') return shape.fields.get(frame.key!) ?? ANY;
+  return ANY;
+}
+
+/**
+ * Parses JSON text in one pass without recursion (so no input can exhaust the stack), keeping every number's
+ * digits (JsonNumber), and refusing at the first sign: a repeated or prototype key, nesting past JSON_DEPTH_MAX,
+ * and, when a shape is given, an unknown field, a container where a value is expected, or one element past a count
+ * limit. The cost of a refusal is the cost of the text read before it.
+ */
+export function parseJson(text: string, shape: BodyShape = ANY): unknown {
+  const stack: Frame[] = [];
+  let i = 0;
+  let root: unknown;
+  let rootSet = false;
+  const n = text.length;
+  const skip = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+      i++;
+    }
+  };
+  const readString = (): string => {
+    // At an opening quote.
+    let j = text.indexOf('"', i + 1);
+    if (j < 0) throw invalid('Invalid JSON: a string is not closed.');
+    let raw = text.slice(i + 1, j);
+    if (raw.includes('\\')) {
+      // Escapes: find the quote that is not escaped, then let the native parser decode (and check) the string.
+      j = i + 1;
+      while (j < n && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      if (j >= n) throw invalid('Invalid JSON: a string is not closed.');
+      let decoded: string;
+      try {
+        decoded = JSON.parse(text.slice(i, j + 1)) as string;
+      } catch {
+        throw invalid(`Invalid JSON: the string at position ${i} has an invalid escape or control character.`);
+      }
+      i = j + 1;
+      return decoded;
+    }
+    if (CONTROL.test(raw)) throw invalid(`Invalid JSON: the string at position ${i} holds an unescaped control character.`);
+    i = j + 1;
+    return raw;
+  };
+  /** Places a finished value in the current container (or as the root). */
+  const place = (value: unknown) => {
+    const frame = stack[stack.length - 1];
+    if (!frame) {
+      root = value;
+      rootSet = true;
+    } else if (Array.isArray(frame.container)) {
+      frame.container.push(value);
+    } else {
+      frame.container[frame.key!] = value;
+    }
+  };
+  const open = (kind: 'object' | 'array', shapeHere: BodyShape, path: string) => {
+    if (shapeHere.kind === 'scalar') throw new ShapeBreach({ path, message: shapeHere.messages[kind] });
+    if (stack.length >= JSON_DEPTH_MAX) throw invalid(`Invalid JSON: nesting deeper than ${JSON_DEPTH_MAX} levels.`);
+    const container = kind === 'array' ? [] : {};
+    place(container);
+    stack.push({ container, shape: shapeHere, path, count: 0, key: null, keys: kind === 'object' ? new Set() : null });
+  };
+  /** Counts one more element of the current container against its limit, before the element is read. */
+  const countOne = (frame: Frame) => {
+    frame.count++;
+    const s = frame.shape;
+    if ((s.kind === 'array' || s.kind === 'record') && frame.count > s.max) throw new ShapeBreach({ path: frame.path, message: s.message });
+  };
+  /** Reads one value at i: a scalar is placed at once, a container is opened. */
+  const value = (shapeHere: BodyShape, path: string) => {
+    const c = text.charCodeAt(i);
+    if (c === 123 /* { */) {
+      open('object', shapeHere, path);
+      i++;
+      return;
+    }
+    if (c === 91 /* [ */) {
+      open('array', shapeHere, path);
+      i++;
+      return;
+    }
+    if (c === 34 /* " */) return place(readString());
+    if (c === 116 && text.startsWith('true', i)) {
+      i += 4;
+      return place(true);
+    }
+    if (c === 102 && text.startsWith('false', i)) {
+      i += 5;
+      return place(false);
+    }
+    if (c === 110 && text.startsWith('null', i)) {
+      i += 4;
+      return place(null);
+    }
+    NUMBER.lastIndex = i;
+    const match = NUMBER.exec(text);
+    if (!match) throw syntax(text, i, 'a value');
+    i += match[0].length;
+    place(new JsonNumber(match[0]));
+  };
+
+  skip();
+  if (text.charCodeAt(i) !== 123) {
+    if (i >= n) throw invalid('Invalid JSON: the body is empty.');
     throw invalid('Invalid JSON: the body must be a JSON object.');
   }
-  checkKeys(text);
-  return value as Record<string, unknown>;
+  value(shape, '');
+  // Each turn: the current container has just been opened, or has just received a value.
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    skip();
+    const c = text.charCodeAt(i);
+    const isArray = frame.keys === null;
+    const close = isArray ? 93 : 125;
+    if (c === close) {
+      i++;
+      stack.pop();
+      continue;
+    }
+    if (frame.count > 0) {
+      if (c !== 44 /* , */) throw syntax(text, i, isArray ? '"," or "]"' : '"," or "}"');
+      i++;
+      skip();
+    }
+    countOne(frame);
+    if (isArray) {
+      value(childShape(frame), join(frame.path, frame.count - 1));
+      continue;
+    }
+    if (text.charCodeAt(i) !== 34) throw syntax(text, i, 'a key in double quotes');
+    const at = i;
+    const key = readString();
+    if (FORBIDDEN_KEYS.has(key)) throw invalid(`Invalid JSON: the key "${key}" is not allowed.`);
+    if (frame.keys!.has(key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
+    frame.keys!.add(key);
+    if (frame.shape.kind === 'object' && frame.shape.strict && !frame.shape.fields.has(key)) {
+      throw new ShapeBreach({ path: join(frame.path, key), message: 'is not a known field' });
+    }
+    skip();
+    if (text.charCodeAt(i) !== 58 /* : */) throw syntax(text, i, `":" after the key at position ${at}`);
+    i++;
+    skip();
+    frame.key = key;
+    value(childShape(frame), join(frame.path, key));
+  }
+  skip();
+  if (i < n) throw syntax(text, i, 'the end of the input');
+  if (!rootSet) throw invalid('Invalid JSON: the body is empty.');
+  return root;
+}
+
+/** Parses a request body that must be one JSON object, within the shape's limits. */
+export function parseJsonObject(text: string, shape?: BodyShape): Record<string, unknown> {
+  return parseJson(text, shape) as Record<string, unknown>;
 }

@@ -180,6 +180,7 @@ const uniqueList = <T extends string>(values: readonly T[], what: string) =>
   v.pipe(
     v.array(v.picklist(values, `must be one of ${values.join(', ')}`), `must be an array of ${what}`),
     v.minLength(1, `must name at least one of ${what}`),
+    v.maxLength(values.length, `must name at most ${values.length} values, each once`),
     v.check((list) => new Set(list).size === list.length, `must not repeat a value`),
   );
 

@@ -1,6 +1,7 @@
 // Turns valibot issues into one 400 with a readable message and per-field details.
 import * as v from 'valibot';
 import { invalid, type ErrorDetail } from './errors.js';
+import { parseJsonObject, ShapeBreach, type BodyShape } from './json.js';
 
 const DETAILS_MAX = 20;
 
@@ -16,8 +17,102 @@ function describe(issue: v.BaseIssue<unknown>): ErrorDetail {
 export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
-  const details = result.issues.slice(0, DETAILS_MAX).map(describe);
+  throw refusal(what, result.issues.slice(0, DETAILS_MAX).map(describe));
+}
+
+/** The one 400 of invalid input: the first problem in the message, each in the details. */
+function refusal(what: string, details: ErrorDetail[]) {
   const first = details[0];
   const where = first?.path ? `${first.path} ` : '';
-  throw invalid(`Invalid ${what}: ${where}${first?.message ?? 'is invalid'}.`, details);
+  return invalid(`Invalid ${what}: ${where}${first?.message ?? 'is invalid'}.`, details);
+}
+
+type AnySchema = {
+  kind: string;
+  type: string;
+  message?: unknown;
+  requirement?: unknown;
+  entries?: Record<string, AnySchema>;
+  item?: AnySchema;
+  value?: AnySchema;
+  options?: AnySchema[];
+  wrapped?: AnySchema;
+  pipe?: AnySchema[];
+};
+
+const SCALAR_TYPES = new Set(['string', 'number', 'boolean', 'literal', 'picklist', 'enum', 'instance', 'bigint', 'null']);
+
+/** What valibot itself says of an object or an array where the schema wants a value. */
+function scalarShape(schema: AnySchema): BodyShape {
+  const first = (input: unknown) => v.safeParse(schema as unknown as v.GenericSchema, input).issues?.[0]?.message ?? 'must not be an object or an array';
+  return { kind: 'scalar', messages: { object: first({}), array: first([]) } };
+}
+
+/** One shape for the options of a variant or union: the fields of all of them, the larger of two limits. */
+function merge(a: BodyShape, b: BodyShape): BodyShape {
+  if (a.kind === 'scalar' && b.kind === 'scalar') return a;
+  if (a.kind === 'object' && b.kind === 'object') {
+    const fields = new Map(a.fields);
+    for (const [key, shape] of b.fields) fields.set(key, fields.has(key) ? merge(fields.get(key)!, shape) : shape);
+    return { kind: 'object', strict: a.strict && b.strict, fields };
+  }
+  return { kind: 'any' };
+}
+
+const limitMessage = (action: AnySchema, fallback: string) => (typeof action.message === 'string' ? action.message : fallback);
+
+function shapeOfSchema(schema: AnySchema): BodyShape {
+  let shape: BodyShape;
+  const [base, ...actions] = schema.pipe ?? [schema];
+  const s = base!;
+  if (s.type === 'strict_object' || s.type === 'object') {
+    const fields = new Map(Object.entries(s.entries ?? {}).map(([key, field]) => [key, shapeOfSchema(field)] as const));
+    shape = { kind: 'object', strict: s.type === 'strict_object', fields };
+  } else if (s.type === 'array') {
+    shape = { kind: 'array', max: Infinity, message: '', item: shapeOfSchema(s.item!) };
+  } else if (s.type === 'record') {
+    shape = { kind: 'record', max: Infinity, message: '', value: shapeOfSchema(s.value!) };
+  } else if (s.type === 'optional' || s.type === 'nullable' || s.type === 'nullish') {
+    shape = shapeOfSchema(s.wrapped!);
+  } else if (s.type === 'variant' || s.type === 'union') {
+    const options = s.options!.map(shapeOfSchema);
+    // Values only: valibot's own message for the union as a whole.
+    shape = options.every((o) => o.kind === 'scalar') ? scalarShape(s) : options.reduce(merge);
+  } else if (SCALAR_TYPES.has(s.type)) {
+    shape = scalarShape(schema);
+  } else {
+    shape = { kind: 'any' };
+  }
+  for (const action of actions) {
+    if (action.kind === 'schema' && shape.kind === 'any') shape = shapeOfSchema(action);
+    const bounded = (action.type === 'max_length' && shape.kind === 'array') || (action.type === 'max_entries' && shape.kind === 'record');
+    if (bounded && (shape.kind === 'array' || shape.kind === 'record')) {
+      shape = { ...shape, max: Number(action.requirement), message: limitMessage(action, `must have at most ${String(action.requirement)} entries`) };
+    }
+  }
+  return shape;
+}
+
+const shapes = new WeakMap<object, BodyShape>();
+
+/**
+ * The count limits and the known fields of a body schema, for the parser to enforce while it reads
+ * (core/json.ts, BodyShape): the schema stays the one place where a limit is written.
+ */
+export function shapeOf(schema: v.GenericSchema): BodyShape {
+  let shape = shapes.get(schema);
+  if (!shape) shapes.set(schema, (shape = shapeOfSchema(schema as unknown as AnySchema)));
+  return shape;
+}
+
+/** Parses a request body against its schema: count limits while reading, then every rule of the schema. */
+export function parseBodyText<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonObject(text, shapeOf(schema));
+  } catch (error) {
+    if (error instanceof ShapeBreach) throw refusal('request body', [error.detail]);
+    throw error;
+  }
+  return parseWith(schema, parsed, 'request body');
 }

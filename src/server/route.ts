@@ -10,8 +10,8 @@ import type { Scope } from '../core/scopes.js';
 import { invalid, notFound } from '../core/errors.js';
 import { bodyTooLarge } from './errors.js';
 import { isUuid } from '../core/ids.js';
-import { parseWith } from '../core/validate.js';
-import { parseJsonObject, toJsonText } from '../core/json.js';
+import { parseBodyText, parseWith } from '../core/validate.js';
+import { toJsonText } from '../core/json.js';
 import { BODY_SIZE_MAX_BYTES } from '../core/limits.js';
 import type { UrlPolicy } from './webhooks/urlPolicy.js';
 
@@ -100,7 +100,7 @@ export async function parseBody(route: Route, event: H3Event): Promise<unknown> 
   const declared = Number(event.req.headers.get('content-length') ?? 0);
   if (declared > BODY_SIZE_MAX_BYTES) throw bodyTooLarge();
   const text = await event.req.text();
-  return parseWith(route.body, parseJsonObject(text), 'request body');
+  return parseBodyText(route.body, text);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
