@@ -3,6 +3,9 @@
 export const errorCodes = [
   'VALIDATION_FAILED',
   'BODY_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
+  'RATE_LIMITED',
   'UNAUTHENTICATED',
   'FORBIDDEN',
   'NOT_FOUND',
@@ -29,13 +32,16 @@ export class LedgerError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly extra: Record<string, unknown> | undefined;
+  /** When to try again (RATE_LIMITED, UNAVAILABLE): the Retry-After header. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { details?: ErrorDetail[]; extra?: Record<string, unknown> }) {
+  constructor(code: ErrorCode, message: string, options?: { details?: ErrorDetail[]; extra?: Record<string, unknown>; retryAfterSeconds?: number }) {
     super(message);
     this.name = 'LedgerError';
     this.code = code;
     this.details = options?.details;
     this.extra = options?.extra;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

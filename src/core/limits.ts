@@ -54,3 +54,25 @@ export const WEBHOOK_URL_LENGTH_MAX = 2048;
 export const AGENT_SESSION_ID_LENGTH_MAX = 255;
 /** The trailing window of MAX_DEBIT_PER_HOUR. */
 export const AGENT_HOUR_MS = 60 * 60 * 1000;
+/** Request headers above this are refused with 431 (Node's own default, set explicitly). */
+export const HEADERS_SIZE_MAX_BYTES = 16 * 1024;
+/** Request headers must arrive within this long of the connection's first byte; then 408. */
+export const HEADERS_TIMEOUT_MS = 20_000;
+/** A request body that sends nothing for this long is refused with 408, unless `--body-timeout` says otherwise. */
+export const BODY_IDLE_TIMEOUT_DEFAULT_MS = 10_000;
+export const BODY_IDLE_TIMEOUT_MAX_MS = 300_000;
+/** The whole body must arrive within this many idle time-outs (60 s by default), so a trickle cannot hold a socket. */
+export const BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE = 6;
+/**
+ * After refusing a body it will not read (413, 408), the server reads and discards what the client still sends, up to
+ * this much and this long, and only then closes (RFC 9112 §9.6), so a client that writes its whole body first still
+ * reads the answer.
+ */
+export const LINGER_BYTES_MAX = 16 * 1024 * 1024;
+export const LINGER_MS = 5_000;
+/** No list answer (and no page of an export held in memory) is larger than this; a page ends early to stay under it. */
+export const ANSWER_SIZE_MAX_BYTES = 4 * 1024 * 1024;
+/** `--rate-limit` at most (requests a second per key). */
+export const RATE_LIMIT_MAX_PER_SECOND = 1_000_000;
+/** Rate-limit buckets kept before the full ones (idle keys) are forgotten. */
+export const RATE_LIMIT_BUCKETS_PRUNE_AT = 10_000;

@@ -5,7 +5,8 @@ import { LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
-import { parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
+import { nodeRequestOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
+import { ClientGone, withLingeringClose } from './body.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -63,35 +64,48 @@ function bearerToken(event: H3Event): string | null {
 
 function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger) {
   return async (event: H3Event): Promise<Response> => {
-    try {
-      let principal = ANONYMOUS;
-      let rawKey = '';
-      if (route.scope) {
-        const token = bearerToken(event);
-        principal = ledger.authenticate(token);
-        ledger.requireScope(principal, route.scope);
-        rawKey = token ?? '';
-      }
-      const actor: Actor = { type: 'HUMAN', keyId: principal.keyId };
-      const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
-      const query = parseQuery(route, event.url);
-      const body = await parseBody(route, event);
-      const reply = await route.handle({
-        ledger,
-        settings,
-        principal,
-        actor,
-        rawKey,
-        params,
-        query,
-        body,
-        header: (name) => event.req.headers.get(name),
-      });
-      return toResponse(reply);
-    } catch (error) {
-      return errorResponse(error, log);
-    }
+    const response = await answer(route, ledger, settings, log, event);
+    // Answered while the body is still arriving (refused, or never needed): read the rest, then close.
+    const req = nodeRequestOf(event);
+    return req.complete ? response : withLingeringClose(response, req);
   };
+}
+
+async function answer(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger, event: H3Event): Promise<Response> {
+  try {
+    let principal = ANONYMOUS;
+    let rawKey = '';
+    if (route.scope) {
+      const token = bearerToken(event);
+      principal = ledger.authenticate(token);
+      // Before any other work, the scope check included: a refused request still counts.
+      settings.rateLimiter?.take(principal.keyId);
+      ledger.requireScope(principal, route.scope);
+      rawKey = token ?? '';
+    }
+    const actor: Actor = { type: 'HUMAN', keyId: principal.keyId };
+    const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
+    const query = parseQuery(route, event.url);
+    const body = await parseBody(route, event, settings);
+    const reply = await route.handle({
+      ledger,
+      settings,
+      principal,
+      actor,
+      rawKey,
+      params,
+      query,
+      body,
+      header: (name) => event.req.headers.get(name),
+    });
+    return toResponse(reply);
+  } catch (error) {
+    if (error instanceof ClientGone) {
+      log(`${event.req.method} ${event.url.pathname}: ${error.message}`, 'debug');
+      return new Response(null, { status: 400 });
+    }
+    return errorResponse(error, log);
+  }
 }
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);

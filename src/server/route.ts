@@ -3,17 +3,18 @@ import type * as v from 'valibot';
 import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
 import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
 import { invalid, notFound } from '../core/errors.js';
-import { bodyTooLarge } from './errors.js';
+import { readBody } from './body.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { toJsonText } from '../core/json.js';
-import { BODY_SIZE_MAX_BYTES } from '../core/limits.js';
 import type { UrlPolicy } from './webhooks/urlPolicy.js';
+import type { RateLimiter } from './rateLimit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -31,6 +32,10 @@ export interface Reply {
 export interface ServerSettings {
   /** Where webhooks may point. */
   urlPolicy: UrlPolicy;
+  /** A request body that sends nothing for this long is refused with 408. */
+  bodyIdleTimeoutMs: number;
+  /** Per-key request rate limit, when one is set. */
+  rateLimiter?: RateLimiter;
 }
 
 export interface RouteContext<Q, B> {
@@ -94,14 +99,15 @@ export function parseQuery(route: Route, url: URL): unknown {
   return parseWith(route.query, query, 'query');
 }
 
-export async function parseBody(route: Route, event: H3Event): Promise<unknown> {
+/** The body, read from the socket within its bounds (server/body.ts) and parsed within the schema's limits. */
+export async function parseBody(route: Route, event: H3Event, settings: ServerSettings): Promise<unknown> {
   if (!route.body) return undefined;
-  // A declared length over the limit is refused before reading; a chunked body is cut off by the server's own limit.
-  const declared = Number(event.req.headers.get('content-length') ?? 0);
-  if (declared > BODY_SIZE_MAX_BYTES) throw bodyTooLarge();
-  const text = await event.req.text();
-  return parseBodyText(route.body, text);
+  const raw = await readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs);
+  return parseBodyText(route.body, raw.toString('utf8'));
 }
+
+/** The request as Node received it: its body is read from the socket directly. */
+export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!.node!.req as IncomingMessage;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BUFFER_BYTES = 256 * 1024;

@@ -19,7 +19,15 @@ import { TronWatcher } from './chains/tronWatcher.js';
 import { SolanaWatcher } from './chains/solanaWatcher.js';
 import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
-import { BODY_SIZE_MAX_BYTES, SHUTDOWN_DRAIN_MS } from '../core/limits.js';
+import {
+  BODY_IDLE_TIMEOUT_DEFAULT_MS,
+  BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE,
+  HEADERS_SIZE_MAX_BYTES,
+  HEADERS_TIMEOUT_MS,
+  SHUTDOWN_DRAIN_MS,
+} from '../core/limits.js';
+import { answerClientError } from './clientError.js';
+import { RateLimiter } from './rateLimit.js';
 
 const DRAIN_SWEEP_MS = 20;
 
@@ -34,6 +42,10 @@ export interface ServeOptions {
   clock?: Clock;
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
+  /** A request body that sends nothing for this long is refused with 408 (`--body-timeout`). */
+  bodyIdleTimeoutMs?: number;
+  /** Requests a second per API key (token bucket, burst = the rate); none when absent. */
+  rateLimitPerSecond?: number;
   webhooks?: WebhookSettings;
   chains?: ChainSettings;
 }
@@ -172,9 +184,21 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { ledger, close: stopStore } = await openLedger(options);
-  // srvx reads bodies straight from the socket and cuts them off at the limit (413).
-  const handler = toNodeHandler(createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks) }, options.log).fetch, { maxRequestBodySize: BODY_SIZE_MAX_BYTES }) as RequestListener;
-  const server = createServer({ keepAliveTimeout: 5000 }, handler);
+  const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
+  const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
+  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter }, options.log);
+  const server = createServer(
+    {
+      keepAliveTimeout: 5000,
+      maxHeaderSize: HEADERS_SIZE_MAX_BYTES,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      // Bodies are timed by server/body.ts; Node's own whole-request limit stays behind it as a backstop.
+      requestTimeout: HEADERS_TIMEOUT_MS + bodyIdleTimeoutMs * BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE + 5000,
+      connectionsCheckingInterval: 1000,
+    },
+    toNodeHandler(app.fetch) as RequestListener,
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, options.log));
   let address: AddressInfo;
   try {
     address = await listen(server, options.host, options.port);

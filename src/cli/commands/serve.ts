@@ -5,13 +5,42 @@ import { startServer, untilSignal } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
-import { SETTLEMENT_TTL_DEFAULT_SECONDS, SETTLEMENT_TTL_MAX_SECONDS } from '../../core/limits.js';
+import {
+  BODY_IDLE_TIMEOUT_DEFAULT_MS,
+  BODY_IDLE_TIMEOUT_MAX_MS,
+  BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE,
+  RATE_LIMIT_MAX_PER_SECOND,
+  SETTLEMENT_TTL_DEFAULT_SECONDS,
+  SETTLEMENT_TTL_MAX_SECONDS,
+} from '../../core/limits.js';
 
-export const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+const debug = process.env.LEDGER_LOG_LEVEL === 'debug';
+
+/** Lines to stderr with their time; `debug` lines (aborted uploads, refused connections) only with LEDGER_LOG_LEVEL=debug. */
+export const log = (line: string, level?: 'debug') => {
+  if (level === 'debug' && !debug) return;
+  process.stderr.write(`${new Date().toISOString()} ${level === 'debug' ? 'debug: ' : ''}${line}\n`);
+};
 
 function parseTtl(value: string): number {
   if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > SETTLEMENT_TTL_MAX_SECONDS) {
     throw invalid(`--settlement-ttl must be a whole number of seconds from 1 to ${SETTLEMENT_TTL_MAX_SECONDS}, not ${JSON.stringify(value)}.`);
+  }
+  return Number(value);
+}
+
+function parseBodyTimeout(value: string): number {
+  const max = BODY_IDLE_TIMEOUT_MAX_MS / 1000;
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw invalid(`--body-timeout must be a whole number of seconds from 1 to ${max}, not ${JSON.stringify(value)}.`);
+  }
+  return Number(value) * 1000;
+}
+
+function parseRateLimit(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,7}(\.\d{1,3})?$/.test(value) || Number(value) <= 0 || Number(value) > RATE_LIMIT_MAX_PER_SECOND) {
+    throw invalid(`--rate-limit must be a number of requests a second above 0 and at most ${RATE_LIMIT_MAX_PER_SECOND}, not ${JSON.stringify(value)}.`);
   }
   return Number(value);
 }
@@ -31,14 +60,26 @@ export function registerServe(program: Command): void {
       '--settlement-ttl <s>',
       'seconds a new settlement stays PENDING before it becomes UNMATCHED (LEDGER_SETTLEMENT_TTL_SECONDS)',
       process.env.LEDGER_SETTLEMENT_TTL_SECONDS ?? String(SETTLEMENT_TTL_DEFAULT_SECONDS),
+    )
+    .option(
+      '--body-timeout <s>',
+      `seconds a request body may send nothing before it is refused with 408; the whole body must arrive within ${BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE} times that (LEDGER_BODY_TIMEOUT_SECONDS)`,
+      process.env.LEDGER_BODY_TIMEOUT_SECONDS ?? String(BODY_IDLE_TIMEOUT_DEFAULT_MS / 1000),
+    )
+    .option(
+      '--rate-limit <n>',
+      'requests a second per API key, with a burst of as many; over it, 429 with Retry-After (LEDGER_RATE_LIMIT; default: no limit)',
+      process.env.LEDGER_RATE_LIMIT,
     );
   addChainOptions(addWebhookOptions(serve)).action(
-      action(async (options: { host: string; port: string; settlementTtl: string } & WebhookFlags & ChainFlags, command: Command) => {
+      action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string } & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
           dbPath: dbPath(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),
+          bodyIdleTimeoutMs: parseBodyTimeout(options.bodyTimeout),
+          rateLimitPerSecond: parseRateLimit(options.rateLimit),
           webhooks: webhookSettingsOf(options),
           chains: chainSettingsOf(options),
           log,

@@ -1,0 +1,51 @@
+// Requests Node refuses before any handler runs (headers too large or too slow, not HTTP/1.1) still get the
+// contract's error body, and the connection lingers (RFC 9112 §9.6) so that a client still writing reads it.
+import type { Duplex } from 'node:stream';
+import { LedgerError } from '../core/errors.js';
+import { HEADERS_SIZE_MAX_BYTES, HEADERS_TIMEOUT_MS, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
+import { toJsonText } from '../core/json.js';
+import { statusByCode, type Logger } from './errors.js';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+function refusalOf(code: string | undefined): LedgerError {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new LedgerError('HEADERS_TOO_LARGE', `The request headers are larger than ${HEADERS_SIZE_MAX_BYTES} bytes.`);
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new LedgerError('REQUEST_TIMEOUT', `The request did not arrive in time (headers within ${HEADERS_TIMEOUT_MS / 1000} s).`);
+  }
+  return new LedgerError('VALIDATION_FAILED', 'The request is not valid HTTP/1.1.');
+}
+
+const answered = new WeakSet<Duplex>();
+
+/** The server's `clientError` listener. */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  // The parser reports again on every later chunk of a connection it already gave up on.
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  // As Node itself does: no error answer into a response already under way.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const refusal = refusalOf(error.code);
+  log(`connection refused before any handler: ${error.code ?? error.message}`, 'debug');
+  const status = statusByCode[refusal.code];
+  const body = toJsonText({ message: refusal.message, code: refusal.code });
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  // Half-closed: what the client still sends is read (and dropped by the parser) until it closes or the bounds pass.
+  let bytes = 0;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > LINGER_BYTES_MAX) socket.destroy();
+  });
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+}
