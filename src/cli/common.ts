@@ -10,6 +10,7 @@ import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
 import { toJsonText } from '../core/json.js';
 import { limitSchema, uuidSchema } from '../core/schemas.js';
 import { parseWith } from '../core/validate.js';
+import type { Rendered } from '../core/paging.js';
 
 export const DEFAULT_DB = './ledger.db';
 
@@ -85,7 +86,7 @@ export const parseList = (value: string): string[] =>
 export function pagedListing<T>(
   command: Command,
   spec: {
-    fetch: (ledger: Ledger, tenantId: string, query: { limit: number; cursor?: string }) => { items: T[]; nextCursor: string | null };
+    fetch: (ledger: Ledger, tenantId: string, query: { limit: number; cursor?: string }) => { items: Array<Rendered<T>>; nextCursor: string | null };
     columns: string[];
     row: (item: T) => Array<string | number | null>;
   },
@@ -104,7 +105,7 @@ export function pagedListing<T>(
           return spec.fetch(ledger, tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
         });
         if (options.json) return printJson(page);
-        printTable(spec.columns, page.items.map(spec.row));
+        printTable(spec.columns, page.items.map((item) => spec.row(item.value)));
         if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
       }),
     );

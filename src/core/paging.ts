@@ -1,7 +1,18 @@
-// Newest-first lists paged by a signed keyset cursor: page N costs what page 1 costs.
+// Newest-first lists paged by a signed keyset cursor: page N costs what page 1 costs, and no answer passes its size cap.
 import type { Deps } from './context.js';
-import type { Page } from './ports.js';
-import { PAGE_SIZE_DEFAULT } from './limits.js';
+import type { Rows } from './ports.js';
+import { ANSWER_SIZE_MAX_BYTES, PAGE_SIZE_DEFAULT } from './limits.js';
+import { RawJson, toJsonText } from './json.js';
+
+/** An item of a page: rendered once (to measure it), written as that text, and still readable as its view. */
+export class Rendered<V> extends RawJson {
+  constructor(
+    text: string,
+    readonly value: V,
+  ) {
+    super(text);
+  }
+}
 
 export interface PageQuery {
   limit?: number;
@@ -10,17 +21,55 @@ export interface PageQuery {
 
 const isSeq = (p: unknown): p is number => Number.isSafeInteger(p) && (p as number) > 0;
 
-/** A list ordered by commit sequence; `scope` names the list so a cursor cannot be moved to another one. */
+/** Room kept in the answer cap for what surrounds the items: `{"items":[`, the commas, `],"nextCursor":"…"}`. */
+const ENVELOPE_BYTES = 4096;
+
+/**
+ * Takes rendered items while they fit one answer: the first always (no single item is larger than the cap), the next
+ * only while the sum stays within ANSWER_SIZE_MAX_BYTES. Returns how many fit.
+ */
+export function countWithinAnswer(texts: readonly string[]): number {
+  let bytes = ENVELOPE_BYTES;
+  for (let i = 0; i < texts.length; i++) {
+    bytes += Buffer.byteLength(texts[i]!) + 1;
+    if (i > 0 && bytes > ANSWER_SIZE_MAX_BYTES) return i;
+  }
+  return texts.length;
+}
+
+/**
+ * A list ordered by commit sequence; `scope` names the list so a cursor cannot be moved to another one. Rows are
+ * rendered as they are read, and the page ends early, before the row that would pass the answer cap, with a cursor
+ * that continues exactly there; the rows after it are never read.
+ */
 export function pageBySeq<T extends { seq: number }, V>(
   deps: Deps,
   scope: string,
   query: PageQuery,
-  fetch: (before: number | null, limit: number) => Page<T>,
+  fetch: (before: number | null, limit: number) => Rows<T>,
   view: (row: T) => V,
-): { items: V[]; nextCursor: string | null } {
+): { items: Array<Rendered<V>>; nextCursor: string | null } {
   const now = deps.clock.now().getTime();
   const before = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isSeq) : null;
-  const page = fetch(before, query.limit ?? PAGE_SIZE_DEFAULT);
-  const last = page.rows[page.rows.length - 1];
-  return { items: page.rows.map(view), nextCursor: page.more && last ? deps.cursors.encode(scope, last.seq, now) : null };
+  const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+  const items: Array<Rendered<V>> = [];
+  let bytes = ENVELOPE_BYTES;
+  let lastSeq = 0;
+  let more = false;
+  for (const row of fetch(before, limit + 1)) {
+    if (items.length === limit) {
+      more = true;
+      break;
+    }
+    const rendered = view(row);
+    const text = rendered instanceof RawJson ? rendered.text : toJsonText(rendered);
+    bytes += Buffer.byteLength(text) + 1;
+    if (items.length > 0 && bytes > ANSWER_SIZE_MAX_BYTES) {
+      more = true;
+      break;
+    }
+    items.push(new Rendered(text, rendered));
+    lastSeq = row.seq;
+  }
+  return { items, nextCursor: more ? deps.cursors.encode(scope, lastSeq, now) : null };
 }

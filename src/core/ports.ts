@@ -24,11 +24,11 @@ export interface KeyPosition {
   seq: number;
 }
 
-export interface Page<T> {
-  rows: T[];
-  /** True when more rows follow the last one returned. */
-  more: boolean;
-}
+/**
+ * Rows of a list in its order, up to the limit asked for, read from the database as they are taken: the caller reads
+ * what fits its page and stops (core/paging.ts). Take them at once, before any other use of the store.
+ */
+export type Rows<T> = Iterable<T>;
 
 export interface StoredIdempotency {
   requestHash: string;
@@ -85,7 +85,7 @@ export interface ReadStore {
   apiKey(tenantId: string, keyId: string): ApiKey | undefined;
   apiKeys(tenantId: string): ApiKey[];
   account(tenantId: string, accountId: string): Account | undefined;
-  accountsPage(tenantId: string, before: number | null, limit: number): Page<Account>;
+  accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
   balances(tenantId: string, accountId: string): Map<Asset, bigint>;
   currentBalance(tenantId: string, accountId: string, asset: Asset): bigint;
@@ -101,11 +101,11 @@ export interface ReadStore {
   /** Entries of the account in one asset within [from, to], oldest first. */
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
   transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;
-  transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord>;
+  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord>;
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
   lastCommitTime(): string | null;
   settlement(tenantId: string, settlementId: string): Settlement | undefined;
-  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Page<Settlement>;
+  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement>;
   /** PENDING settlements equal to the target, oldest first. */
   pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[];
   settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[];
@@ -113,14 +113,14 @@ export interface ReadStore {
   nextExpiry(): string | null;
   /** PENDING settlements whose expiry is at or before the instant, across tenants. */
   expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }>;
-  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Page<ReconciliationResult & { seq: number }>;
+  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Rows<ReconciliationResult & { seq: number }>;
   /** Audit records with occurredAt in [from, to), of one actor type or all, in commit order, after a keyset position. */
   auditPage(
     tenantId: string,
     range: { from: string; to: string; type: ActorType | null },
     after: { occurredAt: string; seq: number } | null,
     limit: number,
-  ): StoredAuditRecord[];
+  ): Rows<StoredAuditRecord>;
   /** A tenant's whole chain in commit order, a page at a time. */
   auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[];
   webhook(tenantId: string): Webhook | undefined;
@@ -136,11 +136,11 @@ export interface ReadStore {
   webhookDelivery(tenantId: string, eventId: string): DeliveryState | undefined;
   /** The oldest event an operator asked to deliver again. */
   queuedRedelivery(tenantId: string): DeliveryState | undefined;
-  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Page<DeliveryState & { seq: number }>;
+  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Rows<DeliveryState & { seq: number }>;
   /** The tenant's rules, oldest first. */
   policyRules(tenantId: string): PolicyRule[];
   agentTransaction(tenantId: string, id: string): AgentTransaction | undefined;
-  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Page<AgentTransaction>;
+  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Rows<AgentTransaction>;
   /** Debit sums (asset to minor units, as stored) of a key's agent transactions that count toward limits: in a session, or since an instant. */
   agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>>;
   /** The sender of a transfer a chain watcher saw (same chain, hash, receiving wallet and amount), or null. */
@@ -154,7 +154,7 @@ export interface ReadStore {
   onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Array<{ transactionId: string; lineNo: number }>;
   clearingAccountId(tenantId: string): string | null;
   /** The tenant's AGENT audit records, newest first. */
-  agentAuditPage(tenantId: string, before: number | null, limit: number): Page<StoredAuditRecord>;
+  agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord>;
 }
 
 /** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */

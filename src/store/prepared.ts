@@ -36,6 +36,11 @@ export class Prepared<Row> {
     return this.statement.all(...this.bind(args)) as Row[];
   }
 
+  /** Rows one at a time; the connection runs nothing else until the iteration ends or is stopped. */
+  iterate(args: Args = {}): IterableIterator<Row> {
+    return this.statement.iterate(...this.bind(args)) as IterableIterator<Row>;
+  }
+
   run(args: Args = {}): number {
     return this.statement.run(...this.bind(args)).changes;
   }

@@ -7,7 +7,7 @@ import type {
   AuditInsert,
   KeyPosition,
   OutboxInsert,
-  Page,
+  Rows,
   SettlementFilter,
   SettlementMatchFields,
   SettlementTarget,
@@ -27,6 +27,7 @@ import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
 import { openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
+import { countWithinAnswer } from '../core/paging.js';
 
 // Upper bounds for keyset positions when a list starts at its newest row.
 const TIME_MAX = '9999-12-31T23:59:59.999Z~';
@@ -173,8 +174,9 @@ const toAgentTransaction = (r: Row<Database['agent_transactions']>): AgentTransa
 /** Agent transactions that count toward the limits: posted (even if rolled back since) and held. */
 const COUNTED_STATUSES = ['POSTED', 'PENDING_APPROVAL', 'ROLLED_BACK'];
 
-function page<T>(rows: T[], limit: number): Page<T> {
-  return rows.length > limit ? { rows: rows.slice(0, limit), more: true } : { rows, more: false };
+/** Rows mapped as they are read: the caller stops reading where its page ends (core/paging.ts). */
+function* lazy<R, T>(rows: Iterable<R>, map: (row: R) => T): Generator<T> {
+  for (const row of rows) yield map(row);
 }
 
 function statements(db: SqliteDb, k: Kysely<Database>) {
@@ -835,8 +837,8 @@ export class SqliteStore implements Store, WriteTx {
     return ids.flatMap((accountId) => this.account(tenantId, accountId) ?? []);
   }
 
-  accountsPage(tenantId: string, before: number | null, limit: number): Page<Account> {
-    return page(this.s.accountsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 }).map(toAccount), limit);
+  accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account> {
+    return lazy(this.s.accountsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toAccount);
   }
 
   balances(tenantId: string, accountId: string): Map<Asset, bigint> {
@@ -880,9 +882,11 @@ export class SqliteStore implements Store, WriteTx {
       beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
     };
     const views = this.s.entryViews.all({ ...window, limit: limit + 1 });
-    if (views.length <= limit) return { views, next: null };
-    views.length = limit;
-    const last = this.s.entryPosition.get({ ...window, offset: limit - 1 })!;
+    // Never more than fits one answer (rarely fewer than asked: an entry is at most a few KiB).
+    const fit = Math.min(limit, countWithinAnswer(views));
+    if (views.length <= fit) return { views, next: null };
+    views.length = fit;
+    const last = this.s.entryPosition.get({ ...window, offset: fit - 1 })!;
     return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
   }
 
@@ -895,11 +899,8 @@ export class SqliteStore implements Store, WriteTx {
     return r && toTransaction(r);
   }
 
-  transactionsPage(tenantId: string, before: number | null, limit: number): Page<TransactionRecord> {
-    return page(
-      this.s.transactionsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 }).map(toTransaction),
-      limit,
-    );
+  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord> {
+    return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toTransaction);
   }
 
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined {
@@ -916,16 +917,16 @@ export class SqliteStore implements Store, WriteTx {
     return r && toSettlement(r);
   }
 
-  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Page<Settlement> {
+  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement> {
     const window = {
       tenantId,
       from: filter.from ?? TIME_MIN,
       to: filter.to ?? TIME_MAX,
       before: before === null ? SEQ_MAX : BigInt(before),
-      limit: limit + 1,
+      limit,
     };
-    const rows = filter.status ? this.s.settlementsPageByStatus.all({ ...window, status: filter.status }) : this.s.settlementsPage.all(window);
-    return page(rows.map(toSettlement), limit);
+    const rows = filter.status ? this.s.settlementsPageByStatus.iterate({ ...window, status: filter.status }) : this.s.settlementsPage.iterate(window);
+    return lazy(rows, toSettlement);
   }
 
   pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[] {
@@ -957,19 +958,15 @@ export class SqliteStore implements Store, WriteTx {
     return found;
   }
 
-  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Page<ReconciliationResult & { seq: number }> {
-    const rows = this.s.reconciliationResultsPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
-    return page(
-      rows.map((r) => ({
-        seq: Number(r.seq),
-        transactionId: r.transaction_id,
-        outcome: r.outcome as ReconciliationResult['outcome'],
-        settlementId: r.settlement_id,
-        source: r.source as ReconciliationResult['source'],
-        reconciledAt: r.reconciled_at,
-      })),
-      limit,
-    );
+  reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Rows<ReconciliationResult & { seq: number }> {
+    return lazy(this.s.reconciliationResultsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), (r) => ({
+      seq: Number(r.seq),
+      transactionId: r.transaction_id,
+      outcome: r.outcome as ReconciliationResult['outcome'],
+      settlementId: r.settlement_id,
+      source: r.source as ReconciliationResult['source'],
+      reconciledAt: r.reconciled_at,
+    }));
   }
 
   auditPage(
@@ -977,9 +974,9 @@ export class SqliteStore implements Store, WriteTx {
     range: { from: string; to: string; type: ActorType | null },
     after: { occurredAt: string; seq: number } | null,
     limit: number,
-  ): StoredAuditRecord[] {
-    return this.s.auditPage
-      .all({
+  ): Rows<StoredAuditRecord> {
+    return lazy(
+      this.s.auditPage.iterate({
         tenantId,
         lower: after && after.occurredAt > range.from ? after.occurredAt : range.from,
         to: range.to,
@@ -987,8 +984,9 @@ export class SqliteStore implements Store, WriteTx {
         afterSeq: after ? BigInt(after.seq) : 0n,
         type: range.type ?? '*',
         limit,
-      })
-      .map(toStoredAudit);
+      }),
+      toStoredAudit,
+    );
   }
 
   auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[] {
@@ -1032,9 +1030,8 @@ export class SqliteStore implements Store, WriteTx {
     return r && toDelivery(r);
   }
 
-  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Page<DeliveryState & { seq: number }> {
-    const rows = this.s.webhookDeliveriesPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
-    return page(rows.map(toDelivery), limit);
+  webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Rows<DeliveryState & { seq: number }> {
+    return lazy(this.s.webhookDeliveriesPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toDelivery);
   }
 
   policyRules(tenantId: string): PolicyRule[] {
@@ -1046,10 +1043,10 @@ export class SqliteStore implements Store, WriteTx {
     return r && toAgentTransaction(r);
   }
 
-  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Page<AgentTransaction> {
-    const window = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 };
-    const rows = status ? this.s.agentTransactionsPageByStatus.all({ ...window, status }) : this.s.agentTransactionsPage.all(window);
-    return page(rows.map(toAgentTransaction), limit);
+  agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Rows<AgentTransaction> {
+    const window = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit };
+    const rows = status ? this.s.agentTransactionsPageByStatus.iterate({ ...window, status }) : this.s.agentTransactionsPage.iterate(window);
+    return lazy(rows, toAgentTransaction);
   }
 
   agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>> {
@@ -1060,9 +1057,8 @@ export class SqliteStore implements Store, WriteTx {
     return rows.map((r) => JSON.parse(r.debits) as Record<string, string>);
   }
 
-  agentAuditPage(tenantId: string, before: number | null, limit: number): Page<StoredAuditRecord> {
-    const rows = this.s.agentAuditPage.all({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit: limit + 1 });
-    return page(rows.map(toStoredAudit), limit);
+  agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord> {
+    return lazy(this.s.agentAuditPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toStoredAudit);
   }
 
   transferSender(tenantId: string, chain: string, txHash: string, toCanonical: string, amountMinor: bigint): string | null {

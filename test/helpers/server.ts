@@ -64,13 +64,29 @@ export interface TestServerOptions {
   webhooks?: WebhookSettings;
   /** A clock the test moves (commits then run on the test's own thread). */
   clock?: Clock;
+  /** `--body-timeout` in ms: how long a request body may send nothing before 408. */
+  bodyIdleTimeoutMs?: number;
+  /** `--rate-limit`: requests a second per API key. */
+  rateLimitPerSecond?: number;
+  /** Where the server's log lines go (by default nowhere). */
+  log?: (line: string, level?: 'debug') => void;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
   const dbPath = join(dir, 'ledger.db');
   const tenant = await createTenant(dbPath);
-  const server = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, settlementTtlSeconds: options.settlementTtlSeconds, webhooks: options.webhooks, ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}) });
+  const server = await startServer({
+    dbPath,
+    host: '127.0.0.1',
+    port: 0,
+    log: options.log ?? (() => {}),
+    settlementTtlSeconds: options.settlementTtlSeconds,
+    webhooks: options.webhooks,
+    bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
+    rateLimitPerSecond: options.rateLimitPerSecond,
+    ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
+  });
   return {
     url: server.url,
     dir,

@@ -121,7 +121,7 @@ export function registerAgents(program: Command): void {
         if (options.json) return printJson(page);
         printTable(
           ['id', 'session', 'agent key', 'lines', 'created'],
-          page.items.map((a) => [
+          page.items.map(({ value: a }) => [
             a.id,
             a.sessionId,
             a.actorKeyId,

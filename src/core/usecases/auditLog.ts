@@ -5,7 +5,7 @@ import { invalid } from '../errors.js';
 import { auditLine, ChainVerifier, type ChainBreak } from '../audit.js';
 import { parseJsonObject } from '../json.js';
 import { toIso } from '../time.js';
-import { AUDIT_PAGE_ROWS } from '../limits.js';
+import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS } from '../limits.js';
 import type { AuditExportQuery } from '../schemas.js';
 
 /**
@@ -18,13 +18,30 @@ export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuer
   return exportPages(deps.store, tenantId, range);
 }
 
+/**
+ * Pages of at most AUDIT_PAGE_ROWS records, and never more than ANSWER_SIZE_MAX_BYTES of text in memory: a page that
+ * would pass it ends early, and the next one starts right after its last record.
+ */
 function* exportPages(store: ReadStore, tenantId: string, range: Parameters<ReadStore['auditPage']>[1]): Generator<string> {
   let after: { occurredAt: string; seq: number } | null = null;
   for (;;) {
-    const rows = store.auditPage(tenantId, range, after, AUDIT_PAGE_ROWS);
-    if (rows.length > 0) yield rows.map(auditLine).join('');
-    if (rows.length < AUDIT_PAGE_ROWS) return;
-    const last = rows[rows.length - 1]!;
+    const lines: string[] = [];
+    let bytes = 0;
+    let full = false;
+    let last: StoredAuditRecord | undefined;
+    for (const row of store.auditPage(tenantId, range, after, AUDIT_PAGE_ROWS)) {
+      const line = auditLine(row);
+      bytes += Buffer.byteLength(line);
+      if (lines.length > 0 && bytes > ANSWER_SIZE_MAX_BYTES) {
+        full = true;
+        break;
+      }
+      lines.push(line);
+      last = row;
+    }
+    // Yielded only once the rows are read: the store runs nothing else while a read is open.
+    if (lines.length > 0) yield lines.join('');
+    if (!last || (!full && lines.length < AUDIT_PAGE_ROWS)) return;
     after = { occurredAt: last.occurredAt, seq: last.seq };
   }
 }
