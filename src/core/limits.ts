@@ -76,3 +76,5 @@ export const ANSWER_SIZE_MAX_BYTES = 4 * 1024 * 1024;
 export const RATE_LIMIT_MAX_PER_SECOND = 1_000_000;
 /** Rate-limit buckets kept before the full ones (idle keys) are forgotten. */
 export const RATE_LIMIT_BUCKETS_PRUNE_AT = 10_000;
+/** Lines with candidate settlements decided in one write of a batch reconciliation; a larger batch is written in parts. */
+export const RECONCILIATION_CANDIDATE_LINES_PER_WRITE = 1000;

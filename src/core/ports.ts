@@ -101,6 +101,10 @@ export interface ReadStore {
   /** Entries of the account in one asset within [from, to], oldest first. */
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
   transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;
+  /** Whether the tenant has this transaction (its document is not read). */
+  hasTransaction(tenantId: string, transactionId: string): boolean;
+  /** The transaction's on-chain entries in line order, from the columns (no document is parsed). */
+  onchainEntries(tenantId: string, transactionId: string): Entry[];
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord>;
   idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
   lastCommitTime(): string | null;

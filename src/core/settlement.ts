@@ -1,7 +1,7 @@
 // Settlement expectations: their record, their API shape, and the one rule that decides whether an on-chain line settles one.
 // Matching is pure: the posting, batch reconciliation and the chain watchers all ask `matchLines`.
 import type { Chain, Token } from './money.js';
-import type { EntryType, OnchainDetails } from './types.js';
+import type { Entry, EntryType, OnchainDetails } from './types.js';
 
 export const settlementStatuses = ['PENDING', 'SETTLED', 'UNMATCHED', 'CANCELLED'] as const;
 export type SettlementStatus = (typeof settlementStatuses)[number];
@@ -78,6 +78,14 @@ export interface OnchainLine {
   /** The sender, when a chain watcher saw the transfer; a posted line does not carry one. */
   fromAddress?: string | null;
 }
+
+/** The on-chain lines among entries (as posted, or as read back from their columns). */
+export const onchainLinesOf = (entries: readonly Pick<Entry, 'lineNo' | 'accountId' | 'entryType' | 'asset' | 'amountMinor' | 'details'>[]): OnchainLine[] =>
+  entries.flatMap((e) =>
+    e.details.kind === 'ONCHAIN'
+      ? [{ lineNo: e.lineNo, accountId: e.accountId, entryType: e.entryType, token: e.asset as Token, amountMinor: e.amountMinor, details: e.details }]
+      : [],
+  );
 
 /** Whether the line is the transfer the settlement expects (contract, Settlements). */
 export function lineMatches(settlement: Settlement, line: OnchainLine): boolean {

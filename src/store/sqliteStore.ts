@@ -1,6 +1,6 @@
 // The Store port over SQLite: every query is built with Kysely and prepared once.
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../core/types.js';
 import type {
@@ -22,7 +22,7 @@ import type { DeliveryState, OutboxEvent, Webhook } from '../core/webhook.js';
 import type { PolicyRule } from '../core/policy.js';
 import { inputFromJson, inputToJson, type AgentStatus, type AgentTransaction } from '../core/agent.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../core/chainWatch.js';
-import type { Asset, Chain, Token } from '../core/money.js';
+import { tokens, type Asset, type Chain, type Token } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
 import { openDatabase, type SqliteDb } from './sqlite.js';
@@ -388,6 +388,17 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
         .orderBy('seq', 'asc')
         .limit(param<number>('limit')),
     ),
+    // The same literal token list as the partial index (0006), so that SQLite can use it.
+    onchainEntries: p((q) =>
+      q
+        .selectFrom('entries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('transaction_id', '=', param('transactionId'))
+        .where('asset', 'in', tokens.map((token) => sql.lit(token)))
+        .orderBy('line_no', 'asc'),
+    ),
+    hasTransaction: p((q) => q.selectFrom('transactions').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('transactionId'))),
     settlementsMatchedTo: p((q) =>
       q
         .selectFrom('settlements')
@@ -892,6 +903,14 @@ export class SqliteStore implements Store, WriteTx {
 
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[] {
     return this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit }).map(toEntry);
+  }
+
+  hasTransaction(tenantId: string, transactionId: string): boolean {
+    return this.s.hasTransaction.get({ tenantId, transactionId }) !== undefined;
+  }
+
+  onchainEntries(tenantId: string, transactionId: string): Entry[] {
+    return this.s.onchainEntries.all({ tenantId, transactionId }).map(toEntry);
   }
 
   transaction(tenantId: string, transactionId: string): TransactionRecord | undefined {

@@ -2,13 +2,12 @@
 // the watcher's checkpoint.
 import type { WriteContext } from '../ports.js';
 import { SYSTEM_ACTOR } from '../audit.js';
-import { canonicalAddress, lineMatches, type OnchainLine, type Settlement } from '../settlement.js';
+import { canonicalAddress, lineMatches, onchainLinesOf, type OnchainLine, type Settlement } from '../settlement.js';
 import type { ObservedTransfer } from '../chainWatch.js';
 import type { Chain } from '../money.js';
 import type { TransactionInput } from '../types.js';
 import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
 import { settleOne } from './settlements.js';
-import { onchainLinesOf } from './reconciliation.js';
 import { writePosting } from './transactions.js';
 
 export const CLEARING_ACCOUNT_NAME = 'On-chain receipts clearing';
@@ -38,8 +37,7 @@ function clearingAccount(ctx: WriteContext, tenantId: string, at: string): strin
 function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settlement, t: ObservedTransfer, at: string): void {
   const { tx, ids } = ctx;
   for (const ref of tx.onchainLineRefs(tenantId, t.chain, t.txHash)) {
-    const record = tx.transaction(tenantId, ref.transactionId);
-    const line = record && onchainLinesOf(record.document).find((l) => l.lineNo === ref.lineNo);
+    const line = onchainLinesOf(tx.onchainEntries(tenantId, ref.transactionId)).find((l) => l.lineNo === ref.lineNo);
     if (!line) continue;
     // One line settles at most one settlement.
     const taken = tx.settlementsMatchedTo(tenantId, ref.transactionId).some((s) => s.matchedLineNo === ref.lineNo);

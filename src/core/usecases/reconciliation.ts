@@ -1,50 +1,21 @@
 // Batch reconciliation: for each transaction, settle what its on-chain lines match, and record every outcome.
+// It reads outside the writer (lines from their columns, candidate settlements) and decides inside.
 import type { Deps } from '../context.js';
-import type { WriteContext } from '../ports.js';
+import type { ReadStore, WriteContext } from '../ports.js';
 import { appendAudit, type Actor } from '../audit.js';
-import { parseJsonObject, type JsonNumber } from '../json.js';
-import { parseAmount, type Chain, type Token } from '../money.js';
-import { assert } from '../errors.js';
-import type { EntryType } from '../types.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
-import type { OnchainLine, ReconciliationOutcome, ReconciliationResult } from '../settlement.js';
-import { settleMatches } from './settlements.js';
+import { RECONCILIATION_CANDIDATE_LINES_PER_WRITE } from '../limits.js';
+import { onchainLinesOf, type Match, type ReconciliationOutcome, type ReconciliationResult, type Settlement } from '../settlement.js';
+import { findCandidates, settleCandidates, type Candidates } from './settlements.js';
 
-/** A line of a stored transaction document (views.ts, lineView), as parsed back without losing a digit. */
-interface DocumentLine {
-  accountId: string;
-  type: EntryType;
-  monetary:
-    | { type: 'FIAT' }
-    | { type: 'ONCHAIN'; amount: JsonNumber; token: Token; chainId: Chain; txHash: string; blockNumber: JsonNumber; walletAddress: string; tokenContract: string };
-}
-
-/** The on-chain lines of a transaction as it was committed. */
-export function onchainLinesOf(document: string): OnchainLine[] {
-  const lines = (parseJsonObject(document) as { lines: DocumentLine[] }).lines;
-  return lines.flatMap((line, lineNo): OnchainLine[] => {
-    const m = line.monetary;
-    if (m.type !== 'ONCHAIN') return [];
-    const amount = parseAmount(m.amount, m.token);
-    assert(amount.ok, 'a committed amount parses back');
-    return [
-      {
-        lineNo,
-        accountId: line.accountId,
-        entryType: line.type,
-        token: m.token,
-        amountMinor: amount.minor,
-        details: {
-          kind: 'ONCHAIN',
-          chainId: m.chainId,
-          txHash: m.txHash,
-          blockNumber: Number(m.blockNumber.text),
-          walletAddress: m.walletAddress,
-          tokenContract: m.tokenContract,
-        },
-      },
-    ];
-  });
+/** What was read of one transaction before the write: whether it exists, and what its lines could settle. */
+interface Plan {
+  transactionId: string;
+  found: boolean;
+  /** Whether it has on-chain lines at all (NOT_APPLICABLE when not). */
+  onchain: boolean;
+  /** Its lines and their candidates, when any line has one. */
+  candidates: Candidates | null;
 }
 
 interface Outcome {
@@ -53,35 +24,83 @@ interface Outcome {
   settlementId: string | null;
 }
 
-function reconcileOne(ctx: WriteContext, tenantId: string, actor: Actor, transactionId: string, at: string): Outcome {
+/** Reads one transaction's on-chain lines (from their columns, not its document) and the settlements they could settle. */
+function planOne(reader: ReadStore, tenantId: string, transactionId: string): Plan {
+  if (!reader.hasTransaction(tenantId, transactionId)) return { transactionId, found: false, onchain: false, candidates: null };
+  const lines = onchainLinesOf(reader.onchainEntries(tenantId, transactionId));
+  if (lines.length === 0) return { transactionId, found: true, onchain: false, candidates: null };
+  const candidates = findCandidates(reader, tenantId, lines);
+  return { transactionId, found: true, onchain: true, candidates: candidates.byLine.size > 0 ? candidates : null };
+}
+
+/**
+ * Decides one planned transaction against the state of this write: a line that already settled a settlement settles
+ * no other, and a candidate read before is settled only if it is still PENDING now.
+ */
+function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan, at: string): Outcome {
   const { tx } = ctx;
-  const record = tx.transaction(tenantId, transactionId);
-  if (!record) return { transactionId, outcome: 'NOT_FOUND', settlementId: null };
-  const lines = onchainLinesOf(record.document);
-  if (lines.length === 0) return { transactionId, outcome: 'NOT_APPLICABLE', settlementId: null };
-  // A line that already settled a settlement settles no other.
+  const { transactionId } = plan;
+  if (!plan.found) return { transactionId, outcome: 'NOT_FOUND', settlementId: null };
+  if (!plan.onchain) return { transactionId, outcome: 'NOT_APPLICABLE', settlementId: null };
   const earlier = tx.settlementsMatchedTo(tenantId, transactionId);
-  const used = new Set(earlier.map((s) => s.matchedLineNo));
-  const matches = settleMatches(ctx, tenantId, actor, transactionId, lines.filter((l) => !used.has(l.lineNo)), at, 'BATCH');
+  let matches: Match[] = [];
+  if (plan.candidates) {
+    const used = new Set(earlier.map((s) => s.matchedLineNo));
+    const byLine = new Map<number, Settlement[]>();
+    for (const [lineNo, found] of plan.candidates.byLine) {
+      if (used.has(lineNo)) continue;
+      const current = found.flatMap((s) => tx.settlement(tenantId, s.id) ?? []).filter((s) => s.status === 'PENDING');
+      if (current.length > 0) byLine.set(lineNo, current);
+    }
+    matches = settleCandidates(ctx, tenantId, actor, transactionId, { lines: plan.candidates.lines, byLine }, at, 'BATCH');
+  }
   const settlementId = earlier[0]?.id ?? matches[0]?.settlement.id ?? null;
   return { transactionId, outcome: settlementId ? 'SETTLED' : 'UNMATCHED', settlementId };
 }
 
-export function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; transactionIds: string[] }) {
+/** One write of a batch: its part of the plans decided and recorded; the last part also writes the batch's audit record. */
+export function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; plans: Plan[]; before: Outcome[] | null }): Outcome[] {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor } = args;
   const at = commitClock.next();
-  const outcomes = args.transactionIds.map((transactionId) => {
-    const outcome = reconcileOne(ctx, tenantId, actor, transactionId, at);
+  const outcomes = args.plans.map((plan) => {
+    const outcome = decideOne(ctx, tenantId, actor, plan, at);
     tx.insertReconciliationResult(tenantId, { ...outcome, source: 'BATCH', reconciledAt: at });
     return outcome;
   });
-  appendAudit(tx, ids, tenantId, actor, 'RECONCILIATION_BATCH', at, { results: outcomes });
-  return outcomes.map(({ transactionId, outcome }) => ({ transactionId, outcome }));
+  if (args.before) appendAudit(tx, ids, tenantId, actor, 'RECONCILIATION_BATCH', at, { results: [...args.before, ...outcomes] });
+  return outcomes;
 }
 
-export const reconcileBatch = (deps: Deps, tenantId: string, actor: Actor, transactionIds: string[]) =>
-  deps.writer.run('reconcileBatch', { tenantId, actor, transactionIds });
+/** Lets the requests waiting on this thread run between two transactions of a batch. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Reads each transaction here, one per turn of the event loop, then sends the plans to the writer in parts of at most
+ * RECONCILIATION_CANDIDATE_LINES_PER_WRITE lines with candidates, so that one batch holds the writer for a bounded
+ * time. Each part is whole; the last also records the batch.
+ */
+export async function reconcileBatch(deps: Deps, tenantId: string, actor: Actor, transactionIds: string[]) {
+  const parts: Plan[][] = [[]];
+  let linesInPart = 0;
+  for (const transactionId of transactionIds) {
+    const plan = planOne(deps.store, tenantId, transactionId);
+    const lines = plan.candidates?.byLine.size ?? 0;
+    if (linesInPart > 0 && linesInPart + lines > RECONCILIATION_CANDIDATE_LINES_PER_WRITE) {
+      parts.push([]);
+      linesInPart = 0;
+    }
+    parts[parts.length - 1]!.push(plan);
+    linesInPart += lines;
+    await nextTurn();
+  }
+  const outcomes: Outcome[] = [];
+  for (const [index, plans] of parts.entries()) {
+    const before = index === parts.length - 1 ? [...outcomes] : null;
+    outcomes.push(...(await deps.writer.run('reconcileBatch', { tenantId, actor, plans, before })));
+  }
+  return outcomes.map(({ transactionId, outcome }) => ({ transactionId, outcome }));
+}
 
 const resultView = (r: ReconciliationResult) => ({
   transactionId: r.transactionId,

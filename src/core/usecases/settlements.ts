@@ -1,6 +1,6 @@
 // Settlement expectations: registering (once per Idempotency-Key), reading, cancelling, expiring, and settling on a match.
 import type { Deps } from '../context.js';
-import type { WriteContext } from '../ports.js';
+import type { ReadStore, WriteContext } from '../ports.js';
 import { assert, invalid, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor } from '../audit.js';
 import { parseAmount } from '../money.js';
@@ -155,11 +155,52 @@ export function settleOne(
   return settled;
 }
 
+/** Lines with the PENDING settlements each may settle (oldest first), as read; matching and settling come after. */
+export interface Candidates {
+  lines: OnchainLine[];
+  byLine: Map<number, Settlement[]>;
+}
+
 /**
- * Settles every PENDING settlement the lines match, inside the caller's write. A line's sender, when a chain watcher
- * has seen its transfer, lets it satisfy `expectedFromAddress`. Answers the matches made.
+ * Reads the PENDING settlements that could settle each DEBIT line (one index seek a line), and the sender a chain
+ * watcher saw for a line, only where a candidate expects one. A read: inside a write, or before it (batch
+ * reconciliation reads outside the writer, and the writer checks the candidates again).
  */
-export function settleMatches(
+export function findCandidates(reader: ReadStore, tenantId: string, lines: readonly OnchainLine[]): Candidates {
+  const byLine = new Map<number, Settlement[]>();
+  const withSenders = lines.map((line) => {
+    if (line.entryType !== 'DEBIT') return line;
+    const { chainId, walletAddress, txHash } = line.details;
+    const walletCanonical = canonicalAddress(chainId, walletAddress);
+    const found = reader.pendingSettlements(
+      tenantId,
+      { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical },
+      SETTLEMENT_CANDIDATES_MAX,
+    );
+    if (found.length > 0) byLine.set(line.lineNo, found);
+    if (line.fromAddress !== undefined || !found.some((s) => s.fromAddress !== null)) return line;
+    return { ...line, fromAddress: reader.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };
+  });
+  return { lines: withSenders, byLine };
+}
+
+/** Settles what the candidates match (each line at most one, the oldest first), inside the caller's write. */
+export function settleCandidates(
+  ctx: WriteContext,
+  tenantId: string,
+  actor: Actor,
+  transactionId: string,
+  candidates: Candidates,
+  at: string,
+  source: ReconciliationSource,
+): Match[] {
+  const matches = matchLines(candidates.lines, (line) => candidates.byLine.get(line.lineNo) ?? []);
+  for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
+  return matches;
+}
+
+/** Settles every PENDING settlement the lines match, inside the caller's write. Answers the matches made. */
+export const settleMatches = (
   ctx: WriteContext,
   tenantId: string,
   actor: Actor,
@@ -167,27 +208,7 @@ export function settleMatches(
   lines: readonly OnchainLine[],
   at: string,
   source: ReconciliationSource,
-): Match[] {
-  const { tx } = ctx;
-  // Candidates first; a sender the chain showed is looked up only where a candidate expects one.
-  const candidates = new Map<number, Settlement[]>();
-  const withSenders = lines.map((line) => {
-    if (line.entryType !== 'DEBIT') return line;
-    const { chainId, walletAddress, txHash } = line.details;
-    const walletCanonical = canonicalAddress(chainId, walletAddress);
-    const found = tx.pendingSettlements(
-      tenantId,
-      { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical },
-      SETTLEMENT_CANDIDATES_MAX,
-    );
-    candidates.set(line.lineNo, found);
-    if (line.fromAddress !== undefined || !found.some((s) => s.fromAddress !== null)) return line;
-    return { ...line, fromAddress: tx.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };
-  });
-  const matches = matchLines(withSenders, (line) => candidates.get(line.lineNo) ?? []);
-  for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
-  return matches;
-}
+): Match[] => settleCandidates(ctx, tenantId, actor, transactionId, findCandidates(ctx.tx, tenantId, lines), at, source);
 
 export class SettlementService {
   private readonly inFlight = new InFlightKeys();

@@ -10,8 +10,8 @@ import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempot
 import { RawJson, toJsonText } from '../json.js';
 import { entryView, transactionView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
-import type { Asset, Token } from '../money.js';
-import type { OnchainLine } from '../settlement.js';
+import type { Asset } from '../money.js';
+import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
@@ -85,7 +85,7 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
   tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', payload: document, createdAt });
   if (!p.matchSettlements) return;
   // A posting that records an expected transfer settles it in this same commit.
-  const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLines(entries), createdAt, 'POSTING');
+  const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLinesOf(entries), createdAt, 'POSTING');
   for (const { settlement } of matches) {
     tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'POSTING', reconciledAt: createdAt });
   }
@@ -114,13 +114,6 @@ export function postTransactionCommand(
   ctx.tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
   return response;
 }
-
-const onchainLines = (entries: Entry[]): OnchainLine[] =>
-  entries.flatMap((e) =>
-    e.details.kind === 'ONCHAIN'
-      ? [{ lineNo: e.lineNo, accountId: e.accountId, entryType: e.entryType, token: e.asset as Token, amountMinor: e.amountMinor, details: e.details }]
-      : [],
-  );
 
 export class TransactionService {
   private readonly inFlight = new InFlightKeys();
