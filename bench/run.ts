@@ -17,6 +17,7 @@ import { LocalWriter } from '../src/store/localWriter.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
+import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? 1_000_000);
@@ -27,6 +28,14 @@ const ONCHAIN_POSTINGS = 2000;
 const BATCH_IDS = 100;
 const EXPORT_RSS_LIMIT_MB = 200;
 const WALLET = '0x00000000000000000000000000000000000b3a7c';
+/** The maximum-size posting sent beside the posting load: lines, characters per description and metadata value, metadata entries. */
+const HEAVY_LINES = 1000;
+const HEAVY_TEXT = 1000;
+const HEAVY_METADATA = 50;
+/** One 1000-line posting gives up after this long (counted as an error), so the loop always ends. */
+const HEAVY_REQUEST_TIMEOUT_MS = 30_000;
+/** The heavy loop runs alone this long before the posting load starts. */
+const HEAVY_LEAD_MS = 1000;
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
 interface Row {
@@ -125,13 +134,17 @@ async function seed(dbPath: string) {
       expectedChainId: 'EVM',
     });
   }
+  // A second tenant with two accounts of its own, for the client that sends 1000-line postings beside the posting load.
+  const heavyTenant = await ledger.createTenant('heavy', actor);
+  const makeHeavy = (name: string) => ledger.createAccount(heavyTenant.tenantId, { name, currency: 'USD', type: 'ASSET' }, actor);
+  const heavy = { rawKey: heavyTenant.apiKey.rawKey, debit: (await makeHeavy('heavy-a')).id, credit: (await makeHeavy('heavy-b')).id };
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
   const lastAt = (account: string) => (JSON.parse(store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).views[0]!) as { createdAt: string }).createdAt;
   const last = { [big]: lastAt(big), [small]: lastAt(small) };
   await writer.close();
   store.close();
-  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last, onchainIds };
+  return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last, onchainIds, heavy };
 }
 
 /** A local HTTPS webhook receiver that answers 200 at once and counts what it gets. */
@@ -174,6 +187,115 @@ function startServer(dbPath: string, certFile?: string): Promise<{ url: string; 
       if (match) resolve({ url: match[1]!, child });
     });
   });
+}
+
+/** A maximum-size posting body: 1000 FIAT lines alternating DEBIT/CREDIT between two accounts, long descriptions, full metadata. */
+function heavyBody(debitAccount: string, creditAccount: string): string {
+  const description = 'd'.repeat(HEAVY_TEXT);
+  const body = JSON.stringify({
+    lines: Array.from({ length: HEAVY_LINES }, (_, i) => ({
+      accountId: i % 2 === 0 ? debitAccount : creditAccount,
+      entryType: i % 2 === 0 ? 'DEBIT' : 'CREDIT',
+      monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' },
+      description,
+    })),
+    metadata: Object.fromEntries(Array.from({ length: HEAVY_METADATA }, (_, i) => [`note-${i}`, String(i % 10).repeat(HEAVY_TEXT)])),
+  });
+  const bytes = Buffer.byteLength(body);
+  if (bytes >= BODY_SIZE_MAX_BYTES) throw new Error(`the 1000-line posting body is ${bytes} bytes, not under ${BODY_SIZE_MAX_BYTES}`);
+  return body;
+}
+
+interface HeavySample {
+  startedAt: number;
+  ms: number;
+  status: number;
+}
+
+/**
+ * One client posting `body` in a loop, one request in flight at a time, each with a fresh Idempotency-Key, until
+ * `stop()`. Every request is bounded by HEAVY_REQUEST_TIMEOUT_MS; a failure is recorded (status 0 if no answer) and
+ * followed by a short pause, so a failing server is not hammered and the loop still ends when told.
+ */
+function startHeavyPoster(url: string, headers: Record<string, string>, body: string) {
+  const samples: HeavySample[] = [];
+  let firstError = '';
+  let stopping = false;
+  const done = (async () => {
+    while (!stopping) {
+      const startedAt = performance.now();
+      let status = 0;
+      try {
+        const res = await fetch(`${url}/api/v1/transactions`, {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': randomUUID() },
+          body,
+          signal: AbortSignal.timeout(HEAVY_REQUEST_TIMEOUT_MS),
+        });
+        status = res.status;
+        const text = await res.text();
+        if (status !== 201 && !firstError) firstError = `${status}: ${text.slice(0, 300)}`;
+      } catch (error) {
+        if (!firstError) firstError = error instanceof Error ? error.message : String(error);
+      }
+      samples.push({ startedAt, ms: performance.now() - startedAt, status });
+      if (status !== 201 && !stopping) await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    samples,
+    firstError: () => firstError,
+    stop: async () => {
+      stopping = true;
+      await done;
+    },
+  };
+}
+
+/** Nearest-rank percentile of a list of milliseconds, rounded like autocannon's figures. */
+function percentile(ms: number[], p: number): number {
+  if (ms.length === 0) return Number.NaN;
+  const sorted = [...ms].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
+}
+
+/**
+ * Runs `run` (the posting load) while a client of another tenant sends 1000-line postings: the loop starts first,
+ * runs alone for HEAVY_LEAD_MS, and is stopped and awaited once the load is over (or has failed).
+ */
+async function besideHeavyPostings(url: string, headers: Record<string, string>, body: string, run: () => Promise<Row>) {
+  const heavy = startHeavyPoster(url, headers, body);
+  let row: Row;
+  let began: number;
+  let ended: number;
+  try {
+    await new Promise((r) => setTimeout(r, HEAVY_LEAD_MS));
+    began = performance.now();
+    row = await run();
+    ended = performance.now();
+  } finally {
+    await heavy.stop();
+  }
+  // The figures are those of the postings sent while the load ran; errors count every non-201 of the whole loop.
+  const during = heavy.samples.filter((x) => x.startedAt >= began && x.startedAt < ended);
+  const ok = during.filter((x) => x.status === 201).map((x) => x.ms);
+  const seconds = (ended - began) / 1000;
+  const stats = {
+    scenario: `${HEAVY_LINES}-line postings beside that load (1 client, 1 in flight)`,
+    count: during.length,
+    rate: during.length / seconds,
+    p50: percentile(ok, 50),
+    p99: percentile(ok, 99),
+    errors: heavy.samples.filter((x) => x.status !== 201).length,
+    total: heavy.samples.length,
+    bytes: Buffer.byteLength(body),
+  };
+  console.error(
+    `  ${stats.scenario}: ${stats.count} in ${seconds.toFixed(1)} s (${stats.rate.toFixed(1)}/s), p50 ${stats.p50} ms, p99 ${stats.p99} ms, ` +
+      `errors ${stats.errors} of ${stats.total} sent in all (${(stats.bytes / 1024 / 1024).toFixed(2)} MB each)`,
+  );
+  if (heavy.firstError()) console.error(`  first 1000-line posting error: ${heavy.firstError()}`);
+  return { row, heavy: stats };
 }
 
 async function walkTo(url: string, headers: Record<string, string>, account: string, pages: number, limit: number): Promise<string> {
@@ -251,6 +373,16 @@ async function main() {
 
     const health = await load('GET /healthz', { url: `${url}/healthz` });
     const posting = await load('POST /api/v1/transactions', { url, requests: [postRequest] });
+    // The same posting load while one client of a second tenant ('heavy', seeded above) posts maximum-size transactions.
+    console.error(`the same posting load while another tenant posts ${HEAVY_LINES}-line transactions, one at a time`);
+    const besideHeavy = await besideHeavyPostings(
+      url,
+      { authorization: `Bearer ${s.heavy.rawKey}`, 'content-type': 'application/json' },
+      heavyBody(s.heavy.debit, s.heavy.credit),
+      () => load('POST /api/v1/transactions (2 lines), 1000-line postings beside', { url, requests: [postRequest] }),
+    );
+    const postingBesideHeavy = besideHeavy.row;
+    const heavy = besideHeavy.heavy;
     const posting1 = await load('POST /api/v1/transactions (1 connection)', { url, requests: [postRequest], connections: 1 });
     const balance = await load('GET balance', { url: `${url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth });
     const entries = await load('GET entries (page of 50)', { url: `${url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth });
@@ -326,8 +458,13 @@ async function main() {
     console.log('\n## Throughput (same server, same run)\n');
     console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const r of rows.slice(0, 5)) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
+    for (const r of [health, posting, postingBesideHeavy]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
+    console.log(`| ${heavy.scenario} | ${heavy.rate.toFixed(1)} | ${heavy.p50} | ${heavy.p99} | ${heavy.errors} | - |`);
+    for (const r of [posting1, balance, entries]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
     console.log(`| POST /api/v1/transactions, webhook deliveries beside | ${postingWithWebhooks.rps} | ${postingWithWebhooks.p50} | ${postingWithWebhooks.p99} | ${postingWithWebhooks.errors} | ${pct(postingWithWebhooks, health)} |`);
+    console.log(
+      `\n${HEAVY_LINES}-line postings (another tenant, ${(heavy.bytes / 1024 / 1024).toFixed(2)} MB each) during that posting load: ${heavy.count}, p50 ${heavy.p50} ms, p99 ${heavy.p99} ms; errors ${heavy.errors} of ${heavy.total} sent in all.`,
+    );
     console.log(`\nWebhook deliveries to a local HTTPS receiver during that load: ${deliveredDuringLoad} in ${loadSeconds.toFixed(1)} s = ${deliveryRate}/s (one tenant: one delivery in flight at a time, in commit order).`);
     console.log('\n## Large history (1,000,000 entries vs 10 entries, 16 connections)\n');
     console.log('| read | big req/s | big p99 ms | small req/s | small p99 ms | big/small |');
@@ -360,7 +497,11 @@ async function main() {
       `posting with webhook deliveries beside >= 80% of posting alone (${pct(postingWithWebhooks, posting)})`,
       postingWithWebhooks.rps >= 0.8 * posting.rps,
     );
-    const errors = rows.reduce((n, r) => n + r.errors, 0);
+    check(
+      `posting beside 1000-line postings >= 0.7x posting alone (${pct(postingBesideHeavy, posting)})`,
+      postingBesideHeavy.rps >= 0.7 * posting.rps,
+    );
+    const errors = rows.reduce((n, r) => n + r.errors, 0) + heavy.errors;
     check(`no errors (${errors})`, errors === 0);
   } finally {
     if (child?.pid) child.kill('SIGTERM');
