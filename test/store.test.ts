@@ -97,12 +97,20 @@ describe('storage', () => {
     }
   });
 
-  it('writes a transaction.committed outbox event with the transaction and its lines', () => {
+  it('writes a transaction.committed outbox event whose body is the transaction with its lines, stored once', () => {
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     try {
-      const events = db.prepare('SELECT type, payload FROM outbox WHERE tenant_id = ?').all(t.tenant.tenantId) as Array<{ type: string; payload: string }>;
+      const events = db
+        .prepare(
+          `SELECT o.type, o.payload AS own, o.transaction_id, t.document AS payload FROM outbox o
+           JOIN transactions t ON t.tenant_id = o.tenant_id AND t.id = o.transaction_id WHERE o.tenant_id = ?`,
+        )
+        .all(t.tenant.tenantId) as Array<{ type: string; own: string; transaction_id: string; payload: string }>;
       expect(events).toHaveLength(1);
       expect(events[0]!.type).toBe('transaction.committed');
+      // The document is not copied into the event: the event refers to its transaction.
+      expect(events[0]!.own).toBe('');
+      expect(events[0]!.transaction_id).toBe(transactionId);
       const data = JSON.parse(events[0]!.payload);
       expect(data.transactionId).toBe(transactionId);
       expect(data.lines).toHaveLength(2);

@@ -40,13 +40,8 @@ export interface AuditInsert extends AuditRecord {
   tenantId: string;
 }
 
-export interface OutboxInsert {
-  id: string;
-  tenantId: string;
-  type: string;
-  payload: string;
-  createdAt: string;
-}
+/** An event: its body as text, or the transaction whose stored document is its body (not stored twice). */
+export type OutboxInsert = { id: string; tenantId: string; type: string; createdAt: string } & ({ payload: string } | { transactionId: string });
 
 /** An audit record as stored: the payload is its JSON text. */
 export interface StoredAuditRecord extends Omit<AuditRecord, 'payload'> {

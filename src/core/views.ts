@@ -1,6 +1,6 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset } from './money.js';
-import { jsonNumber } from './json.js';
+import { jsonNumber, toJsonText } from './json.js';
 import type { Account, ApiKey, Entry } from './types.js';
 import { normalBalanceOf } from './types.js';
 
@@ -34,24 +34,30 @@ export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>
   };
 }
 
-export const entryView = (e: Entry) => ({
-  entryId: e.id,
-  transactionId: e.transactionId,
-  type: e.entryType,
-  monetary: monetaryView(e),
-  ...(e.description !== null ? { description: e.description } : {}),
-  createdAt: e.createdAt,
-});
+/**
+ * An entry as the entries listing shows it, rendered without its last field, `createdAt`, and without the closing
+ * brace: the commit time is known only inside the write, which closes the text with it (`entryText`, `lineText`).
+ * Rendering the rest before the write keeps that work off the writer.
+ */
+export const entryViewHead = (e: Pick<Entry, 'id' | 'transactionId' | 'entryType' | 'asset' | 'amountMinor' | 'details' | 'description'>): string =>
+  toJsonText({
+    entryId: e.id,
+    transactionId: e.transactionId,
+    type: e.entryType,
+    monetary: monetaryView(e),
+    ...(e.description !== null ? { description: e.description } : {}),
+  }).slice(0, -1);
+
+/** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt}`. */
+export const entryText = (head: string, createdAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)}}`;
 
 /** A transaction line: the entry as listed, plus the account it belongs to. */
-export const lineView = (e: Entry) => ({ ...entryView(e), accountId: e.accountId });
+export const lineText = (head: string, createdAt: string, accountId: string): string =>
+  `${head},"createdAt":${JSON.stringify(createdAt)},"accountId":${JSON.stringify(accountId)}}`;
 
-export const transactionView = (t: { id: string; metadata: Record<string, string>; createdAt: string }, entries: Entry[]) => ({
-  transactionId: t.id,
-  metadata: t.metadata,
-  lines: entries.map(lineView),
-  createdAt: t.createdAt,
-});
+/** The transaction as read back and sent in events: `{transactionId, metadata, lines, createdAt}`. */
+export const transactionText = (transactionId: string, metadata: Record<string, string>, lines: readonly string[], createdAt: string): string =>
+  `{"transactionId":${JSON.stringify(transactionId)},"metadata":${toJsonText(metadata)},"lines":[${lines.join(',')}],"createdAt":${JSON.stringify(createdAt)}}`;
 
 export const apiKeyListView = (k: ApiKey) => ({
   id: k.id,

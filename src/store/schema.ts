@@ -90,8 +90,10 @@ export interface OutboxTable {
   tenant_id: string;
   id: string;
   type: string;
+  /** Empty when `transaction_id` is set: the event's body is that transaction's document. */
   payload: string;
   created_at: string;
+  transaction_id: string | null;
 }
 
 export interface SettlementsTable {

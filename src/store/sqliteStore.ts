@@ -124,7 +124,7 @@ const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({
   updatedAt: r.updated_at,
 });
 
-const toOutboxEvent = (r: Row<Database['outbox']>): OutboxEvent => ({
+const toOutboxEvent = (r: Omit<Row<Database['outbox']>, 'transaction_id'>): OutboxEvent => ({
   seq: Number(r.seq),
   id: r.id,
   tenantId: r.tenant_id,
@@ -178,6 +178,14 @@ const COUNTED_STATUSES = ['POSTED', 'PENDING_APPROVAL', 'ROLLED_BACK'];
 function* lazy<R, T>(rows: Iterable<R>, map: (row: R) => T): Generator<T> {
   for (const row of rows) yield map(row);
 }
+
+/** A tenant's events with their bodies: a `transaction.committed` event's body is its transaction's document. */
+const outboxEvents = (q: Kysely<Database>) =>
+  q
+    .selectFrom('outbox as o')
+    .leftJoin('transactions as t', (join) => join.onRef('t.tenant_id', '=', 'o.tenant_id').onRef('t.id', '=', 'o.transaction_id'))
+    .select(['o.seq', 'o.id', 'o.tenant_id', 'o.type', 'o.created_at', (eb) => eb.fn.coalesce('t.document', 'o.payload').as('payload')])
+    .where('o.tenant_id', '=', param('tenantId'));
 
 function statements(db: SqliteDb, k: Kysely<Database>) {
   const p = <R>(build: (qb: Kysely<Database>) => import('kysely').Compilable<R>): Prepared<R> => prepare(db, k, build);
@@ -368,7 +376,14 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
       }),
     ),
     insertOutbox: p((q) =>
-      q.insertInto('outbox').values({ tenant_id: tenant, id: param('id'), type: param('type'), payload: param('payload'), created_at: param('createdAt') }),
+      q.insertInto('outbox').values({
+        tenant_id: tenant,
+        id: param('id'),
+        type: param('type'),
+        payload: param('payload'),
+        created_at: param('createdAt'),
+        transaction_id: param('transactionId'),
+      }),
     ),
     settlement: p((q) => q.selectFrom('settlements').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('settlementId'))),
     // Newest first, on the tenant-sequence index; with a status, on the tenant-status-sequence index.
@@ -533,10 +548,9 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     setWebhookDelivered: p((q) =>
       q.updateTable('webhooks').set({ delivered_seq: param<bigint>('eventSeq') }).where('tenant_id', '=', tenant).where('delivered_seq', '<', param<bigint>('eventSeq')),
     ),
-    outboxAfter: p((q) =>
-      q.selectFrom('outbox').selectAll().where('tenant_id', '=', tenant).where('seq', '>', param<bigint>('afterSeq')).orderBy('seq', 'asc').limit(1),
+    outboxAfter: p((q) => outboxEvents(q).where('o.seq', '>', param<bigint>('afterSeq')).orderBy('o.seq', 'asc').limit(1),
     ),
-    outboxEvent: p((q) => q.selectFrom('outbox').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('eventId'))),
+    outboxEvent: p((q) => outboxEvents(q).where('o.id', '=', param('eventId'))),
     lastOutboxSeq: p((q) => q.selectFrom('outbox').select('seq').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
     webhookDelivery: p((q) => q.selectFrom('webhook_deliveries').selectAll().where('tenant_id', '=', tenant).where('event_id', '=', param('eventId'))),
     queuedRedelivery: p((q) =>
@@ -1362,6 +1376,7 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   insertOutbox(event: OutboxInsert): void {
-    this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, payload: event.payload, createdAt: event.createdAt });
+    const body = 'payload' in event ? { payload: event.payload, transactionId: null } : { payload: '', transactionId: event.transactionId };
+    this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, createdAt: event.createdAt, ...body });
   }
 }

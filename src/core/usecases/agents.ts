@@ -16,7 +16,8 @@ import { toIso } from '../time.js';
 import { AGENT_HOUR_MS } from '../limits.js';
 import type { Asset } from '../money.js';
 import type { Scope } from '../scopes.js';
-import { checkAccounts, fingerprint, writePosting } from './transactions.js';
+import { checkAccounts, fingerprint, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
+import { uuidV7 } from '../ids.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
 
@@ -33,7 +34,7 @@ export type ExecuteOutcome = StoredResponse | { refused: { ruleId: string; messa
  */
 export function executeAgentTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
 ): ExecuteOutcome {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
@@ -57,7 +58,7 @@ export function executeAgentTransactionCommand(
     });
     return { refused: { ruleId: verdict.rule.id, message: verdict.message } };
   }
-  const transactionId = ids.next();
+  const { transactionId } = args.rendered;
   const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
   tx.insertAgentTransaction(
     { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
@@ -65,7 +66,7 @@ export function executeAgentTransactionCommand(
   );
   const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
   if (status === 'POSTED') {
-    writePosting(ctx, { tenantId, actor, input, transactionId, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+    writePosting(ctx, { tenantId, actor, input, rendered: args.rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
   } else {
     appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
   }
@@ -93,7 +94,8 @@ export function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantI
   if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} was decided meanwhile.`);
   const payload = { transactionId: id, sessionId: record.sessionId, executedBy: record.actorKeyId };
   if (status === 'POSTED') {
-    writePosting(ctx, { tenantId, actor, input: record.input, transactionId: id, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
+    const rendered = renderPosting(record.input, ids, id);
+    writePosting(ctx, { tenantId, actor, input: record.input, rendered, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
   } else {
     appendAudit(tx, ids, tenantId, actor, 'AGENTS_REJECT', at, payload);
   }
@@ -116,11 +118,12 @@ export function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenan
     reversalTransactionId: reversalId,
   });
   if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} changed meanwhile.`);
+  const reversal = reverseOf(record.input, id);
   writePosting(ctx, {
     tenantId,
     actor,
-    input: reverseOf(record.input, id),
-    transactionId: reversalId,
+    input: reversal,
+    rendered: renderPosting(reversal, ids, reversalId),
     createdAt: at,
     audit: { action: 'AGENTS_ROLLBACK', payload: { transactionId: reversalId, reversesTransactionId: id, sessionId: record.sessionId } },
     matchSettlements: false,
@@ -149,7 +152,8 @@ export class AgentService {
     const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
     const outcome = await once(this.deps.store, this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
       assertBalanced(input.lines);
-      const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, key, hash });
+      const rendered = renderPosting(input, uuidV7);
+      const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {
         throw new LedgerError('POLICY_VIOLATION', result.refused.message, { extra: { ruleId: result.refused.ruleId } });
       }

@@ -8,7 +8,7 @@ import type { Chain } from '../money.js';
 import type { TransactionInput } from '../types.js';
 import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
 import { settleOne } from './settlements.js';
-import { writePosting } from './transactions.js';
+import { renderPosting, writePosting } from './transactions.js';
 
 export const CLEARING_ACCOUNT_NAME = 'On-chain receipts clearing';
 
@@ -65,7 +65,7 @@ function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settl
     tenantId,
     actor: SYSTEM_ACTOR,
     input,
-    transactionId,
+    rendered: renderPosting(input, ids, transactionId),
     createdAt: at,
     audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: 2, source: 'CHAIN', txHash: t.txHash, settlementId: settlement.id } },
     matchSettlements: false,

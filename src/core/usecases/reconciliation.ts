@@ -47,9 +47,12 @@ function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan
   if (plan.candidates) {
     const used = new Set(earlier.map((s) => s.matchedLineNo));
     const byLine = new Map<number, Settlement[]>();
+    // Read again once per list (lines expecting the same transfer share one), keeping those still PENDING.
+    const fresh = new Map<Settlement[], Settlement[]>();
     for (const [lineNo, found] of plan.candidates.byLine) {
       if (used.has(lineNo)) continue;
-      const current = found.flatMap((s) => tx.settlement(tenantId, s.id) ?? []).filter((s) => s.status === 'PENDING');
+      let current = fresh.get(found);
+      if (!current) fresh.set(found, (current = found.flatMap((s) => tx.settlement(tenantId, s.id) ?? []).filter((s) => s.status === 'PENDING')));
       if (current.length > 0) byLine.set(lineNo, current);
     }
     matches = settleCandidates(ctx, tenantId, actor, transactionId, { lines: plan.candidates.lines, byLine }, at, 'BATCH');

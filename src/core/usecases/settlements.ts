@@ -168,15 +168,16 @@ export interface Candidates {
  */
 export function findCandidates(reader: ReadStore, tenantId: string, lines: readonly OnchainLine[]): Candidates {
   const byLine = new Map<number, Settlement[]>();
+  // Lines that expect the same transfer share one read (and one list: matching takes each settlement once).
+  const byTarget = new Map<string, Settlement[]>();
   const withSenders = lines.map((line) => {
     if (line.entryType !== 'DEBIT') return line;
     const { chainId, walletAddress, txHash } = line.details;
     const walletCanonical = canonicalAddress(chainId, walletAddress);
-    const found = reader.pendingSettlements(
-      tenantId,
-      { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical },
-      SETTLEMENT_CANDIDATES_MAX,
-    );
+    const target = { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical };
+    const targetKey = `${target.accountId}|${target.token}|${target.amountMinor}|${target.chain}|${target.walletCanonical}`;
+    let found = byTarget.get(targetKey);
+    if (!found) byTarget.set(targetKey, (found = reader.pendingSettlements(tenantId, target, SETTLEMENT_CANDIDATES_MAX)));
     if (found.length > 0) byLine.set(line.lineNo, found);
     if (line.fromAddress !== undefined || !found.some((s) => s.fromAddress !== null)) return line;
     return { ...line, fromAddress: reader.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };

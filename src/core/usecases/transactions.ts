@@ -1,14 +1,15 @@
 // Posting balanced transactions, exactly once per Idempotency-Key, and reading them back.
 import type { Deps } from '../context.js';
-import { LedgerError, notFound } from '../errors.js';
+import { assert, LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor, type AuditAction, type AuditPayload } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
-import type { WriteContext, WriteTx } from '../ports.js';
+import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
-import { RawJson, toJsonText } from '../json.js';
-import { entryView, transactionView } from '../views.js';
+import { RawJson } from '../json.js';
+import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
+import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
@@ -41,12 +42,28 @@ export function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionI
   });
 }
 
-/** One balanced posting as a write: who posts it, under which id and time, and what its audit record says. */
+/**
+ * What a posting's text needs before its write: its ids, and each entry's view without the commit time. Made outside
+ * the writer where possible (the HTTP thread), so the writer only closes each text with the time.
+ */
+export interface RenderedPosting {
+  transactionId: string;
+  entryIds: string[];
+  heads: string[];
+}
+
+export function renderPosting(input: TransactionInput, ids: IdGenerator, transactionId = ids.next()): RenderedPosting {
+  const entryIds = input.lines.map(() => ids.next());
+  const heads = input.lines.map((line, i) => entryViewHead({ ...line, id: entryIds[i]!, transactionId }));
+  return { transactionId, entryIds, heads };
+}
+
+/** One balanced posting as a write: who posts it, under which ids and time, and what its audit record says. */
 export interface Posting {
   tenantId: string;
   actor: Actor;
   input: TransactionInput;
-  transactionId: string;
+  rendered: RenderedPosting;
   createdAt: string;
   audit: { action: AuditAction; payload: AuditPayload };
   /** A reversal records no expected transfer, so it settles nothing. */
@@ -59,7 +76,9 @@ export interface Posting {
  */
 export function writePosting(ctx: WriteContext, p: Posting): void {
   const { tx, ids } = ctx;
-  const { tenantId, actor, input, transactionId, createdAt } = p;
+  const { tenantId, actor, input, createdAt } = p;
+  const { transactionId, entryIds, heads } = p.rendered;
+  assert(entryIds.length === input.lines.length && heads.length === input.lines.length, 'a rendered posting has a text per line');
   checkAccounts(tx, tenantId, input);
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
   const entries: Entry[] = input.lines.map((line, lineNo) => {
@@ -70,19 +89,20 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
       running.set(slot, current);
     }
     current.balance += signedAmount(line);
-    return { ...line, id: ids.next(), seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
+    return { ...line, id: entryIds[lineNo]!, seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
   });
   // The parent row first: entries reference it.
-  const document = toJsonText(transactionView({ id: transactionId, metadata: input.metadata, createdAt }, entries));
+  const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
   tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
   for (const entry of entries) {
-    tx.insertEntry(entry, toJsonText(entryView(entry)));
+    tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
     if (entry.details.kind === 'ONCHAIN') tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
   }
   for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
   appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
-  tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', payload: document, createdAt });
+  // The event's body is the transaction's document, read from the transaction when sent.
+  tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', transactionId, createdAt });
   if (!p.matchSettlements) return;
   // A posting that records an expected transfer settles it in this same commit.
   const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLinesOf(entries), createdAt, 'POSTING');
@@ -94,18 +114,18 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
 /** A posting through `POST /api/v1/transactions`: the posting and its idempotency record, one unit. */
 export function postTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; input: TransactionInput; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
 ): StoredResponse {
   const { tenantId, key } = args;
   // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
   // primary key of the idempotency table refuses a duplicate outright.
   const createdAt = ctx.commitClock.next();
-  const transactionId = ctx.ids.next();
+  const { transactionId } = args.rendered;
   writePosting(ctx, {
     tenantId,
     actor: args.actor,
     input: args.input,
-    transactionId,
+    rendered: args.rendered,
     createdAt,
     audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
     matchSettlements: true,
@@ -127,7 +147,8 @@ export class TransactionService {
     const request = { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash };
     return once(this.deps.store, this.inFlight, request, async () => {
       assertBalanced(input.lines);
-      return this.deps.writer.run('postTransaction', { tenantId, actor, input, key: idempotencyKey, hash });
+      const rendered = renderPosting(input, uuidV7);
+      return this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered, key: idempotencyKey, hash });
     });
   }
 

@@ -6,6 +6,7 @@ import * as m0003 from './0003_webhooks.js';
 import * as m0004 from './0004_agents.js';
 import * as m0005 from './0005_chain_watch.js';
 import * as m0006 from './0006_onchain_entries.js';
+import * as m0007 from './0007_outbox_by_reference.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004_agents': m0004,
   '0005_chain_watch': m0005,
   '0006_onchain_entries': m0006,
+  '0007_outbox_by_reference': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {
