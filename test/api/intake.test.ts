@@ -1,0 +1,518 @@
+// HTTP intake bounds: 413 with a lingering close (a client that writes its whole body first still reads the answer),
+// 408 for a body that stalls or trickles, 431 for oversized headers, 429 per API key, and the serve flags that set them.
+import { connect } from 'node:net';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+
+const MiB = 1024 * 1024;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface RawResponse {
+  /** 0 when no response head arrived. */
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON, when it is JSON. */
+  json: any;
+  /** A whole response (head and its declared body) arrived. */
+  complete: boolean;
+  /** The socket closed before the helper gave up (only waited for with `waitForClose`). */
+  closed: boolean;
+  /** A socket or write error seen (ECONNRESET, EPIPE, ...), or 'timeout'. */
+  error?: string;
+  /** ms from connecting to the whole response, and to the socket's close. */
+  responseAt?: number;
+  closedAt?: number;
+}
+
+interface RawRequest {
+  /** The request head, without the blank line that ends it. */
+  head: string;
+  /** Body bytes, written in order (each write awaited); a generator may pace them. */
+  body?: Iterable<Buffer | string> | AsyncIterable<Buffer | string>;
+  /** Write the whole request (every write callback seen) before reading anything, as naive clients do. */
+  writeAllFirst?: boolean;
+  /** After the whole response, wait for the server to close the socket (else the helper closes it). */
+  waitForClose?: boolean;
+  /** Destroy the socket right after the body was written (a client that gives up mid-upload). */
+  abortAfterBody?: boolean;
+  /** The helper's overall bound. */
+  timeoutMs?: number;
+}
+
+/** Parses a response out of the bytes received so far; undefined while it is not whole. */
+function parseResponse(received: Buffer): { status: number; headers: Record<string, string>; body: string } | undefined {
+  const headEnd = received.indexOf('\r\n\r\n');
+  if (headEnd < 0) return undefined;
+  const [statusLine, ...lines] = received.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const rest = received.subarray(headEnd + 4);
+  if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    if (rest.length < length) return undefined;
+    return { status, headers, body: rest.subarray(0, length).toString('utf8') };
+  }
+  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (;;) {
+      const lineEnd = rest.indexOf('\r\n', at);
+      if (lineEnd < 0) return undefined;
+      const size = parseInt(rest.subarray(at, lineEnd).toString('latin1'), 16);
+      if (size === 0) return { status, headers, body: Buffer.concat(parts).toString('utf8') };
+      if (rest.length < lineEnd + 2 + size + 2) return undefined;
+      parts.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
+      at = lineEnd + 2 + size + 2;
+    }
+  }
+  return undefined;
+}
+
+/** One HTTP/1.1 request over a raw socket to 127.0.0.1, bounded in time; never rejects. */
+function rawHttp(url: string, request: RawRequest): Promise<RawResponse> {
+  const port = Number(new URL(url).port);
+  const timeoutMs = request.timeoutMs ?? 20_000;
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect({ host: '127.0.0.1', port });
+    let received = Buffer.alloc(0);
+    let parsed: ReturnType<typeof parseResponse>;
+    let responseAt: number | undefined;
+    let closedAt: number | undefined;
+    let error: string | undefined;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      let json: unknown;
+      try {
+        json = parsed ? JSON.parse(parsed.body) : undefined;
+      } catch {
+        json = undefined;
+      }
+      resolve({
+        status: parsed?.status ?? Number(/^HTTP\/1\.1 (\d{3})/.exec(received.toString('latin1'))?.[1] ?? 0),
+        headers: parsed?.headers ?? {},
+        body: parsed?.body ?? received.toString('utf8'),
+        json,
+        complete: parsed !== undefined,
+        closed: closedAt !== undefined,
+        error,
+        responseAt,
+        closedAt,
+      });
+    };
+    const timer = setTimeout(() => {
+      error ??= 'timeout';
+      settle();
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (parsed) return;
+      parsed = parseResponse(received);
+      if (parsed) {
+        responseAt = performance.now() - started;
+        if (!request.waitForClose) settle();
+      }
+    };
+    const startReading = () => {
+      if (!settled) socket.on('data', onData);
+    };
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error ??= e.code ?? e.message;
+    });
+    socket.on('close', () => {
+      closedAt = performance.now() - started;
+      settle();
+    });
+    const write = (chunk: Buffer | string) =>
+      new Promise<void>((done, fail) => socket.write(chunk, (e) => (e ? fail(e) : done())));
+    socket.once('connect', () => {
+      if (!request.writeAllFirst) startReading();
+      void (async () => {
+        try {
+          await write(`${request.head}\r\n\r\n`);
+          for await (const chunk of request.body ?? []) {
+            // A client that reads while writing stops once it has its answer.
+            if (settled || parsed || socket.destroyed) break;
+            await write(chunk);
+          }
+        } catch (e) {
+          error ??= (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+        }
+        if (request.abortAfterBody) {
+          socket.destroy();
+          return;
+        }
+        if (request.writeAllFirst) startReading();
+      })();
+    });
+  });
+}
+
+/** `total` bytes of an account body's description, in chunks of `chunk` bytes. */
+function bigBody(total: number, chunk = 64 * 1024): Buffer[] {
+  const head = Buffer.from('{"name":"big","currency":"USD","type":"ASSET","description":"');
+  const tail = Buffer.from('"}');
+  const chunks: Buffer[] = [head];
+  let left = total - head.length - tail.length;
+  const pad = Buffer.alloc(chunk, 'a');
+  while (left > 0) {
+    const n = Math.min(left, chunk);
+    chunks.push(n === chunk ? pad : pad.subarray(0, n));
+    left -= n;
+  }
+  chunks.push(tail);
+  return chunks;
+}
+
+/** The same chunks framed for `transfer-encoding: chunked`, ending with the last chunk. */
+function* chunked(chunks: Buffer[]): Generator<Buffer> {
+  for (const chunk of chunks) yield Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+  yield Buffer.from('0\r\n\r\n');
+}
+
+/** One byte every `everyMs`, at most `max` of them. */
+async function* trickle(everyMs: number, max: number): AsyncGenerator<string> {
+  for (let i = 0; i < max; i++) {
+    await sleep(everyMs);
+    yield 'a';
+  }
+}
+
+const requestHead = (method: string, path: string, rawKey: string, headers: Record<string, string>) =>
+  [`${method} ${path} HTTP/1.1`, 'host: 127.0.0.1', `authorization: Bearer ${rawKey}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+
+function expectRefusal(res: RawResponse, status: number, code: string) {
+  const what = JSON.stringify({ status: res.status, error: res.error, complete: res.complete, headers: res.headers, body: res.body.slice(0, 300) });
+  expect(res.error, what).toBeUndefined();
+  expect(res.complete, what).toBe(true);
+  expect(res.status, what).toBe(status);
+  expect(res.headers['content-type'] ?? '', what).toMatch(/application\/json/);
+  expect(res.headers.connection, what).toBe('close');
+  expect(typeof res.json?.message, what).toBe('string');
+  expect(res.json.message.length).toBeGreaterThan(0);
+  expect(res.json.code, what).toBe(code);
+}
+
+/** Fetch with a bound, so a test never hangs on a server that stopped answering. */
+const bounded = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms) });
+
+describe('intake with the default limits: 413 for a body over 2 MiB (the client reads it), 431 for large headers, no rate limit', () => {
+  let t: TestServer;
+  let admin: Client;
+  let cash: string;
+  let sales: string;
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    admin = client(t.url, t.tenant.apiKey.rawKey);
+    cash = await makeAccount(admin, { name: 'cash', type: 'ASSET' });
+    sales = await makeAccount(admin, { name: 'sales', type: 'REVENUE' });
+  });
+  afterAll(async () => t?.stop());
+
+  /** The server keeps serving: health, and a normal two-line posting. */
+  async function stillServes() {
+    const health = await fetch(`${t.url}/healthz`, bounded());
+    expect(health.status).toBe(200);
+    await health.text();
+    const res = await post(admin, [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')]);
+    expect(res.status, res.text).toBe(201);
+  }
+
+  async function accountNames(): Promise<string[]> {
+    const res = await admin.get('/api/v1/accounts?limit=200');
+    expect(res.status, res.text).toBe(200);
+    return (res.body.items as Array<{ name: string }>).map((a) => a.name).sort();
+  }
+
+  for (const size of [3 * MiB, 12 * MiB]) {
+    it(`a client that writes its whole ${size / MiB} MiB body (Content-Length) before reading gets the whole 413, three times`, async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await rawHttp(t.url, {
+          head: requestHead('POST', '/api/v1/accounts', t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'content-length': String(size) }),
+          body: bigBody(size),
+          writeAllFirst: true,
+          waitForClose: true,
+        });
+        expectRefusal(res, 413, 'BODY_TOO_LARGE');
+        // The whole body was read and dropped, so the server closes at once rather than at the linger's end.
+        expect(res.closed).toBe(true);
+        await stillServes();
+      }
+      expect(await accountNames()).toEqual(['cash', 'sales']);
+    });
+  }
+
+  it('a client that writes a 12 MiB chunked body (no Content-Length) before reading gets the whole 413, three times', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await rawHttp(t.url, {
+        head: requestHead('POST', '/api/v1/accounts', t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+        body: chunked(bigBody(12 * MiB)),
+        writeAllFirst: true,
+        waitForClose: true,
+      });
+      expectRefusal(res, 413, 'BODY_TOO_LARGE');
+      expect(res.closed).toBe(true);
+      await stillServes();
+    }
+    expect(await accountNames()).toEqual(['cash', 'sales']);
+  });
+
+  for (const size of [3 * MiB, 12 * MiB]) {
+    it(`fetch with a ${size / MiB} MiB string body resolves with the 413 and its JSON body`, async () => {
+      const description = 'a'.repeat(size);
+      let outcome: { status: number; body: any; connection: string | null } | string;
+      try {
+        const response = await fetch(`${t.url}/api/v1/transactions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body: `{"lines":[],"metadata":{"a":"${description}"}}`,
+          ...bounded(20_000),
+        });
+        const text = await response.text();
+        outcome = { status: response.status, body: JSON.parse(text), connection: response.headers.get('connection') };
+      } catch (error) {
+        outcome = `fetch failed: ${(error as Error).message} (${String((error as { cause?: unknown }).cause)})`;
+      }
+      expect(outcome).toMatchObject({ status: 413, body: { code: 'BODY_TOO_LARGE', message: expect.any(String) } });
+      await stillServes();
+    });
+  }
+
+  it('the key is checked first: a valid ADMIN key with a 3 MiB body is 413 and creates nothing; a bad key is 401', async () => {
+    const before = await accountNames();
+    const res = await admin.request('POST', '/api/v1/accounts', { rawBody: `{"name":"huge","currency":"USD","type":"ASSET","description":"${'a'.repeat(3 * MiB)}"}` });
+    expect(res.status, res.text.slice(0, 300)).toBe(413);
+    expect(res.body).toMatchObject({ code: 'BODY_TOO_LARGE', message: expect.any(String) });
+    expect(await accountNames()).toEqual(before);
+    const stranger = client(t.url, `sk_live_${'0'.repeat(32)}`);
+    const refused = await stranger.request('POST', '/api/v1/accounts', { rawBody: `{"name":"huge","currency":"USD","type":"ASSET","description":"${'a'.repeat(3 * MiB)}"}` });
+    expect(refused.status, refused.text.slice(0, 300)).toBe(401);
+    expect(refused.body?.code).toBe('UNAUTHENTICATED');
+    expect(await accountNames()).toEqual(before);
+    await stillServes();
+  });
+
+  for (const path of ['/healthz', '/api/v1/accounts']) {
+    it(`a 20,000-byte header on GET ${path} gets the whole 431 HEADERS_TOO_LARGE, then the connection closes`, async () => {
+      const res = await rawHttp(t.url, {
+        head: requestHead('GET', path, t.tenant.apiKey.rawKey, { 'x-padding': 'a'.repeat(20_000) }),
+        waitForClose: true,
+        timeoutMs: 10_000,
+      });
+      expectRefusal(res, 431, 'HEADERS_TOO_LARGE');
+      expect(res.closed).toBe(true);
+      await stillServes();
+    });
+  }
+
+  it('without --rate-limit there is no limit: 100 quick requests of one key are all 200', async () => {
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const results = await Promise.all(Array.from({ length: 25 }, () => admin.get('/api/v1/accounts')));
+      statuses.push(...results.map((r) => r.status));
+    }
+    expect(statuses).toHaveLength(100);
+    expect(statuses.filter((s) => s !== 200), statuses.join(',')).toEqual([]);
+  });
+});
+
+describe('intake: a body that stalls or trickles is refused with 408', () => {
+  const IDLE_MS = 500;
+  const lines: string[] = [];
+  let t: TestServer;
+  let rawKey: string;
+
+  beforeAll(async () => {
+    t = await startTestServer({ bodyIdleTimeoutMs: IDLE_MS, log: (line, level) => lines.push(`${level ?? 'info'}: ${line}`) });
+    rawKey = t.tenant.apiKey.rawKey;
+  });
+  afterAll(async () => t?.stop());
+
+  const internalErrors = () => lines.filter((l) => l.includes('internal error'));
+  const accountHead = (length: number) => requestHead('POST', '/api/v1/accounts', rawKey, { 'content-type': 'application/json', 'content-length': String(length) });
+
+  it('10 bytes of a declared 100, then nothing: 408 REQUEST_TIMEOUT after the idle time-out', async () => {
+    const res = await rawHttp(t.url, { head: accountHead(100), body: ['{"name":"x'], timeoutMs: 10_000 });
+    expectRefusal(res, 408, 'REQUEST_TIMEOUT');
+    expect(res.responseAt!).toBeGreaterThanOrEqual(IDLE_MS - 100);
+    expect(res.responseAt!).toBeLessThan(5_000);
+  });
+
+  it('a body trickling 1 byte every 100 ms (never idle) is refused at the total bound, 6 × the idle time-out', async () => {
+    const res = await rawHttp(t.url, { head: accountHead(1000), body: trickle(100, 150), timeoutMs: 20_000 });
+    expectRefusal(res, 408, 'REQUEST_TIMEOUT');
+    expect(res.responseAt!).toBeGreaterThanOrEqual(2_500);
+    expect(res.responseAt!).toBeLessThanOrEqual(10_000);
+  });
+
+  it('20 trickling clients at once are all answered 408 and closed by the server within 10 s; /healthz answers meanwhile', async () => {
+    const clients = Array.from({ length: 20 }, () =>
+      rawHttp(t.url, { head: accountHead(1000), body: trickle(100, 150), waitForClose: true, timeoutMs: 15_000 }),
+    );
+    let done = false;
+    const all = Promise.all(clients).finally(() => (done = true));
+    const health: Array<number | string> = [];
+    while (!done) {
+      health.push(
+        await fetch(`${t.url}/healthz`, bounded(5_000))
+          .then(async (r) => (await r.text(), r.status))
+          .catch((e: Error) => `failed: ${e.message}`),
+      );
+      await sleep(250);
+    }
+    const results = await all;
+    for (const res of results) {
+      expectRefusal(res, 408, 'REQUEST_TIMEOUT');
+      expect(res.responseAt!).toBeGreaterThanOrEqual(2_500);
+      expect(res.closed, `closed by the server: ${JSON.stringify(res)}`).toBe(true);
+      expect(res.closedAt!).toBeLessThanOrEqual(10_000);
+    }
+    expect(health.length).toBeGreaterThan(5);
+    expect(health.every((s) => s === 200), JSON.stringify(health)).toBe(true);
+  }, 30_000);
+
+  it('a client that leaves mid-body is no internal error (with Content-Length, chunked, and while its 413 lingers)', async () => {
+    const aborted = [
+      rawHttp(t.url, { head: accountHead(1000), body: ['{"name":"x'], abortAfterBody: true, timeoutMs: 5_000 }),
+      rawHttp(t.url, {
+        head: requestHead('POST', '/api/v1/transactions', rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'idempotency-key': randomUUID() }),
+        body: ['a\r\n{"lines":[\r\n'],
+        abortAfterBody: true,
+        timeoutMs: 5_000,
+      }),
+      // Over the limit while reading: the 413 is under way and the rest is being discarded when the client leaves.
+      rawHttp(t.url, {
+        head: requestHead('POST', '/api/v1/accounts', rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+        body: [...chunked(bigBody(3 * MiB))].slice(0, 40),
+        abortAfterBody: true,
+        timeoutMs: 5_000,
+      }),
+      // Declared over the limit: refused before reading, the client leaves during the linger.
+      rawHttp(t.url, { head: accountHead(3 * MiB), body: bigBody(3 * MiB).slice(0, 10), abortAfterBody: true, timeoutMs: 5_000 }),
+    ];
+    await Promise.all(aborted);
+    // The server notices the aborts asynchronously: wait for its debug lines (or a bound), then a little more.
+    for (let waited = 0; waited < 3_000 && lines.filter((l) => l.includes('closed the connection')).length < 2; waited += 50) await sleep(50);
+    await sleep(300);
+    expect(internalErrors(), lines.join('\n')).toEqual([]);
+    const health = await fetch(`${t.url}/healthz`, bounded());
+    expect(health.status).toBe(200);
+  });
+
+  it('nothing in this suite logged an internal error', () => {
+    expect(internalErrors(), lines.join('\n')).toEqual([]);
+  });
+});
+
+describe('intake: --rate-limit, per API key', () => {
+  const RATE = 5;
+  let t: TestServer;
+  let first: Client;
+  let second: Client;
+  let otherTenant: Client;
+  let firstKey: string;
+
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimitPerSecond: RATE });
+    firstKey = t.tenant.apiKey.rawKey;
+    first = client(t.url, firstKey);
+    const made = await first.post('/api/v1/api-keys', { scopes: ['ADMIN'] });
+    if (made.status !== 201) throw new Error(`api key create failed: ${made.status} ${made.text}`);
+    second = client(t.url, made.body.rawKey as string);
+    const other = await createTenant(t.dbPath, 'Other');
+    otherTenant = client(t.url, other.apiKey.rawKey);
+    // The first key's bucket is full again before the burst.
+    await sleep(1_200);
+  });
+  afterAll(async () => t?.stop());
+
+  it('a burst of 20 is served about the burst size, the rest is 429 RATE_LIMITED with Retry-After, before any work', async () => {
+    const burst = await Promise.all(Array.from({ length: 20 }, () => first.get('/api/v1/accounts')));
+    // Straight after: writes by the same key are refused before they create anything.
+    const names = Array.from({ length: 8 }, (_, i) => `limited-${i}`);
+    const writes = await Promise.all(names.map((name) => first.post('/api/v1/accounts', { name, currency: 'USD', type: 'ASSET' })));
+    // Other keys (same tenant, another tenant) are not held back, and neither is /healthz, whoever calls it.
+    const secondRes = await second.get('/api/v1/accounts');
+    const otherRes = await otherTenant.get('/api/v1/accounts');
+    const health = await Promise.all(Array.from({ length: 30 }, () => first.get('/healthz')));
+
+    const ok = burst.filter((r) => r.status === 200).length;
+    expect(ok, burst.map((r) => r.status).join(',')).toBeGreaterThanOrEqual(RATE);
+    expect(ok, burst.map((r) => r.status).join(',')).toBeLessThanOrEqual(8);
+    for (const res of [...burst.filter((r) => r.status !== 200), ...writes.filter((r) => r.status !== 201)]) {
+      expect(res.status, res.text).toBe(429);
+      expect(res.body).toMatchObject({ code: 'RATE_LIMITED', message: expect.any(String) });
+      const retryAfter = res.headers.get('retry-after') ?? '';
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThan(0);
+    }
+    const refusedWrites = writes.filter((r) => r.status === 429).length;
+    expect(refusedWrites, writes.map((r) => r.status).join(',')).toBeGreaterThanOrEqual(5);
+
+    expect(secondRes.status, secondRes.text).toBe(200);
+    expect(otherRes.status, otherRes.text).toBe(200);
+    expect(otherRes.body.items).toEqual([]);
+    expect(health.map((r) => r.status)).toEqual(health.map(() => 200));
+
+    // Only the writes that were let through created an account.
+    const created = names.filter((_, i) => writes[i]!.status === 201).sort();
+    const listed = await second.get('/api/v1/accounts?limit=200');
+    expect(listed.status).toBe(200);
+    expect((listed.body.items as Array<{ name: string }>).map((a) => a.name).sort()).toEqual(created);
+
+    // After a second and a bit the bucket has refilled.
+    await sleep(1_200);
+    const again = await first.get('/api/v1/accounts');
+    expect(again.status, again.text).toBe(200);
+  });
+});
+
+describe('intake: serve flags', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-intake-cli-'));
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The built binary, killed if it ever starts listening instead of refusing its flags. */
+  const serve = (flags: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [BIN, '--db', join(dir, 'ledger.db'), 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
+        { env: { ...process.env, NO_COLOR: '1' }, timeout: 20_000, killSignal: 'SIGKILL' },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : child.exitCode, stdout, stderr }),
+      );
+    });
+
+  for (const [flag, value] of [
+    ['--rate-limit', '0'],
+    ['--body-timeout', '0'],
+    ['--rate-limit', 'abc'],
+  ] as const) {
+    it(`serve ${flag} ${value} exits 2 naming the flag`, async () => {
+      const result = await serve([flag, value]);
+      expect(result.code, JSON.stringify(result)).toBe(2);
+      expect(result.stderr).toContain(flag);
+      expect(result.stdout).not.toMatch(/listening/);
+    });
+  }
+});
