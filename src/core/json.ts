@@ -55,10 +55,10 @@ export const jsonNumber = (text: string): JsonNumber => new JsonNumber(text);
  */
 export type BodyShape =
   /** Known fields only: any other key is refused where it appears. */
-  | { kind: 'object'; strict: boolean; fields: ReadonlyMap<string, BodyShape> }
-  | { kind: 'array'; max: number; message: string; item: BodyShape }
+  | { kind: 'object'; strict: boolean; fields: ReadonlyMap<string, BodyShape>; mismatch?: string }
+  | { kind: 'array'; max: number; message: string; item: BodyShape; mismatch?: string }
   /** A map with a bounded number of entries. */
-  | { kind: 'record'; max: number; message: string; value: BodyShape }
+  | { kind: 'record'; max: number; message: string; value: BodyShape; mismatch?: string }
   /** A string, number, boolean or null: an object or array here is refused at its first character. */
   | { kind: 'scalar'; messages: { object: string; array: string } }
   /** Anything, within the depth limit. */
@@ -155,6 +155,10 @@ export function parseJson(text: string, shape: BodyShape = ANY): unknown {
   };
   const open = (kind: 'object' | 'array', shapeHere: BodyShape, path: string) => {
     if (shapeHere.kind === 'scalar') throw new ShapeBreach({ path, message: shapeHere.messages[kind] });
+    // An array where an object belongs, or the other way round (`mismatch` is what the schema says of it).
+    if (shapeHere.kind !== 'any' && (shapeHere.kind === 'array') !== (kind === 'array')) {
+      throw new ShapeBreach({ path, message: shapeHere.mismatch ?? `must not be an ${kind}` });
+    }
     if (stack.length >= JSON_DEPTH_MAX) throw invalid(`Invalid JSON: nesting deeper than ${JSON_DEPTH_MAX} levels.`);
     const container = kind === 'array' ? [] : {};
     place(container);

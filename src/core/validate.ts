@@ -43,9 +43,11 @@ type AnySchema = {
 const SCALAR_TYPES = new Set(['string', 'number', 'boolean', 'literal', 'picklist', 'enum', 'instance', 'bigint', 'null']);
 
 /** What valibot itself says of an object or an array where the schema wants a value. */
+const firstMessage = (schema: AnySchema, input: unknown) =>
+  v.safeParse(schema as unknown as v.GenericSchema, input).issues?.[0]?.message ?? `must not be ${Array.isArray(input) ? 'an array' : 'an object'}`;
+
 function scalarShape(schema: AnySchema): BodyShape {
-  const first = (input: unknown) => v.safeParse(schema as unknown as v.GenericSchema, input).issues?.[0]?.message ?? 'must not be an object or an array';
-  return { kind: 'scalar', messages: { object: first({}), array: first([]) } };
+  return { kind: 'scalar', messages: { object: firstMessage(schema, {}), array: firstMessage(schema, []) } };
 }
 
 /** One shape for the options of a variant or union: the fields of all of them, the larger of two limits. */
@@ -89,6 +91,10 @@ function shapeOfSchema(schema: AnySchema): BodyShape {
     if (bounded && (shape.kind === 'array' || shape.kind === 'record')) {
       shape = { ...shape, max: Number(action.requirement), message: limitMessage(action, `must have at most ${String(action.requirement)} entries`) };
     }
+  }
+  if (shape.kind === 'object' || shape.kind === 'record' || shape.kind === 'array') {
+    // What valibot says of the whole schema given a container of the other kind (a list for a map, a map for a list).
+    shape = { ...shape, mismatch: firstMessage(schema, shape.kind === 'array' ? {} : []) };
   }
   return shape;
 }

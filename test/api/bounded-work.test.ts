@@ -1,0 +1,199 @@
+// No request can stall the others: each hostile request of the issue that once held every tenant up is refused (or
+// answered) cheaply while /healthz and another tenant's posting keep answering; answers stay under 4 MiB.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { ANSWER_SIZE_MAX_BYTES, BODY_SIZE_MAX_BYTES } from '../../src/core/limits.js';
+
+/**
+ * The issue's bound for another tenant's posting is 250 ms at p99 (bench); a test runs beside other suites on a busy
+ * 2-core machine, so it allows four times that. Before, these requests held everyone for 1 to 13 s.
+ */
+const BOUND_MS = 1000;
+const HEAVY_LINES = 1000;
+const HEAVY_POSTINGS = 40;
+
+/** `{"<field>":[e,e,e,…]}` with as many elements as fit in a body of just under 2 MiB. */
+function hugeList(prefix: string, element: string, suffix = ']}'): string {
+  const count = Math.floor((BODY_SIZE_MAX_BYTES - prefix.length - suffix.length) / (element.length + 1));
+  return `${prefix}${Array.from({ length: count }, () => element).join(',')}${suffix}`;
+}
+
+function expectRefused(res: HttpResult, status: number, code: string, message?: RegExp) {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body.code).toBe(code);
+  expect(typeof res.body.message).toBe('string');
+  if (message) expect(res.body.message).toMatch(message);
+  expect(res.body.message).not.toMatch(/stack|Maximum call|RangeError|TypeError/i);
+}
+
+describe('hostile requests within the size cap are cheap for everyone else', () => {
+  let t: TestServer;
+  let hostile: Client;
+  let victim: Client;
+  let victimLines: () => unknown[];
+  let heavyIds: string[] = [];
+  let heavyLine: (i: number) => unknown;
+  let agentKey: string;
+
+  /** Runs the request while /healthz and the other tenant's 2-line postings keep being timed; answers both. */
+  async function beside(request: () => Promise<HttpResult>): Promise<{ res: HttpResult; ms: number; probesMaxMs: number; probes: number }> {
+    let done = false;
+    const probeTimes: number[] = [];
+    const probing = (async () => {
+      while (!done) {
+        const started = performance.now();
+        const [health, posted] = await Promise.all([fetch(`${t.url}/healthz`), post(victim, victimLines())]);
+        expect(health.status).toBe(200);
+        expect(posted.status, posted.text).toBe(201);
+        probeTimes.push(performance.now() - started);
+      }
+    })();
+    // Probes are under way before the hostile request starts.
+    await new Promise((r) => setTimeout(r, 30));
+    const started = performance.now();
+    const res = await request();
+    const ms = performance.now() - started;
+    done = true;
+    await probing;
+    return { res, ms, probesMaxMs: Math.max(...probeTimes), probes: probeTimes.length };
+  }
+
+  function expectNobodyWaited(run: { ms: number; probesMaxMs: number; probes: number }) {
+    expect(run.ms, 'the hostile request itself').toBeLessThan(BOUND_MS);
+    expect(run.probes).toBeGreaterThan(0);
+    expect(run.probesMaxMs, '/healthz and the other tenant posting meanwhile').toBeLessThan(BOUND_MS);
+  }
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    hostile = client(t.url, t.tenant.apiKey.rawKey);
+    const other = await createTenant(t.dbPath, 'Victim');
+    victim = client(t.url, other.apiKey.rawKey);
+    const [v1, v2] = [await makeAccount(victim), await makeAccount(victim, { type: 'REVENUE' })];
+    victimLines = () => [
+      { accountId: v1, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'PIX' } },
+      { accountId: v2, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'PIX' } },
+    ];
+    const [h1, h2] = [await makeAccount(hostile), await makeAccount(hostile)];
+    const description = 'd'.repeat(1024);
+    heavyLine = (i) => ({ ...onchain(i % 2 ? h1 : h2, i % 2 ? 'DEBIT' : 'CREDIT', '1.00'), description });
+    const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'm'.repeat(1024)]));
+    const lines = Array.from({ length: HEAVY_LINES }, (_, i) => heavyLine(i));
+    for (let i = 0; i < HEAVY_POSTINGS; i++) {
+      const res = await post(hostile, lines, { metadata });
+      expect(res.status, res.text).toBe(201);
+      heavyIds.push(res.body.transactionId);
+    }
+    const key = await hostile.post('/api/v1/api-keys', { scopes: ['AGENTS_EXECUTE'] });
+    agentKey = key.body.rawKey;
+  });
+  afterAll(async () => t?.stop());
+
+  const sendRaw = (c: Client, path: string, rawBody: string, headers: Record<string, string> = {}) => () =>
+    c.request('POST', path, { rawBody, headers: { 'idempotency-key': `k-${Math.random()}`, ...headers } });
+
+  it('lines of 1.04 million 1s (under 2 MiB) on POST /api/v1/transactions: 400 at the 1,001st', async () => {
+    const body = hugeList('{"lines":[', '1');
+    expect(body.length).toBeGreaterThan(2_000_000);
+    const run = await beside(sendRaw(hostile, '/api/v1/transactions', body));
+    expectRefused(run.res, 400, 'VALIDATION_FAILED', /lines must have at most 1000 lines/);
+    expect(run.res.body.details).toEqual([{ path: 'lines', message: 'must have at most 1000 lines' }]);
+    expectNobodyWaited(run);
+  });
+
+  it('the same on POST /api/v1/agent/transactions, and 690k {} lines', async () => {
+    const agent = client(t.url, agentKey);
+    const session = { 'x-agent-session-id': 's-1' };
+    for (const body of [hugeList('{"lines":[', '1'), hugeList('{"lines":[', '{}')]) {
+      const run = await beside(sendRaw(agent, '/api/v1/agent/transactions', body, session));
+      expectRefused(run.res, 400, 'VALIDATION_FAILED', /lines must have at most 1000 lines/);
+      expectNobodyWaited(run);
+    }
+    const run = await beside(sendRaw(hostile, '/api/v1/transactions', hugeList('{"lines":[', '{}')));
+    expectRefused(run.res, 400, 'VALIDATION_FAILED', /at most 1000 lines/);
+    expectNobodyWaited(run);
+  });
+
+  it('1.04 million scopes, transaction ids and policy tokens: 400 at one past each limit', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['/api/v1/api-keys', hugeList('{"scopes":[', '1'), /scopes must name at most 12 scopes/],
+      ['/api/v1/reconciliation/batch', hugeList('{"transactionIds":[', '1'), /transactionIds must have at most 100 ids/],
+      ['/api/v1/admin/policy-rules', hugeList('{"type":"ALLOWED_TOKENS","tokens":[', '1'), /tokens must name at most 4 values/],
+      ['/api/v1/admin/policy-rules', hugeList('{"type":"ALLOWED_CHAINS","chains":[', '1'), /chains must name at most 3 values/],
+    ];
+    for (const [path, body, message] of cases) {
+      const run = await beside(sendRaw(hostile, path, body));
+      expectRefused(run.res, 400, 'VALIDATION_FAILED', message);
+      expectNobodyWaited(run);
+    }
+    expect((await hostile.get('/api/v1/admin/policy-rules')).body).toEqual([]);
+  });
+
+  it('2 MiB of [ is refused at its first bracket (where an object belongs, or as the body), never with a parser\'s inner message', async () => {
+    const cases: Array<[string, RegExp]> = [
+      [`{"metadata":${'['.repeat(BODY_SIZE_MAX_BYTES - 20)}`, /^Invalid request body: metadata must be an object of strings\.$/],
+      [`{"lines":[${'['.repeat(BODY_SIZE_MAX_BYTES - 20)}`, /^Invalid request body: lines\.0 /],
+      ['['.repeat(BODY_SIZE_MAX_BYTES), /^Invalid JSON: the body must be a JSON object\.$/],
+    ];
+    for (const [body, message] of cases) {
+      const run = await beside(sendRaw(hostile, '/api/v1/transactions', body));
+      expectRefused(run.res, 400, 'VALIDATION_FAILED', message);
+      expectNobodyWaited(run);
+    }
+  });
+
+  it(`batch reconciliation of 100 ids of ${HEAVY_LINES}-line transactions answers without holding the writer`, async () => {
+    const transactionIds = Array.from({ length: 100 }, (_, i) => heavyIds[i % heavyIds.length]!);
+    const run = await beside(() => hostile.post('/api/v1/reconciliation/batch', { transactionIds }));
+    expect(run.res.status, run.res.text).toBe(200);
+    expect(run.res.body).toHaveLength(100);
+    expect(run.res.body.every((r: { outcome: string }) => r.outcome === 'UNMATCHED')).toBe(true);
+    // It reads 100,000 on-chain lines, a transaction per event-loop turn: others wait for none of it, and the batch
+    // itself takes about a second here (11.5 s when every stored document was parsed again on the writer).
+    expect(run.ms).toBeLessThan(BOUND_MS * 5);
+    expect(run.probesMaxMs, '/healthz and the other tenant posting meanwhile').toBeLessThan(BOUND_MS);
+  });
+
+  it('a maximum-size posting (1000 lines, 1 KiB each) beside another tenant\'s postings', async () => {
+    const lines = Array.from({ length: HEAVY_LINES }, (_, i) => heavyLine(i));
+    const run = await beside(() => post(hostile, lines));
+    expect(run.res.status, run.res.text).toBe(201);
+    expectNobodyWaited(run);
+  });
+
+  it('GET /api/v1/transactions?limit=200 never answers more than 4 MiB; the pages join back with no gap and no repeat', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: HttpResult = await hostile.get(`/api/v1/transactions?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(ANSWER_SIZE_MAX_BYTES);
+      expect(res.body.items.length).toBeGreaterThan(0);
+      seen.push(...res.body.items.map((i: { transactionId: string }) => i.transactionId));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor);
+    // Newest first, every transaction once: the heavy ones (one more was posted above) and nothing else.
+    expect(pages).toBeGreaterThan(10);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe(HEAVY_POSTINGS + 1);
+    expect(seen.slice(1)).toEqual([...heavyIds].reverse());
+  });
+
+  it('8 concurrent first pages of the heaviest list keep memory within 300 MB of rest', async () => {
+    global.gc?.();
+    const rest = process.memoryUsage().rss;
+    let peak = rest;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const pages = await Promise.all(Array.from({ length: 8 }, () => hostile.get('/api/v1/transactions?limit=200')));
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(ANSWER_SIZE_MAX_BYTES);
+    }
+    // The server runs in this process: the figure also holds the 8 answers as the client read them.
+    expect((peak - rest) / 2 ** 20).toBeLessThan(300);
+  });
+});
