@@ -7,7 +7,10 @@ import * as schemas from '../../src/core/schemas.js';
 import { allRoutes } from '../../src/server/app.js';
 import { RateLimiter } from '../../src/server/rateLimit.js';
 import { LedgerError } from '../../src/core/errors.js';
-import { JSON_DEPTH_MAX } from '../../src/core/limits.js';
+import { ANSWER_SIZE_MAX_BYTES, JSON_DEPTH_MAX } from '../../src/core/limits.js';
+import { exportAudit } from '../../src/core/usecases/auditLog.js';
+import type { StoredAuditRecord } from '../../src/core/ports.js';
+import type { Deps } from '../../src/core/context.js';
 
 const MiB = 1024 * 1024;
 /** Text that is not JSON: a parser that reads it fails with a syntax error, so a limit breach proves it stopped before. */
@@ -177,5 +180,39 @@ describe('rate limiter: a token bucket per key, burst = the rate', () => {
     expect(limited(limiter, 'k')?.retryAfterSeconds).toBe(4);
     now += 4000;
     expect(limited(limiter, 'k')).toBeNull();
+  });
+});
+
+describe('the audit export holds at most 4 MiB of a page in memory', () => {
+  it('pages end before the record that would pass the cap, continue right after it, and read no row beyond', () => {
+    const payload = JSON.stringify({ note: 'p'.repeat(10_000) });
+    const records: StoredAuditRecord[] = Array.from({ length: 3000 }, (_, i) => ({
+      seq: i + 1,
+      id: `r${i}`,
+      type: 'HUMAN',
+      action: 'CREATE_ACCOUNT',
+      actorKeyId: 'k',
+      occurredAt: `2026-01-01T00:00:${String(Math.floor(i / 1000)).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}Z`,
+      payloadJson: payload,
+      prevHash: null,
+      hash: 'h',
+    }));
+    let pulled = 0;
+    const store = {
+      *auditPage(_tenant: string, _range: unknown, after: { occurredAt: string; seq: number } | null, limit: number) {
+        const start = after ? records.findIndex((r) => r.seq === after.seq) + 1 : 0;
+        for (const r of records.slice(start, start + limit)) {
+          pulled++;
+          yield r;
+        }
+      },
+    };
+    const chunks = [...exportAudit({ store } as unknown as Deps, 't', { from: 0, to: Date.UTC(2100, 0, 1) })];
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(ANSWER_SIZE_MAX_BYTES);
+    const ids = chunks.flatMap((c) => c.trimEnd().split('\n').map((l) => JSON.parse(l).id as string));
+    expect(ids).toEqual(records.map((r) => r.id));
+    // Each page reads one row past what it keeps, at most (the row that did not fit).
+    expect(pulled).toBeLessThanOrEqual(records.length + chunks.length);
   });
 });
