@@ -7,6 +7,7 @@ import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
 import { nodeRequestOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
+import { InFlightRequests } from './inFlight.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -62,9 +63,9 @@ function bearerToken(event: H3Event): string | null {
   return match ? match[1]! : '';
 }
 
-function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger) {
+function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger, inFlight: InFlightRequests) {
   return async (event: H3Event): Promise<Response> => {
-    const response = await answer(route, ledger, settings, log, event);
+    const response = await inFlight.track(() => answer(route, ledger, settings, log, event));
     // Answered while the body is still arriving (refused, or never needed): read the rest, then close.
     const req = nodeRequestOf(event);
     return req.complete ? response : withLingeringClose(response, req);
@@ -110,9 +111,9 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
 
-export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger): H3 {
+export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
   const app = new H3({ silent: true });
-  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, settings, log));
+  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, settings, log, inFlight));
   const patterns = allRoutes.map((route) => ({ route, pattern: patternOf(route.path) }));
   app.all('/**', (event) => {
     const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.route.method);

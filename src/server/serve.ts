@@ -28,6 +28,7 @@ import {
 } from '../core/limits.js';
 import { answerClientError } from './clientError.js';
 import { RateLimiter } from './rateLimit.js';
+import { InFlightRequests } from './inFlight.js';
 
 const DRAIN_SWEEP_MS = 20;
 
@@ -186,7 +187,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { ledger, close: stopStore } = await openLedger(options);
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
-  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter }, options.log);
+  const inFlight = new InFlightRequests();
+  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter }, options.log, inFlight);
   const server = createServer(
     {
       keepAliveTimeout: 5000,
@@ -213,13 +215,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ledger,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
         // A keep-alive connection whose request was just answered would otherwise linger until its timeout.
         const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
         server.close(() => {
           clearTimeout(force);
           clearInterval(sweep);
-          void stopStore().then(resolve);
+          // Connections are gone, but a handler whose client left may still be at work: the store outlives it.
+          void inFlight
+            .idle(Math.max(0, deadline - Date.now()))
+            .then(stopStore)
+            .then(resolve);
         });
         server.closeIdleConnections();
       })),

@@ -2,6 +2,7 @@
 // answered) cheaply while /healthz and another tenant's posting keep answering; answers stay under 4 MiB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { ANSWER_SIZE_MAX_BYTES, BODY_SIZE_MAX_BYTES } from '../../src/core/limits.js';
 
 /**
@@ -34,6 +35,7 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
   let heavyIds: string[] = [];
   let heavyLine: (i: number) => unknown;
   let agentKey: string;
+  const logged: string[] = [];
 
   /** Runs the request while /healthz and the other tenant's 2-line postings keep being timed; answers both. */
   async function beside(request: () => Promise<HttpResult>): Promise<{ res: HttpResult; ms: number; probesMaxMs: number; probes: number }> {
@@ -65,7 +67,7 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
   }
 
   beforeAll(async () => {
-    t = await startTestServer();
+    t = await startTestServer({ log: (line) => logged.push(line) });
     hostile = client(t.url, t.tenant.apiKey.rawKey);
     const other = await createTenant(t.dbPath, 'Victim');
     victim = client(t.url, other.apiKey.rawKey);
@@ -195,5 +197,34 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
     }
     // The server runs in this process: the figure also holds the 8 answers as the client read them.
     expect((peak - rest) / 2 ** 20).toBeLessThan(300);
+  });
+
+  // Last: it stops the server.
+  it('on shutdown, a batch whose client has left is finished before the database closes (no 500, nothing logged)', async () => {
+    const transactionIds = Array.from({ length: 100 }, (_, i) => heavyIds[i % heavyIds.length]!);
+    const batchResults = () => {
+      const db = new BetterSqlite3(t.dbPath, { readonly: true });
+      try {
+        return (db.prepare("SELECT count(*) AS n FROM reconciliation_results WHERE source = 'BATCH'").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = batchResults();
+    const abort = new AbortController();
+    const leaving = fetch(`${t.url}/api/v1/reconciliation/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ transactionIds }),
+      signal: abort.signal,
+    }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 100));
+    abort.abort();
+    await leaving;
+    // No connection is left, so the server closes at once; the batch still reads and writes.
+    await t.server.close();
+    expect(logged.filter((line) => /internal error/.test(line))).toEqual([]);
+    // The batch was finished and written, though nobody waits for its answer.
+    expect(batchResults()).toBe(before + 100);
   });
 });
