@@ -39,3 +39,11 @@ export type CommandResult<K extends CommandName> = ReturnType<Commands[K]>;
 /** Runs one command; the writer calls this inside a savepoint. */
 export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): CommandResult<K> =>
   (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => CommandResult<K>)(ctx, args);
+
+/** About how many rows a command writes, so that group commit can keep a large write apart from small ones. */
+export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {
+  const a = args as { input?: { lines: unknown[] }; plans?: unknown[] };
+  if (a.input) return a.input.lines.length;
+  if (a.plans) return a.plans.length;
+  return 1;
+}

@@ -25,6 +25,8 @@ export const CURSOR_LENGTH_MAX = 1024;
 export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 /** Postings gathered into one durable commit at most. */
 export const GROUP_COMMIT_BATCH_MAX = 512;
+/** Rows (about) one group commit writes at most: a write larger than this commits alone. */
+export const GROUP_COMMIT_WEIGHT_MAX = 1000;
 /** Completed idempotency records are kept at least this long. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** How long a graceful shutdown waits for in-flight requests. */

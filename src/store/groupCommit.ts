@@ -2,10 +2,12 @@
 // each in its own savepoint so that one failure fails alone. Nobody is answered before the commit is durable.
 import type { SqliteDb } from './sqlite.js';
 import { asStoreError, BEGIN_WRITE } from './sqlite.js';
-import { GROUP_COMMIT_BATCH_MAX } from '../core/limits.js';
+import { GROUP_COMMIT_BATCH_MAX, GROUP_COMMIT_WEIGHT_MAX } from '../core/limits.js';
 
 interface Job {
   work: () => unknown;
+  /** About how many rows it writes (core/commands.ts, commandWeight). */
+  weight: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -33,9 +35,9 @@ export class GroupCommitter {
     this.rollbackTo = db.prepare('ROLLBACK TO job');
   }
 
-  run<T>(work: () => T): Promise<T> {
+  run<T>(work: () => T, weight = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, weight, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -47,7 +49,7 @@ export class GroupCommitter {
   flush(): void {
     this.scheduled = false;
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, GROUP_COMMIT_BATCH_MAX);
+      const batch = this.queue.splice(0, this.nextBatchSize());
       const outcomes = this.commitBatch(batch);
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
@@ -55,6 +57,21 @@ export class GroupCommitter {
         else job.reject(outcome.error);
       });
     }
+  }
+
+  /**
+   * Jobs in arrival order, up to GROUP_COMMIT_BATCH_MAX of them and GROUP_COMMIT_WEIGHT_MAX rows: a 1000-line posting
+   * commits in a batch of its own, so the small writes queued before it are answered without waiting for it.
+   */
+  private nextBatchSize(): number {
+    let count = 0;
+    let weight = 0;
+    while (count < this.queue.length && count < GROUP_COMMIT_BATCH_MAX) {
+      weight += this.queue[count]!.weight;
+      if (count > 0 && weight > GROUP_COMMIT_WEIGHT_MAX) break;
+      count++;
+    }
+    return count;
   }
 
   private commitBatch(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {

@@ -1,5 +1,5 @@
 // The writer on this thread: commands run against the store's own connection, through group commit.
-import { runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import { commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
 import type { Clock, IdGenerator, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
@@ -23,7 +23,7 @@ export class LocalWriter implements Writer {
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    return this.committer.run(() => runCommand(this.ctx, name, args));
+    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args));
   }
 
   async close(): Promise<void> {

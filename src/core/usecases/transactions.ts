@@ -89,7 +89,22 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
       running.set(slot, current);
     }
     current.balance += signedAmount(line);
-    return { ...line, id: entryIds[lineNo]!, seq: 0, tenantId, transactionId, lineNo, createdAt, balanceAfterMinor: current.balance };
+    // Written out rather than spread: one object shape for every entry, which V8 builds fast (a thousand a posting).
+    return {
+      id: entryIds[lineNo]!,
+      seq: 0,
+      tenantId,
+      transactionId,
+      lineNo,
+      accountId: line.accountId,
+      entryType: line.entryType,
+      asset: line.asset,
+      amountMinor: line.amountMinor,
+      details: line.details,
+      description: line.description,
+      createdAt,
+      balanceAfterMinor: current.balance,
+    };
   });
   // The parent row first: entries reference it.
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
