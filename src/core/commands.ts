@@ -42,8 +42,8 @@ export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, ar
 
 /** About how many rows a command writes, so that group commit can keep a large write apart from small ones. */
 export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {
-  const a = args as { input?: { lines: unknown[] }; plans?: unknown[] };
-  if (a.input) return a.input.lines.length;
-  if (a.plans) return a.plans.length;
+  if (name === 'postTransaction') return (args as CommandArgs<'postTransaction'>).input.lines.length;
+  if (name === 'executeAgentTransaction') return (args as CommandArgs<'executeAgentTransaction'>).input.lines.length;
+  if (name === 'reconcileBatch') return (args as CommandArgs<'reconcileBatch'>).plans.length;
   return 1;
 }

@@ -66,10 +66,14 @@ function bearerToken(event: H3Event): string | null {
 function handlerFor(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger, inFlight: InFlightRequests) {
   return async (event: H3Event): Promise<Response> => {
     const response = await inFlight.track(() => answer(route, ledger, settings, log, event));
-    // Answered while the body is still arriving (refused, or never needed): read the rest, then close.
-    const req = nodeRequestOf(event);
-    return req.complete ? response : withLingeringClose(response, req);
+    return finish(event, response);
   };
+}
+
+/** Answered while the body is still arriving (refused, or never needed): the rest is read and dropped, then closed. */
+function finish(event: H3Event, response: Response): Response | Promise<Response> {
+  const req = nodeRequestOf(event);
+  return req.complete ? response : withLingeringClose(response, req);
 }
 
 async function answer(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger, event: H3Event): Promise<Response> {
@@ -123,7 +127,7 @@ export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger,
         : new LedgerError('NOT_FOUND', `No endpoint at ${event.req.method} ${event.url.pathname}.`);
     const response = errorResponse(error, log);
     if (allowed.length > 0) response.headers.set('allow', allowed.join(', '));
-    return response;
+    return finish(event, response);
   });
   return app;
 }
