@@ -257,6 +257,23 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
     });
   }
 
+  it('a 12 MiB body to an unknown path or a wrong method, written before reading, gets its whole 404 or 405 and a lingering close', async () => {
+    for (const [method, path, status, code] of [
+      ['POST', '/api/v1/nowhere', 404, 'NOT_FOUND'],
+      ['PATCH', '/api/v1/accounts', 405, 'METHOD_NOT_ALLOWED'],
+    ] as const) {
+      const res = await rawHttp(t.url, {
+        head: requestHead(method, path, t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+        body: chunked(bigBody(12 * MiB)),
+        writeAllFirst: true,
+        waitForClose: true,
+      });
+      expectRefusal(res, status, code);
+      expect(res.closed).toBe(true);
+    }
+    await stillServes();
+  });
+
   it('a client that writes a 12 MiB chunked body (no Content-Length) before reading gets the whole 413, three times', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await rawHttp(t.url, {
