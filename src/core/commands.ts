@@ -4,7 +4,7 @@ import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from '.
 import { createAccountCommand } from './usecases/accounts.js';
 import { postTransactionCommand } from './usecases/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCommand } from './usecases/settlements.js';
-import { reconcileBatchCommand } from './usecases/reconciliation.js';
+import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js';
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
 import { recordTransfersCommand } from './usecases/chainWatch.js';
@@ -44,6 +44,6 @@ export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, ar
 export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {
   if (name === 'postTransaction') return (args as CommandArgs<'postTransaction'>).input.lines.length;
   if (name === 'executeAgentTransaction') return (args as CommandArgs<'executeAgentTransaction'>).input.lines.length;
-  if (name === 'reconcileBatch') return (args as CommandArgs<'reconcileBatch'>).plans.length;
+  if (name === 'reconcileBatch') return planWeight((args as CommandArgs<'reconcileBatch'>).plans);
   return 1;
 }

@@ -27,6 +27,12 @@ export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 export const GROUP_COMMIT_BATCH_MAX = 512;
 /** Rows (about) one group commit writes at most: a write larger than this commits alone. */
 export const GROUP_COMMIT_WEIGHT_MAX = 1000;
+/** A write of this many rows or more is large: while small writes are being made, large ones get at most a share of the writer. */
+export const LARGE_WRITE_WEIGHT = 500;
+/** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+3) of it). */
+export const LARGE_WRITE_SHARE_FACTOR = 5;
+/** Small writes committed this recently (or queued) mean the writer is contended. */
+export const LARGE_WRITE_CONTENDED_MS = 50;
 /** Completed idempotency records are kept at least this long. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** How long a graceful shutdown waits for in-flight requests. */

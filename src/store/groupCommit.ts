@@ -2,7 +2,13 @@
 // each in its own savepoint so that one failure fails alone. Nobody is answered before the commit is durable.
 import type { SqliteDb } from './sqlite.js';
 import { asStoreError, BEGIN_WRITE } from './sqlite.js';
-import { GROUP_COMMIT_BATCH_MAX, GROUP_COMMIT_WEIGHT_MAX } from '../core/limits.js';
+import {
+  GROUP_COMMIT_BATCH_MAX,
+  GROUP_COMMIT_WEIGHT_MAX,
+  LARGE_WRITE_CONTENDED_MS,
+  LARGE_WRITE_SHARE_FACTOR,
+  LARGE_WRITE_WEIGHT,
+} from '../core/limits.js';
 
 interface Job {
   work: () => unknown;
@@ -15,6 +21,10 @@ interface Job {
 export class GroupCommitter {
   private queue: Job[] = [];
   private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the next large write may run while small ones are being made, and when a small one last committed. */
+  private largeResumeAt = 0;
+  private lastSmallAt = -Infinity;
   private readonly begin;
   private readonly commit;
   private readonly rollback;
@@ -45,33 +55,61 @@ export class GroupCommitter {
     });
   }
 
-  /** Commits everything queued so far (in batches), then answers each job. */
-  flush(): void {
+  /**
+   * Commits what is queued (in batches), then answers each job. While small writes are being made, a large write
+   * (LARGE_WRITE_WEIGHT rows or more) waits its turn: after one that held the writer D ms, the next large one runs
+   * only once LARGE_WRITE_SHARE_FACTOR × D ms have passed, so large writes take at most a share of the writer and
+   * small writes of every tenant keep flowing. With nothing small around, or on close (`all`), it runs at once.
+   */
+  flush(all = false): void {
     this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.nextBatchSize());
+    for (;;) {
+      const now = performance.now();
+      const contended = now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => job.weight < LARGE_WRITE_WEIGHT);
+      const batch = this.takeBatch(all || !contended || now >= this.largeResumeAt);
+      if (batch.length === 0) break;
       const outcomes = this.commitBatch(batch);
+      const end = performance.now();
+      if (batch.some((job) => job.weight >= LARGE_WRITE_WEIGHT)) this.largeResumeAt = end + (end - now) * LARGE_WRITE_SHARE_FACTOR;
+      if (batch.some((job) => job.weight < LARGE_WRITE_WEIGHT)) this.lastSmallAt = end;
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
         else job.reject(outcome.error);
       });
     }
+    if (this.queue.length === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    // Only large writes wait: their turn comes by the clock, or sooner with the next small write.
+    if (this.queue.length > 0 && !this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, Math.max(1, this.largeResumeAt - performance.now()));
+    }
   }
 
   /**
-   * Jobs in arrival order, up to GROUP_COMMIT_BATCH_MAX of them and GROUP_COMMIT_WEIGHT_MAX rows: a 1000-line posting
-   * commits in a batch of its own, so the small writes queued before it are answered without waiting for it.
+   * The next batch, in arrival order: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a
+   * 1000-line posting commits alone; large writes stay queued when it is not their turn.
    */
-  private nextBatchSize(): number {
-    let count = 0;
+  private takeBatch(largeMayRun: boolean): Job[] {
+    const batch: Job[] = [];
     let weight = 0;
-    while (count < this.queue.length && count < GROUP_COMMIT_BATCH_MAX) {
-      weight += this.queue[count]!.weight;
-      if (count > 0 && weight > GROUP_COMMIT_WEIGHT_MAX) break;
-      count++;
+    for (let i = 0; i < this.queue.length && batch.length < GROUP_COMMIT_BATCH_MAX; ) {
+      const job = this.queue[i]!;
+      if (!largeMayRun && job.weight >= LARGE_WRITE_WEIGHT) {
+        i++;
+        continue;
+      }
+      if (batch.length > 0 && weight + job.weight > GROUP_COMMIT_WEIGHT_MAX) break;
+      batch.push(job);
+      this.queue.splice(i, 1);
+      weight += job.weight;
     }
-    return count;
+    return batch;
   }
 
   private commitBatch(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {

@@ -27,6 +27,6 @@ export class LocalWriter implements Writer {
   }
 
   async close(): Promise<void> {
-    this.committer.flush();
+    this.committer.flush(true);
   }
 }

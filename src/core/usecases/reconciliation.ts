@@ -61,6 +61,9 @@ function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan
   return { transactionId, outcome: settlementId ? 'SETTLED' : 'UNMATCHED', settlementId };
 }
 
+/** About the rows a part writes: a result per transaction, and a settlement (with its audit and event) per line with candidates. */
+export const planWeight = (plans: readonly Plan[]): number => plans.reduce((rows, plan) => rows + 1 + (plan.candidates?.byLine.size ?? 0), 0);
+
 /** One write of a batch: its part of the plans decided and recorded; the last part also writes the batch's audit record. */
 export function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; plans: Plan[]; before: Outcome[] | null }): Outcome[] {
   const { tx, ids, commitClock } = ctx;

@@ -1,0 +1,84 @@
+// Group commit on a real SQLite file: a large write commits alone, and while small writes are being made, large
+// writes wait their turn (5 × the last one's time), so they take at most a share of the writer; never on close.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { GroupCommitter } from '../../src/store/groupCommit.js';
+import { LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
+
+const busy = (ms: number) => {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+};
+
+describe('group commit: large writes share the writer', () => {
+  let dir: string;
+  let db: BetterSqlite3.Database;
+  let committer: GroupCommitter;
+  const done: string[] = [];
+  const job = (name: string, weight: number, ms = 0) =>
+    committer.run(() => {
+      busy(ms);
+      db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
+      done.push(name);
+      return performance.now();
+    }, weight);
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-gc-'));
+    db = new BetterSqlite3(join(dir, 'x.db'));
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE log (name TEXT)');
+    committer = new GroupCommitter(db);
+    done.length = 0;
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with no large write before it, a large write queued among small ones commits in arrival order', async () => {
+    await Promise.all([job('s1', 2), job('s2', 2), job('L', LARGE_WRITE_WEIGHT * 2), job('s3', 2)]);
+    expect(done).toEqual(['s1', 's2', 'L', 's3']);
+  });
+
+  it('with nothing small around, a large write runs at once, one after another', async () => {
+    const first = await job('L1', LARGE_WRITE_WEIGHT, 20);
+    const queuedAt = performance.now();
+    await new Promise((r) => setTimeout(r, 60)); // no small write for longer than the contended window
+    const second = await job('L2', LARGE_WRITE_WEIGHT, 20);
+    expect(second - queuedAt).toBeLessThan(5 * 20 * LARGE_WRITE_SHARE_FACTOR);
+    expect(second).toBeGreaterThan(first);
+  });
+
+  it('while small writes are made, the next large write waits 5 × the last one\'s time, and small writes keep committing meanwhile', async () => {
+    const heldMs = 40;
+    const firstLargeDone = await job('L1', LARGE_WRITE_WEIGHT, heldMs);
+    let stop = false;
+    const smalls = (async () => {
+      while (!stop) {
+        await job('s', 2);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const secondLargeDone = await job('L2', LARGE_WRITE_WEIGHT, 1);
+    stop = true;
+    await smalls;
+    // At least the share factor times the first large write's time (commit included) passed between the two.
+    expect(secondLargeDone - firstLargeDone).toBeGreaterThanOrEqual(heldMs * LARGE_WRITE_SHARE_FACTOR);
+    const between = done.slice(done.indexOf('L1') + 1, done.indexOf('L2'));
+    expect(between.length).toBeGreaterThan(5);
+    expect(between.every((name) => name === 's')).toBe(true);
+  });
+
+  it('on close (flush of everything), a waiting large write runs at once', async () => {
+    await job('L1', LARGE_WRITE_WEIGHT, 40);
+    void job('s', 2); // contended: a small write is queued
+    const waiting = job('L2', LARGE_WRITE_WEIGHT);
+    committer.flush(true);
+    expect(done).toContain('L2');
+    await waiting;
+  });
+});
