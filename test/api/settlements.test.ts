@@ -924,28 +924,38 @@ describe('settlements', () => {
       expect(s.status).toBe('UNMATCHED');
       expect(s.matchedTransactionId).toBeNull();
     });
+  });
 
-    it('SETTLED and CANCELLED settlements never become UNMATCHED', async () => {
-      const [recv, counter] = await shortPair();
+  describe('expiry on a moved clock (settlementTtlSeconds: 1)', () => {
+    let ts: TestServer;
+    let cs: Client;
+    let nowMs = Date.now();
+    const clock = { now: () => new Date(nowMs) };
+
+    beforeAll(async () => {
+      ts = await startTestServer({ settlementTtlSeconds: 1, clock });
+      cs = client(ts.url, ts.tenant.apiKey.rawKey);
+      // After the tenant the CLI made on the real clock: commit times never go back, so the test's clock starts later.
+      nowMs = Date.now() + 1000;
+    });
+    afterAll(async () => ts?.stop());
+
+    it('SETTLED and CANCELLED settlements never become UNMATCHED; a PENDING one beside them does', async () => {
+      const recv = await makeAccount(cs, { name: 'recv' });
+      const counter = await makeAccount(cs, { name: 'counter', type: 'LIABILITY' });
       const toSettle = await register(cs, expectation(recv, { expectedAmount: '1' }));
-      const postStart = Date.now();
+      const toCancel = await register(cs, expectation(recv, { expectedAmount: '2' }));
+      const control = await register(cs, expectation(recv, { expectedAmount: '3' }));
+      // The clock stands still: all three are well before their expiry when settled and cancelled.
       await postOk(cs, transferLines(recv, counter, { amount: '1' }));
-      const [recv2] = await shortPair();
-      const toCancel = await register(cs, expectation(recv2, { expectedAmount: '2' }));
-      const cancelStart = Date.now();
       const cancel = await cs.del(`/api/v1/settlements/${toCancel.settlementId}`);
-      // a control settlement registered after both: once it is UNMATCHED, the sweeper has passed the others' expiresAt too
-      const control = await register(cs, expectation(recv2, { expectedAmount: '3' }));
-
+      expect(cancel.status, cancel.text).toBe(200);
       const settled = await getSettlement(cs, toSettle.settlementId);
       const cancelled = await getSettlement(cs, toCancel.settlementId);
-      // on a very slow machine the sweeper may legitimately win the race; only then is the outcome open
-      if (postStart < Date.parse(toSettle.expiresAt) - 200) expect(settled.status).toBe('SETTLED');
-      if (cancelStart < Date.parse(toCancel.expiresAt) - 200) {
-        expect(cancel.status, cancel.text).toBe(200);
-        expect(cancelled.status).toBe('CANCELLED');
-      }
+      expect(settled.status).toBe('SETTLED');
+      expect(cancelled.status).toBe('CANCELLED');
 
+      nowMs += 2_000; // past every expiresAt: the sweeper expires what is still PENDING
       expect((await waitWhilePending(cs, control.settlementId)).status).toBe('UNMATCHED');
       expect(await getSettlement(cs, toSettle.settlementId)).toEqual(settled);
       expect(await getSettlement(cs, toCancel.settlementId)).toEqual(cancelled);
