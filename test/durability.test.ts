@@ -56,7 +56,8 @@ describe('durability', () => {
   it('SIGTERM answers the postings in flight, commits them, and exits 0', async () => {
     const { dbPath, server, c, a, b } = await setup();
     const inFlight = Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)]));
-    await new Promise((r) => setTimeout(r, 5));
+    // Once the first answer is in, the server is serving and the others are in flight: stop it then, not after a guess.
+    await Promise.race(inFlight);
     server.child.kill('SIGTERM');
     const answers = await Promise.allSettled(inFlight);
     expect(await server.exited).toBe(0);

@@ -342,10 +342,6 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
   });
 
   describe(`forbidden destinations (${FORBIDDEN.length} spellings) → 400 VALIDATION_FAILED, nothing stored`, () => {
-    it('the table is large enough', () => {
-      expect(FORBIDDEN.length).toBeGreaterThanOrEqual(40);
-    });
-
     it.each(FORBIDDEN)('%s: %s', async (_name, url) => {
       await expectRefusedAndNothingStored({ webhookUrl: url });
     });
