@@ -119,7 +119,8 @@ describe('Solana watcher', () => {
     const wallet = await newWallet();
     const plain = await register(wallet, '3');
     const pyusd = await register(wallet, '3', { expectedToken: 'PYUSD' });
-    const bySomeoneElse = await register(await newWallet(), '4', { expectedFromAddress: (await node.wallet()).address });
+    const expectingOther = await newWallet();
+    const bySomeoneElse = await register(expectingOther, '4', { expectedFromAddress: (await node.wallet()).address });
     const poor = await node.wallet();
     await node.mintTo(USDC, poor.address, 1_000_000n);
     const overdraft = await node.transfer(USDC, poor, [{ to: wallet, amount: 3_000_000n }]);
@@ -127,14 +128,16 @@ describe('Solana watcher', () => {
     await node.transfer(OTHER, sender, [{ to: wallet, amount: 3_000_000n }]);
     await node.transfer(USDC, sender, [{ to: wallet, amount: 3_000_001n }]);
     await node.transfer(USDC, sender, [{ to: await newWallet(), amount: 3_000_000n }]);
+    // Exactly what that settlement expects, to its wallet, but from another sender.
+    await node.transfer(USDC, sender, [{ to: expectingOther, amount: 4_000_000n }]);
     const seenBefore = checkpoint()!.transfersSeen;
     node.finalize();
     await caughtUp();
     expect((await settlement(plain)).status).toBe('PENDING');
     expect((await settlement(pyusd)).status).toBe('PENDING');
     expect((await settlement(bySomeoneElse)).status).toBe('PENDING');
-    // Only the wrong amount was a credit of a watched token to a watched wallet.
-    expect(checkpoint()!.transfersSeen - seenBefore).toBe(1);
+    // The wrong amount and the wrong sender were credits of a watched token to a watched wallet.
+    expect(checkpoint()!.transfersSeen - seenBefore).toBe(2);
     // The expected sender is the owner of the account the tokens left.
     const fromSender = await register(await newWallet(), '4.5', { expectedFromAddress: sender.address });
     const { expectedWalletAddress } = await settlement(fromSender);

@@ -79,10 +79,13 @@ describe('TRON watcher', () => {
   it('skips reverted transfers, other tokens, wrong amounts and wrong senders', async () => {
     const wallet = newWallet();
     const plain = await register(wallet, '3');
-    const fromSomeoneElse = await register(newWallet(), '4', { expectedFromAddress: tronAddress('22'.repeat(20)) });
+    const expectingOther = newWallet();
+    const fromSomeoneElse = await register(expectingOther, '4', { expectedFromAddress: tronAddress('22'.repeat(20)) });
     node.transfer({ contract: USDT, from: SENDER, to: wallet, value: 3_000_000n, reverted: true });
     node.transfer({ contract: OTHER_TOKEN, from: SENDER, to: wallet, value: 3_000_000n });
     node.transfer({ contract: USDT, from: SENDER, to: wallet, value: 3_000_001n });
+    // Exactly what that settlement expects, to its wallet, but from another sender.
+    node.transfer({ contract: USDT, from: SENDER, to: expectingOther, value: 4_000_000n });
     node.mine(node.lag);
     await caughtUp();
     expect((await settlement(plain)).status).toBe('PENDING');
