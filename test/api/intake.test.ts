@@ -239,15 +239,22 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
     return (res.body.items as Array<{ name: string }>).map((a) => a.name).sort();
   }
 
+  /** Writes a whole body of `size` bytes (declared, or chunked) before reading, then waits for the server to close. */
+  const writeWholeBodyFirst = (method: string, path: string, size: number, framing: 'content-length' | 'chunked') =>
+    rawHttp(t.url, {
+      head: requestHead(method, path, t.tenant.apiKey.rawKey, {
+        'content-type': 'application/json',
+        ...(framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(size) }),
+      }),
+      body: framing === 'chunked' ? chunked(bigBody(size)) : bigBody(size),
+      writeAllFirst: true,
+      waitForClose: true,
+    });
+
   for (const size of [3 * MiB, 12 * MiB]) {
     it(`a client that writes its whole ${size / MiB} MiB body (Content-Length) before reading gets the whole 413, three times`, async () => {
       for (let i = 0; i < 3; i++) {
-        const res = await rawHttp(t.url, {
-          head: requestHead('POST', '/api/v1/accounts', t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'content-length': String(size) }),
-          body: bigBody(size),
-          writeAllFirst: true,
-          waitForClose: true,
-        });
+        const res = await writeWholeBodyFirst('POST', '/api/v1/accounts', size, 'content-length');
         expectRefusal(res, 413, 'BODY_TOO_LARGE');
         // The whole body was read and dropped, so the server closes at once rather than at the linger's end.
         expect(res.closed).toBe(true);
@@ -262,12 +269,7 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
       ['POST', '/api/v1/nowhere', 404, 'NOT_FOUND'],
       ['PATCH', '/api/v1/accounts', 405, 'METHOD_NOT_ALLOWED'],
     ] as const) {
-      const res = await rawHttp(t.url, {
-        head: requestHead(method, path, t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
-        body: chunked(bigBody(12 * MiB)),
-        writeAllFirst: true,
-        waitForClose: true,
-      });
+      const res = await writeWholeBodyFirst(method, path, 12 * MiB, 'chunked');
       expectRefusal(res, status, code);
       expect(res.closed).toBe(true);
     }
@@ -276,12 +278,7 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
 
   it('a client that writes a 12 MiB chunked body (no Content-Length) before reading gets the whole 413, three times', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await rawHttp(t.url, {
-        head: requestHead('POST', '/api/v1/accounts', t.tenant.apiKey.rawKey, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
-        body: chunked(bigBody(12 * MiB)),
-        writeAllFirst: true,
-        waitForClose: true,
-      });
+      const res = await writeWholeBodyFirst('POST', '/api/v1/accounts', 12 * MiB, 'chunked');
       expectRefusal(res, 413, 'BODY_TOO_LARGE');
       expect(res.closed).toBe(true);
       await stillServes();
