@@ -147,6 +147,11 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   try {
     writer = options.writer === 'local' ? new LocalWriter(store, options.clock) : await ThreadWriter.start(options.dbPath, options.log);
     if (options.writer !== 'local') checkpointer = await Checkpointer.start(options.dbPath);
+    const connections =
+      writer instanceof ThreadWriter && checkpointer
+        ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
+        : `reader and writer ${store.durability()}`;
+    options.log(`storage: SQLite ${options.dbPath}: ${connections}`);
   } catch (error) {
     await writer?.close();
     store.close();

@@ -35,6 +35,15 @@ function applyDurability(db: SqliteDb): void {
   }
 }
 
+const SYNCHRONOUS_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
+
+/** The durability settings a connection actually runs with, read back from it (for the start-up log). */
+export function durabilityOf(db: SqliteDb): string {
+  const mode = String(pragma(db, 'journal_mode')).toLowerCase();
+  const synchronous = Number(pragma(db, 'synchronous'));
+  return `journal_mode=${mode} synchronous=${SYNCHRONOUS_NAMES[synchronous] ?? synchronous}`;
+}
+
 export interface OpenedDatabase {
   db: SqliteDb;
   kysely: Kysely<Database>;

@@ -25,7 +25,7 @@ import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../core/c
 import { tokens, type Asset, type Chain, type Token } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
-import { openDatabase, type SqliteDb } from './sqlite.js';
+import { durabilityOf, openDatabase, type SqliteDb } from './sqlite.js';
 import { param, prepare, type Prepared } from './prepared.js';
 import { countWithinAnswer } from '../core/paging.js';
 
@@ -817,6 +817,11 @@ export class SqliteStore implements Store, WriteTx {
 
   close(): void {
     this.db.close();
+  }
+
+  /** The journal mode and synchronous level this connection runs with, read back from SQLite. */
+  durability(): string {
+    return durabilityOf(this.db);
   }
 
   /** Raw SQL for tests and maintenance that need to look under the ledger. */

@@ -17,4 +17,5 @@ export interface ResultMessage {
   results: Array<{ id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError }>;
 }
 
-export type FromWriter = ResultMessage | { type: 'ready' } | { type: 'closed' };
+/** `ready` carries the writer connection's durability settings as read back from it. */
+export type FromWriter = ResultMessage | { type: 'ready'; durability: string } | { type: 'closed' };

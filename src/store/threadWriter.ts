@@ -35,6 +35,8 @@ export class ThreadWriter implements Writer {
   private constructor(
     private readonly worker: Worker,
     private readonly log: (line: string) => void,
+    /** The writer connection's journal mode and synchronous level, as it reported them. */
+    readonly durability: string,
   ) {
     worker.on('message', (message: FromWriter) => {
       if (message.type !== 'results') return;
@@ -61,7 +63,7 @@ export class ThreadWriter implements Writer {
         if (message.type !== 'ready') return;
         worker.off('message', onReady);
         worker.off('error', reject);
-        resolve(new ThreadWriter(worker, log));
+        resolve(new ThreadWriter(worker, log, message.durability));
       };
       worker.on('message', onReady);
       worker.once('error', reject);

@@ -56,4 +56,4 @@ port.on('message', (message: ToWriter) => {
     });
   }
 });
-port.postMessage({ type: 'ready' });
+port.postMessage({ type: 'ready', durability: store.durability() });
