@@ -43,6 +43,8 @@ export interface ServeOptions {
   clock?: Clock;
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
+  /** Tests: how often expired settlements are swept after the sweep at start (`SETTLEMENT_SWEEP_INTERVAL_MS`). */
+  settlementSweepIntervalMs?: number;
   /** A request body that sends nothing for this long is refused with 408 (`--body-timeout`). */
   bodyIdleTimeoutMs?: number;
   /** Requests a second per API key (token bucket, burst = the rate); none when absent. */
@@ -159,7 +161,7 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   }
   const opened = writer;
   const ledger = new Ledger(store, opened, options.clock ?? systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
-  const sweeper = new SettlementSweeper(ledger, options.log);
+  const sweeper = new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs);
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {
     watchers = await startWatchers(ledger, options.log, options.chains);
