@@ -3,7 +3,8 @@
 // delivered at once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { until } from '../helpers/poll.js';
 import { makeTenant } from './support.js';
 
 describe('webhook sender at rest', () => {
@@ -20,24 +21,27 @@ describe('webhook sender at rest', () => {
     const tenants = [await makeTenant(t, 'Rest A'), await makeTenant(t, 'Rest B')];
     for (const [i, tn] of tenants.entries()) await tn.setWebhook(`${r.url}/rest-${i}`);
     for (const tn of tenants) await tn.pay('1.00');
-    expect(await waitFor(() => r!.received.length >= 2)).toBe(true);
+    await until('two events received', () => r!.received.length >= 2);
+
+    // Both deliveries recorded as DELIVERED: from here on nothing is committed, so the sender should rest.
+    const store = t.server.ledger.store;
+    const delivered = (tenantId: string) => [...store.webhookDeliveriesPage(tenantId, null, 10)].map((d) => d.status);
+    await until('both deliveries recorded', () => tenants.every((tn) => delivered(tn.id).join() === 'DELIVERED'));
 
     // Counts how often the sender lists the tenants' webhooks while nothing is committed.
-    const store = t.server.ledger.store;
     const list = store.webhooks.bind(store);
     let reads = 0;
     store.webhooks = () => {
       reads++;
       return list();
     };
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    reads = 0;
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    // Polling every 100 ms would read about 15 times; at rest the sender reads at most once (its 5 s safety pass).
+    // Polling every 100 ms would read about 15 times; at rest the sender reads at most once: after the last DELIVERED
+    // record's commit, or its 5 s safety pass.
     expect(reads).toBeLessThanOrEqual(1);
 
     await tenants[1]!.pay('2.00');
-    expect(await waitFor(() => r!.received.length >= 3)).toBe(true);
+    await until('the third event received', () => r!.received.length >= 3);
     expect(r.received.at(-1)!.path).toBe('/rest-1');
   };
 
