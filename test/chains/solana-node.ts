@@ -87,6 +87,8 @@ export interface SolanaNode {
   down: boolean;
   /** Requests answered per method. */
   calls: Map<string, number>;
+  /** Every HTTP request received, answered or failed. */
+  readonly requests: number;
   createMint(program: TokenProgramName, decimals: number): Promise<Address>;
   /** A new wallet with SOL for nothing: the node's payer pays every fee. */
   wallet(): Promise<KeyPairSigner>;
@@ -312,7 +314,11 @@ export async function startSolanaNode(): Promise<SolanaNode> {
   };
 
   const calls = new Map<string, number>();
+  let requests = 0;
   const node: SolanaNode = {
+    get requests() {
+      return requests;
+    },
     url: '',
     get slot() {
       return slot;
@@ -370,6 +376,7 @@ export async function startSolanaNode(): Promise<SolanaNode> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      requests++;
       if (node.down) {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('unavailable');
         return;

@@ -10,7 +10,7 @@ import type { Address, KeyPairSigner } from '@solana/kit';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { startSolanaNode, type SolanaNode } from './solana-node.js';
-import { storedCheckpoint, until } from './support.js';
+import { afterRequests, storedCheckpoint, until } from './support.js';
 
 
 /** Small pages, so that the suite sees the watcher page back through getSignaturesForAddress. */
@@ -83,7 +83,8 @@ describe('Solana watcher', () => {
     const { signature, slot, failed } = await node.transfer(USDC, sender, [{ to: wallet, amount: 12_500_000n }]);
     expect(failed).toBe(false);
     node.mine(3);
-    await new Promise((r) => setTimeout(r, 300));
+    // Whole polls after the transfer's slot was made: they saw it, not yet finalized, and left it alone.
+    await afterRequests(node, 3);
     expect((await settlement(id)).status).toBe('PENDING');
     node.finalize();
     await caughtUp();
@@ -201,7 +202,8 @@ describe('Solana watcher', () => {
     node.down = true;
     await node.transfer(USDC, sender, [{ to: wallet, amount: 6_500_000n }]);
     node.finalize();
-    await new Promise((r) => setTimeout(r, 300));
+    // Polls failed against the down node (with back-off): nothing settled, the checkpoint did not move.
+    await afterRequests(node, 3);
     expect((await settlement(id)).status).toBe('PENDING');
     expect(checkpoint()!.nextBlock).toBe(before);
     node.down = false;

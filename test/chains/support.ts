@@ -1,24 +1,18 @@
-// What the chain watcher suites share: waiting for a condition, and reading a watcher's checkpoint row from the
+// What the chain watcher suites share: waiting for the watcher's polls, and reading a watcher's checkpoint row from the
 // database file while no server holds it.
 import BetterSqlite3 from 'better-sqlite3';
+import { until } from '../helpers/poll.js';
 import type { Chain } from '../../src/core/money.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { until } from '../helpers/poll.js';
 
-/** Polls `check` until it returns a value other than undefined/false, or throws after the deadline with `what`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(everyMs);
-  }
+/**
+ * Waits until the fake node has seen `n` more requests than now: a watcher that polls in order has then made at
+ * least n - 1 whole polls after this moment (failed ones count, for an outage).
+ */
+export async function afterRequests(node: { requests: number }, n: number): Promise<void> {
+  const from = node.requests;
+  await until(`${n} more requests to the node`, () => node.requests >= from + n, 20_000, 10);
 }
 
 /** The chain's checkpoint as stored: next block (or slot), transfers seen and matched. */

@@ -30,6 +30,8 @@ export interface FakeTron {
   lag: number;
   /** Calls answered per path, to see what the watcher asked. */
   calls: Map<string, number>;
+  /** Every HTTP request received, answered or failed. */
+  requests: number;
   /** Makes n empty blocks. */
   mine(n?: number): void;
   /** A TRC-20 transfer in a new block; answers its transaction id and block. */
@@ -46,6 +48,7 @@ export async function startFakeTron(options: { decimals: Record<string, number>;
     head: 1000,
     lag: options.lag ?? 19,
     calls: new Map<string, number>(),
+    requests: 0,
     down: false,
   } as FakeTron;
   let txCounter = 0;
@@ -79,6 +82,7 @@ export async function startFakeTron(options: { decimals: Record<string, number>;
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0]!.replace(/^\//, '');
       node.calls.set(path, (node.calls.get(path) ?? 0) + 1);
+      node.requests++;
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>) : {};
       const send = (value: unknown, status = 200) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       if (node.down) return send({ Error: 'node unavailable' }, 503);

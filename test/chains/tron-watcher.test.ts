@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { startFakeTron, tronAddress, type FakeTron } from './tron-node.js';
-import { storedCheckpoint, until } from './support.js';
+import { afterRequests, storedCheckpoint, until } from './support.js';
 
 const USDT = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
 const OTHER_TOKEN = tronAddress('3487b63d30b5b2c87fb7ffa8bcfade38eaac1abe');
@@ -108,7 +108,8 @@ describe('TRON watcher', () => {
     node.down = true;
     node.transfer({ contract: USDT, from: SENDER, to: wallet, value: 6_000_000n });
     node.mine(node.lag);
-    await new Promise((r) => setTimeout(r, 300));
+    // Polls failed against the down node (with back-off): nothing settled.
+    await afterRequests(node, 3);
     expect((await settlement(id)).status).toBe('PENDING');
     node.down = false;
     await until('SETTLED after the outage', async () => (await settlement(id)).status === 'SETTLED', 40_000);
