@@ -14,17 +14,21 @@ function describe(issue: v.BaseIssue<unknown>): ErrorDetail {
   return { path, message: issue.message };
 }
 
-export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string, name = ''): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
-  throw refusal(what, result.issues.slice(0, DETAILS_MAX).map(describe));
+  throw refusal(what, result.issues.slice(0, DETAILS_MAX).map(describe), name);
 }
 
-/** The one 400 of invalid input: the first problem in the message, each in the details. */
-function refusal(what: string, details: ErrorDetail[]) {
+/**
+ * The one 400 of invalid input: the first problem in the message, each in the details. A problem with the whole
+ * value (a missing header) is detailed under the value's `name`.
+ */
+function refusal(what: string, details: ErrorDetail[], name = '') {
   const first = details[0];
   const where = first?.path ? `${first.path} ` : '';
-  return invalid(`Invalid ${what}: ${where}${first?.message ?? 'is invalid'}.`, details);
+  const named = details.map((d) => (d.path === '' && name !== '' ? { ...d, path: name } : d));
+  return invalid(`Invalid ${what}: ${where}${first?.message ?? 'is invalid'}.`, named);
 }
 
 type AnySchema = {

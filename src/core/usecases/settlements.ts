@@ -42,8 +42,9 @@ function toSettlementInput(body: RegisterSettlementBody): SettlementInput {
   };
 }
 
+/** What makes two registrations the same request: the amount by value ("10.5" and "10.50"), as for transactions. */
 const fingerprint = (i: SettlementInput): string =>
-  JSON.stringify([i.accountId, i.token, i.amountText, i.chain, i.walletAddress, i.fromAddress]);
+  JSON.stringify([i.accountId, i.token, i.amountMinor.toString(), i.chain, i.walletAddress, i.fromAddress]);
 
 export function registerSettlementCommand(
   ctx: WriteContext,

@@ -46,8 +46,8 @@ export const agentRoutes = [
       422: 'POLICY_VIOLATION (with ruleId), unknown account, unbalanced, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, rawKey, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
-      const sessionId = parseWith(agentSessionIdSchema, header('x-agent-session-id') ?? undefined, 'X-Agent-Session-Id header');
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const sessionId = parseWith(agentSessionIdSchema, header('x-agent-session-id') ?? undefined, 'X-Agent-Session-Id header', 'X-Agent-Session-Id');
       const stored = await ledger.agents.execute(principal.tenantId, asAgent(actor), rawKey, sessionId, key, body);
       return { status: stored.status, raw: stored.body };
     },

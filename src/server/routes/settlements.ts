@@ -37,7 +37,7 @@ export const settlementRoutes = [
       422: 'Account not found for the tenant, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
       await checkAddresses(body);
       const stored = await ledger.settlements.register(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };

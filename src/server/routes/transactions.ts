@@ -22,7 +22,7 @@ export const transactionRoutes = [
       422: 'Unknown account, currency mismatch, unbalanced, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header');
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
       const stored = await ledger.transactions.post(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };
     },
