@@ -1,17 +1,8 @@
 // POST/GET/DELETE /api/v1/api-keys (ADMIN).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function expectError(res: HttpResult, status: number, code?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(typeof res.body?.message).toBe('string');
-  expect(typeof res.body?.code).toBe('string');
-  if (code) expect(res.body.code).toBe(code);
-}
+import { client, createTenant, startTestServer, type TestServer } from '../helpers/server.js';
+import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 
 describe('API keys', () => {
   let t: TestServer;
@@ -62,7 +53,7 @@ describe('API keys', () => {
     for (const [what, body] of bad) {
       const res = await admin.post('/api/v1/api-keys', body);
       expect(res.status, `${what}: ${res.text}`).toBe(400);
-      expectError(res, 400, 'VALIDATION_FAILED');
+      expectValidation(res);
     }
     expect((await admin.get('/api/v1/api-keys')).body.length).toBe(countBefore);
   });
@@ -98,7 +89,7 @@ describe('API keys', () => {
     expect(listed.revokedAt).toMatch(ISO_MS);
     expect(Date.parse(listed.revokedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.createdAt));
     expect(listed.prefix).toBe(created.body.prefix);
-    expect((await client(t.url, created.body.rawKey).get('/api/v1/accounts')).status).toBe(401);
+    expectError(await client(t.url, created.body.rawKey).get('/api/v1/accounts'), 401, 'UNAUTHENTICATED');
   });
 
   it('DELETE of an unknown id is 404', async () => {

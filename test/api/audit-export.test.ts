@@ -2,11 +2,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer, scopesExcept } from '../helpers/server.js';
+import { expectError, expectValidation, ISO_MS } from '../helpers/expect.js';
 
 const PATH = '/api/v1/compliance/audit-export';
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
 const TO_ALL = '2100-01-01T00:00:00.000Z';
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const FIELDS = ['action', 'actorKeyId', 'hash', 'id', 'occurredAt', 'payload', 'prevHash', 'type'];
 const WALLET = '0x0000000000000000000000000000000000000001';
 const ALL_BUT_EXPORT = scopesExcept('COMPLIANCE_EXPORT', 'ADMIN');
@@ -60,12 +60,6 @@ async function fullExport(c: Client, extra: Record<string, string> = {}): Promis
   const res = await exportRes(c, { from: FROM_ALL, to: TO_ALL, ...extra });
   expect(res.status, res.text).toBe(200);
   return { text: res.text, records: parseNdjson(res.text) };
-}
-
-function expectError(res: HttpResult, status: number) {
-  expect(res.status, res.text).toBe(status);
-  expect(typeof res.body?.message, res.text).toBe('string');
-  expect(typeof res.body?.code, res.text).toBe('string');
 }
 
 const ms = (iso: string) => Date.parse(iso);
@@ -154,19 +148,19 @@ describe('GET /api/v1/compliance/audit-export', () => {
 
   describe('query validation', () => {
     it('from missing → 400', async () => {
-      expectError(await exportRes(c, { to: TO_ALL }), 400);
+      expectValidation(await exportRes(c, { to: TO_ALL }));
     });
     it('to missing → 400', async () => {
-      expectError(await exportRes(c, { from: FROM_ALL }), 400);
+      expectValidation(await exportRes(c, { from: FROM_ALL }));
     });
     it('both missing → 400', async () => {
-      expectError(await exportRes(c, {}), 400);
+      expectValidation(await exportRes(c, {}));
     });
     it('from equal to to → 400 (to is exclusive, the range would be empty by construction)', async () => {
-      expectError(await exportRes(c, { from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' }), 400);
+      expectValidation(await exportRes(c, { from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' }));
     });
     it('from after to → 400', async () => {
-      expectError(await exportRes(c, { from: '2026-02-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' }), 400);
+      expectValidation(await exportRes(c, { from: '2026-02-01T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' }));
     });
     it.each([
       ['from not a date', { from: 'yesterday', to: TO_ALL }],
@@ -175,22 +169,22 @@ describe('GET /api/v1/compliance/audit-export', () => {
       ['from empty', { from: '', to: TO_ALL }],
       ['to empty', { from: FROM_ALL, to: '' }],
     ])('%s → 400', async (_what, query) => {
-      expectError(await exportRes(c, query), 400);
+      expectValidation(await exportRes(c, query));
     });
     it.each(['ROBOT', 'EVERYONE', 'BOTH'])('type=%j → 400', async (type) => {
-      expectError(await exportRes(c, { from: FROM_ALL, to: TO_ALL, type }), 400);
+      expectValidation(await exportRes(c, { from: FROM_ALL, to: TO_ALL, type }));
     });
   });
 
   describe('authentication and scope', () => {
     it('no Authorization header → 401', async () => {
-      expectError(await exportRes(client(t.url), { from: FROM_ALL, to: TO_ALL }), 401);
+      expectError(await exportRes(client(t.url), { from: FROM_ALL, to: TO_ALL }), 401, 'UNAUTHENTICATED');
     });
     it('an unknown key → 401', async () => {
-      expectError(await exportRes(client(t.url, `sk_live_${randomUUID().replaceAll('-', '')}`), { from: FROM_ALL, to: TO_ALL }), 401);
+      expectError(await exportRes(client(t.url, `sk_live_${randomUUID().replaceAll('-', '')}`), { from: FROM_ALL, to: TO_ALL }), 401, 'UNAUTHENTICATED');
     });
     it('a key with every scope except COMPLIANCE_EXPORT (and ADMIN) → 403', async () => {
-      expectError(await exportRes(noExport, { from: FROM_ALL, to: TO_ALL }), 403);
+      expectError(await exportRes(noExport, { from: FROM_ALL, to: TO_ALL }), 403, 'FORBIDDEN');
     });
     it('a key with only COMPLIANCE_EXPORT → 200, the same export as the ADMIN key', async () => {
       const admin = await fullExport(c);

@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { expectError, expectValidation, ISO_MS } from '../helpers/expect.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Exact value of a JSON number's text as a scaled bigint (scale decimal places), or throws if not exact at that scale. */
@@ -232,21 +231,19 @@ describe('balance', () => {
       for (const bad of ['yesterday', '2024-13-01T00:00:00Z', '2024-02-30T00:00:00Z', '']) {
         const res = await balance(a, `?asOf=${encodeURIComponent(bad)}`);
         expect(res.status, `${bad}: ${res.text}`).toBe(400);
-        expect(typeof res.body.message).toBe('string');
+        expectValidation(res);
       }
     });
   });
 
   it('unknown account → 404', async () => {
-    const res = await balance(randomUUID());
-    expect(res.status).toBe(404);
-    expect(typeof res.body.message).toBe('string');
+    expectError(await balance(randomUUID()), 404, 'NOT_FOUND');
   });
 
   it("another tenant's account → 404", async () => {
     const theirs = await makeAccount(c2);
     expect((await c2.get(`/api/v1/accounts/${theirs}/balance`)).status).toBe(200);
-    expect((await balance(theirs)).status).toBe(404);
+    expectError(await balance(theirs), 404, 'NOT_FOUND');
   });
 
   describe('exactness (raw response text)', () => {

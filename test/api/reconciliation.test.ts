@@ -1,10 +1,9 @@
 // POST /api/v1/reconciliation/batch and GET /api/v1/reconciliation/results — black-box, per spec, contract and the issue 3 decisions.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
+import { walkPages } from '../helpers/paging.js';
 const WALLET = '0x0000000000000000000000000000000000000001';
 const OTHER_WALLET = '0x0000000000000000000000000000000000000002';
 const RESULT_KEYS = ['outcome', 'reconciledAt', 'settlementId', 'source', 'transactionId'];
@@ -13,13 +12,6 @@ let hashSeq = 0;
 const newTxHash = () => `0x${(++hashSeq).toString(16).padStart(64, 'f')}`;
 let seq = 0;
 const newKey = () => `rec-test-${process.pid}-${Date.now()}-${seq++}`;
-
-function expectError(res: HttpResult, status: number, code?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(typeof res.body?.message, res.text).toBe('string');
-  expect(typeof res.body?.code, res.text).toBe('string');
-  if (code) expect(res.body.code, res.text).toBe(code);
-}
 
 const batch = (c: Client, transactionIds: unknown) => c.post('/api/v1/reconciliation/batch', { transactionIds });
 
@@ -64,18 +56,7 @@ async function postOk(c: Client, lines: unknown[]): Promise<string> {
 }
 
 async function allResults(c: Client, limit = 200): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  for (let i = 0; i < 1000; i++) {
-    const res: HttpResult = await c.get(`/api/v1/reconciliation/results?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(res.status, res.text).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['items', 'nextCursor']);
-    expect(res.body.items.length).toBeLessThanOrEqual(limit);
-    items.push(...res.body.items);
-    cursor = res.body.nextCursor;
-    if (cursor === null) break;
-  }
-  return items;
+  return (await walkPages(c, '/api/v1/reconciliation/results', { limit })).items;
 }
 
 describe('reconciliation', () => {
@@ -118,11 +99,11 @@ describe('reconciliation', () => {
       ['a top-level array instead of an object', () => [randomUUID()]],
     ];
     it.each(cases)('%s → 400 with {message, code}', async (_name, make) => {
-      expectError(await c.post('/api/v1/reconciliation/batch', make()), 400);
+      expectValidation(await c.post('/api/v1/reconciliation/batch', make()));
     });
 
     it('malformed JSON → 400', async () => {
-      expectError(await c.request('POST', '/api/v1/reconciliation/batch', { rawBody: '{"transactionIds": [' }), 400);
+      expectValidation(await c.request('POST', '/api/v1/reconciliation/batch', { rawBody: '{"transactionIds": [' }));
     });
   });
 
@@ -259,29 +240,32 @@ describe('reconciliation', () => {
   });
 
   describe('GET /api/v1/reconciliation/results', () => {
-    let cr: Client; // a tenant holding only the outcomes made below
-    let txFiat: string;
-    let txUn: string;
-    let txAtPost: string;
-    let txLate: string;
-    let missing: string;
-    let s1: any; // matched at posting by txAtPost
-    let s2: any; // matched by the batch to txLate
-
-    beforeAll(async () => {
+    /**
+     * A tenant of its own holding only the outcomes made here, so that each test counts from nothing: a fiat-only
+     * posting, an unmatched transfer, a transfer matched at posting (s1) and one posted before its settlement (s2).
+     * With `batches`, the batch [fiat, unmatched, late, missing] and then the batch [atPosting] have run.
+     */
+    async function scenario(batches: boolean) {
       const rt = await createTenant(t.dbPath, 'Results');
-      cr = client(t.url, rt.apiKey.rawKey);
+      const cr = client(t.url, rt.apiKey.rawKey);
       const [recv, counter] = await pair(cr);
-      txFiat = await postOk(cr, [fiat(recv, 'DEBIT', '1.00'), fiat(counter, 'CREDIT', '1.00')]);
-      txUn = await postOk(cr, transferLines(recv, counter, '1'));
-      s1 = await register(cr, recv, '2');
-      txAtPost = await postOk(cr, transferLines(recv, counter, '2'));
-      txLate = await postOk(cr, transferLines(recv, counter, '3'));
-      s2 = await register(cr, recv, '3');
-      missing = randomUUID();
-    });
+      const txFiat = await postOk(cr, [fiat(recv, 'DEBIT', '1.00'), fiat(counter, 'CREDIT', '1.00')]);
+      const txUn = await postOk(cr, transferLines(recv, counter, '1'));
+      const s1 = await register(cr, recv, '2');
+      const txAtPost = await postOk(cr, transferLines(recv, counter, '2'));
+      const txLate = await postOk(cr, transferLines(recv, counter, '3'));
+      const s2 = await register(cr, recv, '3');
+      const missing = randomUUID();
+      const made = { cr, txFiat, txUn, txAtPost, txLate, missing, s1, s2 };
+      if (batches) {
+        expect((await batchOk(cr, [txFiat, txUn, txLate, missing])).map((x) => x.outcome)).toEqual(['NOT_APPLICABLE', 'UNMATCHED', 'SETTLED', 'NOT_FOUND']);
+        expect(await batchOk(cr, [txAtPost])).toEqual([{ transactionId: txAtPost, outcome: 'SETTLED' }]);
+      }
+      return made;
+    }
 
     it('records a match made at posting with source POSTING; unmatched postings record nothing', async () => {
+      const { cr, txAtPost, s1 } = await scenario(false);
       const items = await allResults(cr);
       expect(items).toHaveLength(1);
       const [r] = items;
@@ -291,6 +275,7 @@ describe('reconciliation', () => {
     });
 
     it('records every batch outcome with source BATCH, newest first', async () => {
+      const { cr, txFiat, txUn, txAtPost, txLate, missing, s1, s2 } = await scenario(false);
       const out = await batchOk(cr, [txFiat, txUn, txLate, missing]);
       expect(out.map((x) => x.outcome)).toEqual(['NOT_APPLICABLE', 'UNMATCHED', 'SETTLED', 'NOT_FOUND']);
       const items = await allResults(cr);
@@ -315,6 +300,9 @@ describe('reconciliation', () => {
     });
 
     it('a later batch is listed first; re-reconciling a posting match records SETTLED from BATCH with its settlementId', async () => {
+      const { cr, txFiat, txUn, txAtPost, txLate, missing, s1 } = await scenario(false);
+      await batchOk(cr, [txFiat, txUn, txLate, missing]);
+      expect(await allResults(cr)).toHaveLength(5);
       expect(await batchOk(cr, [txAtPost])).toEqual([{ transactionId: txAtPost, outcome: 'SETTLED' }]);
       const items = await allResults(cr);
       expect(items).toHaveLength(6);
@@ -322,20 +310,13 @@ describe('reconciliation', () => {
     });
 
     it('pages with limit and cursor through every result once, in order', async () => {
+      const { cr } = await scenario(true);
       const all = await allResults(cr);
       expect(all).toHaveLength(6);
       for (const limit of [1, 2, 4]) {
-        const pages: any[][] = [];
-        let cursor: string | null = null;
-        do {
-          const res: HttpResult = await cr.get(`/api/v1/reconciliation/results?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-          expect(res.status, res.text).toBe(200);
-          expect(res.body.items.length).toBeLessThanOrEqual(limit);
-          pages.push(res.body.items);
-          cursor = res.body.nextCursor;
-        } while (cursor !== null && pages.length < 20);
-        expect(pages.flat(), `limit=${limit}`).toEqual(all);
-        expect(pages).toHaveLength(Math.ceil(6 / limit));
+        const { items, pages } = await walkPages(cr, '/api/v1/reconciliation/results', { limit, maxPages: 20 });
+        expect(items, `limit=${limit}`).toEqual(all);
+        expect(pages).toBe(Math.ceil(6 / limit));
       }
       const first = await cr.get('/api/v1/reconciliation/results');
       expect(first.status).toBe(200);
@@ -344,12 +325,15 @@ describe('reconciliation', () => {
     });
 
     it('limit outside 1..200 or a malformed cursor → 400', async () => {
-      for (const bad of ['0', '201', 'abc']) expectError(await cr.get(`/api/v1/reconciliation/results?limit=${bad}`), 400);
-      expectError(await cr.get('/api/v1/reconciliation/results?cursor=garbage'), 400);
+      const { cr } = await scenario(false);
+      for (const bad of ['0', '201', 'abc']) expectValidation(await cr.get(`/api/v1/reconciliation/results?limit=${bad}`));
+      expectValidation(await cr.get('/api/v1/reconciliation/results?cursor=garbage'));
       expect((await cr.get('/api/v1/reconciliation/results?limit=200')).status).toBe(200);
     });
 
     it('another tenant sees none of these results', async () => {
+      const { cr, txFiat, txUn, txAtPost, txLate, missing } = await scenario(true);
+      expect(await allResults(cr)).toHaveLength(6);
       const mine = new Set([txFiat, txUn, txAtPost, txLate, missing]);
       const theirs = await allResults(co);
       for (const r of theirs) expect(mine.has(r.transactionId)).toBe(false);
@@ -363,7 +347,10 @@ describe('reconciliation', () => {
     });
 
     it('ids are UUIDs and settlementId is null unless SETTLED', async () => {
-      for (const r of await allResults(cr)) {
+      const { cr } = await scenario(true);
+      const results = await allResults(cr);
+      expect(results.map((r) => r.outcome).sort()).toEqual(['NOT_APPLICABLE', 'NOT_FOUND', 'SETTLED', 'SETTLED', 'SETTLED', 'UNMATCHED']);
+      for (const r of results) {
         expect(r.transactionId).toMatch(UUID);
         if (r.outcome === 'SETTLED') expect(r.settlementId).toMatch(UUID);
         else expect(r.settlementId).toBeNull();
