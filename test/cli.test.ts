@@ -1,10 +1,12 @@
 // The `ledger` binary as scripts use it: JSON on stdout, errors on stderr with a non-zero exit, no prompt without a TTY.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, client, fiat, makeAccount, post, type Client } from './helpers/server.js';
+import { expectError, ISO_MS, UUID } from './helpers/expect.js';
+import { killAll, spawnServe } from './helpers/spawn.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
 
 interface Run {
@@ -39,16 +41,18 @@ const json = (run: Run): any => {
   return JSON.parse(lines[0]!);
 };
 
-const failed = (run: Run, message?: RegExp) => {
+/** Exit codes as the README documents them: 1 the work failed, 2 invalid or missing arguments. */
+const WORK_FAILED = 1;
+const USAGE = 2;
+
+const failed = (run: Run, code: typeof WORK_FAILED | typeof USAGE, message?: RegExp) => {
   expect(run.signal, 'finished on its own, without waiting for input').toBeNull();
-  expect(run.code).not.toBe(0);
-  expect(run.code).not.toBeNull();
+  expect(run.code, run.stderr).toBe(code);
   expect(run.stderr.trim().length).toBeGreaterThan(0);
   if (message) expect(run.stderr).toMatch(message);
 };
 
 const UNKNOWN_TENANT = '0190f000-0000-7000-8000-00000000dead';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('ledger CLI', () => {
   let dir: string;
@@ -65,17 +69,17 @@ describe('ledger CLI', () => {
   describe('tenants create', () => {
     it('prints one JSON object with the tenant and its ADMIN key', () => {
       expect(Object.keys(tenant).sort()).toEqual(['apiKey', 'name', 'tenantId']);
-      expect(tenant.tenantId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(tenant.tenantId).toMatch(UUID);
       expect(tenant.name).toBe('Acme Payments');
       expect(Object.keys(tenant.apiKey).sort()).toEqual(['createdAt', 'id', 'prefix', 'rawKey', 'scopes']);
       expect(tenant.apiKey.rawKey).toMatch(/^sk_live_[0-9a-f]{32}$/);
       expect(tenant.apiKey.prefix).toBe(tenant.apiKey.rawKey.slice(0, 12));
       expect(tenant.apiKey.scopes).toEqual(['ADMIN']);
-      expect(tenant.apiKey.createdAt).toMatch(ISO);
+      expect(tenant.apiKey.createdAt).toMatch(ISO_MS);
     });
 
     it('refuses a blank name', async () => {
-      failed(await ledger(['--db', db, 'tenants', 'create', '   ', '--json']));
+      failed(await ledger(['--db', db, 'tenants', 'create', '   ', '--json']), USAGE);
     });
 
     it('uses LEDGER_DB when --db is absent, and --db over LEDGER_DB', async () => {
@@ -87,7 +91,7 @@ describe('ledger CLI', () => {
         expect(existsSync(join(cwd, 'ledger.db'))).toBe(false);
         // The tenant lives in the LEDGER_DB file, not in the --db file of this suite.
         expect((await ledger(['keys', 'list', '--tenant', created.tenantId, '--json'], { cwd, env: { LEDGER_DB: envDb } })).code).toBe(0);
-        failed(await ledger(['--db', db, 'keys', 'list', '--tenant', created.tenantId, '--json'], { cwd, env: { LEDGER_DB: envDb } }));
+        failed(await ledger(['--db', db, 'keys', 'list', '--tenant', created.tenantId, '--json'], { cwd, env: { LEDGER_DB: envDb } }), WORK_FAILED);
         // Without either, ./ledger.db in the working directory.
         const local = json(await ledger(['tenants', 'create', 'LocalCo', '--json'], { cwd, env: { LEDGER_DB: undefined } }));
         expect(existsSync(join(cwd, 'ledger.db'))).toBe(true);
@@ -114,10 +118,10 @@ describe('ledger CLI', () => {
       expect(key.rawKey).toMatch(/^sk_live_[0-9a-f]{32}$/);
       expect(key.prefix).toBe(key.rawKey.slice(0, 12));
       expect(key.scopes).toEqual(['ACCOUNTS_READ', 'TRANSACTIONS_WRITE']);
-      expect(key.createdAt).toMatch(ISO);
+      expect(key.createdAt).toMatch(ISO_MS);
       const k = client(server.url, key.rawKey);
       expect((await k.get('/api/v1/accounts')).status).toBe(200);
-      expect((await k.get('/api/v1/api-keys')).status).toBe(403);
+      expectError(await k.get('/api/v1/api-keys'), 403, 'FORBIDDEN');
     });
 
     it.each([
@@ -126,13 +130,13 @@ describe('ledger CLI', () => {
       ['an empty list', ['--scopes', ',']],
     ])('keys create refuses %s on stderr', async (_what, extra) => {
       const run = await ledger(['--db', db, 'keys', 'create', '--tenant', tenant.tenantId, ...extra, '--json']);
-      failed(run, /scope/i);
+      failed(run, USAGE, /scope/i);
       expect(run.stdout).toBe('');
     });
 
     it('keys create without --scopes and without a TTY fails with a message instead of prompting', async () => {
       const run = await ledger(['--db', db, 'keys', 'create', '--tenant', tenant.tenantId, '--json'], { timeoutMs: 15_000 });
-      failed(run, /--scopes/);
+      failed(run, USAGE, /--scopes/);
     });
 
     it('keys list --json equals the HTTP listing, and revoke takes effect on the running server', async () => {
@@ -152,14 +156,14 @@ describe('ledger CLI', () => {
 
       const revoke = await ledger(['--db', db, 'keys', 'revoke', key.id, '--tenant', tenant.tenantId]);
       expect(revoke.code, revoke.stderr).toBe(0);
-      expect((await k.get('/api/v1/accounts')).status).toBe(401);
+      expectError(await k.get('/api/v1/accounts'), 401, 'UNAUTHENTICATED');
       const after = json(await ledger(['--db', db, 'keys', 'list', '--tenant', tenant.tenantId, '--json']));
-      expect(after.find((i: any) => i.id === key.id).revokedAt).toMatch(ISO);
+      expect(after.find((i: any) => i.id === key.id).revokedAt).toMatch(ISO_MS);
       expect(after).toEqual((await c.get('/api/v1/api-keys')).body);
     });
 
     it('keys revoke of an unknown key fails', async () => {
-      failed(await ledger(['--db', db, 'keys', 'revoke', '0190f000-0000-7000-8000-00000000beef', '--tenant', tenant.tenantId]));
+      failed(await ledger(['--db', db, 'keys', 'revoke', '0190f000-0000-7000-8000-00000000beef', '--tenant', tenant.tenantId]), WORK_FAILED);
     });
 
     it('keys list without --json prints a table of prefixes, never raw keys', async () => {
@@ -172,25 +176,27 @@ describe('ledger CLI', () => {
     it('accounts create --json prints the account object the HTTP API returns', async () => {
       const account = json(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--name', 'Operating cash', '--currency', 'USD', '--type', 'ASSET', '--json']));
       expect(account).toMatchObject({ name: 'Operating cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT' });
-      expect(account.createdAt).toMatch(ISO);
+      expect(account.createdAt).toMatch(ISO_MS);
       const http = await c.get(`/api/v1/accounts/${account.id}`);
       expect(http.status).toBe(200);
       expect(http.body).toEqual(account);
     });
 
     it('accounts create refuses an invalid currency, and missing fields without a TTY', async () => {
-      failed(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--name', 'X', '--currency', 'GBP', '--type', 'ASSET', '--json']), /currency/);
-      failed(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--currency', 'USD', '--json'], { timeoutMs: 15_000 }), /--name/);
+      failed(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--name', 'X', '--currency', 'GBP', '--type', 'ASSET', '--json']), USAGE, /currency/);
+      failed(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--currency', 'USD', '--json'], { timeoutMs: 15_000 }), USAGE, /--name/);
     });
 
     it('accounts list --json equals the HTTP listing', async () => {
-      await makeAccount(c, { name: 'via http', currency: 'BRL', type: 'REVENUE' });
+      const viaCli = json(await ledger(['--db', db, 'accounts', 'create', '--tenant', tenant.tenantId, '--name', 'via cli', '--currency', 'USD', '--type', 'ASSET', '--json']));
+      const viaHttp = await makeAccount(c, { name: 'via http', currency: 'BRL', type: 'REVENUE' });
       const listed = json(await ledger(['--db', db, 'accounts', 'list', '--tenant', tenant.tenantId, '--json']));
       const http = await c.get('/api/v1/accounts');
       expect(http.status).toBe(200);
       expect(listed).toEqual(http.body);
       expect(Object.keys(listed).sort()).toEqual(['items', 'nextCursor']);
-      expect(listed.items.length).toBeGreaterThanOrEqual(2);
+      // newest first: the two just made lead the list
+      expect(listed.items.slice(0, 2).map((a: any) => a.id)).toEqual([viaHttp, viaCli.id]);
     });
 
     it('statement --json equals the HTTP statement; the table shows opening and closing balances', async () => {
@@ -224,26 +230,26 @@ describe('ledger CLI', () => {
 
     it('statement refuses from after to, and an account of another tenant', async () => {
       const cash = await makeAccount(c, { name: 'range', currency: 'USD', type: 'ASSET' });
-      failed(await ledger(['--db', db, 'statement', cash, '--tenant', tenant.tenantId, '--from', '2026-02-01', '--to', '2026-01-01', '--json']));
+      failed(await ledger(['--db', db, 'statement', cash, '--tenant', tenant.tenantId, '--from', '2026-02-01', '--to', '2026-01-01', '--json']), USAGE);
       const other = json(await ledger(['--db', db, 'tenants', 'create', 'Other', '--json']));
-      failed(await ledger(['--db', db, 'statement', cash, '--tenant', other.tenantId, '--from', '2026-01-01', '--to', '2026-02-01', '--json']));
+      failed(await ledger(['--db', db, 'statement', cash, '--tenant', other.tenantId, '--from', '2026-01-01', '--to', '2026-02-01', '--json']), WORK_FAILED);
       // Nor can one tenant revoke another's key.
-      failed(await ledger(['--db', db, 'keys', 'revoke', tenant.apiKey.id, '--tenant', other.tenantId]));
+      failed(await ledger(['--db', db, 'keys', 'revoke', tenant.apiKey.id, '--tenant', other.tenantId]), WORK_FAILED);
       expect((await c.get('/api/v1/api-keys')).status).toBe(200);
     });
   });
 
   it.each([
-    ['keys create', ['keys', 'create', '--tenant', UNKNOWN_TENANT, '--scopes', 'ADMIN', '--json']],
-    ['keys list', ['keys', 'list', '--tenant', UNKNOWN_TENANT, '--json']],
-    ['keys revoke', ['keys', 'revoke', '0190f000-0000-7000-8000-00000000beef', '--tenant', UNKNOWN_TENANT]],
-    ['accounts create', ['accounts', 'create', '--tenant', UNKNOWN_TENANT, '--name', 'X', '--currency', 'USD', '--type', 'ASSET', '--json']],
-    ['accounts list', ['accounts', 'list', '--tenant', UNKNOWN_TENANT, '--json']],
-    ['statement', ['statement', '0190f000-0000-7000-8000-00000000cafe', '--tenant', UNKNOWN_TENANT, '--from', '2026-01-01', '--to', '2026-02-01', '--json']],
-    ['a malformed tenant id', ['keys', 'list', '--tenant', 'not-a-uuid', '--json']],
-  ])('%s with an unknown tenant exits non-zero', async (_name, args) => {
+    ['keys create', ['keys', 'create', '--tenant', UNKNOWN_TENANT, '--scopes', 'ADMIN', '--json'], WORK_FAILED],
+    ['keys list', ['keys', 'list', '--tenant', UNKNOWN_TENANT, '--json'], WORK_FAILED],
+    ['keys revoke', ['keys', 'revoke', '0190f000-0000-7000-8000-00000000beef', '--tenant', UNKNOWN_TENANT], WORK_FAILED],
+    ['accounts create', ['accounts', 'create', '--tenant', UNKNOWN_TENANT, '--name', 'X', '--currency', 'USD', '--type', 'ASSET', '--json'], WORK_FAILED],
+    ['accounts list', ['accounts', 'list', '--tenant', UNKNOWN_TENANT, '--json'], WORK_FAILED],
+    ['statement', ['statement', '0190f000-0000-7000-8000-00000000cafe', '--tenant', UNKNOWN_TENANT, '--from', '2026-01-01', '--to', '2026-02-01', '--json'], WORK_FAILED],
+    ['a malformed tenant id', ['keys', 'list', '--tenant', 'not-a-uuid', '--json'], USAGE],
+  ] as const)('%s with an unknown tenant exits %i', async (_name, args, code) => {
     const run = await ledger(['--db', db, ...args]);
-    failed(run);
+    failed(run, code);
     expect(run.stdout).toBe('');
   });
 
@@ -257,64 +263,39 @@ describe('ledger CLI', () => {
   });
 
   it('an unknown command exits non-zero', async () => {
-    failed(await ledger(['--db', db, 'frobnicate']));
+    failed(await ledger(['--db', db, 'frobnicate']), USAGE);
   });
 });
 
 describe('ledger serve', () => {
   let dir: string;
-  let child: ChildProcess | undefined;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-serve-'));
   });
+  afterEach(() => killAll());
   afterAll(() => {
-    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    killAll();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('prints its URL, answers /healthz, and exits 0 on %s', async (signal) => {
-    const proc = spawn(process.execPath, [BIN, '--db', join(dir, 'ledger.db'), 'serve', '--port', '0'], {
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
-    let stdout = '';
-    let stderr = '';
-    proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed; stdout: ${stdout} stderr: ${stderr}`)), 15_000);
-      proc.stdout!.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        const m = /ledger listening on (http:\/\/\S+)/.exec(stdout);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      void exited.then(({ code }) => reject(new Error(`exited early with ${code}: ${stderr}`)));
-    });
+    const served = await spawnServe(join(dir, 'ledger.db'));
+    const url = served.url;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);
 
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
-    expect((await fetch(`${url}/api/v1/accounts`)).status).toBe(401);
+    expectError(await client(url).get('/api/v1/accounts'), 401, 'UNAUTHENTICATED');
 
-    proc.kill(signal);
-    const result = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 15_000))]);
-    expect(result, stderr).toEqual({ code: 0, signal: null });
+    served.child.kill(signal);
+    const result = await Promise.race([served.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 15_000))]);
+    expect(result, served.stderr()).toEqual({ code: 0, signal: null });
   });
 
   it('refuses an invalid port', async () => {
-    failed(await ledger(['--db', join(dir, 'ledger.db'), 'serve', '--port', '70000']), /port/);
+    failed(await ledger(['--db', join(dir, 'ledger.db'), 'serve', '--port', '70000']), USAGE, /port/);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { client, makeAccount, startTestServer, type Client, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 type Asset = 'USD' | 'BRL' | 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
 type Token = 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
@@ -247,8 +248,7 @@ describe('property: balances are the signed sums of the listed entries', () => {
             }
           } else {
             const want = expectedRefusal[step.fault];
-            expect(res.status, `${step.fault}: ${res.text}`).toBe(want.status);
-            expect(res.body?.code, res.text).toBe(want.code);
+            expectError({ ...res, text: `${step.fault}: ${res.text}` }, want.status, want.code);
           }
 
           const newCounts: number[] = [];

@@ -4,7 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
-import { client, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
+import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
+import { expectError } from './helpers/expect.js';
 
 describe('storage', () => {
   let t: TestServer;
@@ -16,10 +17,18 @@ describe('storage', () => {
     const cash = await makeAccount(c, { type: 'ASSET' });
     const sales = await makeAccount(c, { type: 'REVENUE' });
     const res = await post(c, [fiat(cash, 'DEBIT', '5.00'), fiat(sales, 'CREDIT', '5.00')]);
+    expect(res.status, res.text).toBe(201);
     transactionId = res.body.transactionId;
     const key = await c.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
-    await c.del(`/api/v1/api-keys/${key.body.id}`);
+    expect(key.status, key.text).toBe(201);
+    expect((await c.del(`/api/v1/api-keys/${key.body.id}`)).status).toBe(204);
   });
+
+  /** A client of a tenant of its own, so that what a test writes leaves the first tenant's exact history alone. */
+  const ownTenant = async () => {
+    const tenant = await createTenant(t.dbPath, 'Own');
+    return { tenantId: tenant.tenantId, c: client(t.url, tenant.apiKey.rawKey) };
+  };
   afterAll(async () => t?.stop());
 
   it('opens every connection in WAL mode with synchronous=FULL and foreign keys on', async () => {
@@ -121,15 +130,14 @@ describe('storage', () => {
   });
 
   it('answers 503 UNAVAILABLE, writing nothing, while another process holds the write lock past the busy timeout', async () => {
-    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const { c } = await ownTenant();
     const a = await makeAccount(c);
     const b = await makeAccount(c);
     const other = new BetterSqlite3(t.dbPath);
     other.exec('BEGIN IMMEDIATE');
     try {
       const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')], { key: 'busy-1' });
-      expect(res.status).toBe(503);
-      expect(res.body.code).toBe('UNAVAILABLE');
+      expectError(res, 503, 'UNAVAILABLE');
       expect(res.headers.get('retry-after')).toBe('1');
     } finally {
       other.exec('ROLLBACK');
@@ -141,7 +149,7 @@ describe('storage', () => {
   });
 
   it('keeps balances, running balances and the audit chain right when concurrent postings share a commit, some failing', async () => {
-    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const { c, tenantId } = await ownTenant();
     const accounts = [await makeAccount(c), await makeAccount(c), await makeAccount(c)];
     const requests = Array.from({ length: 60 }, (_, i) => {
       const a = accounts[i % 3]!;
@@ -150,9 +158,11 @@ describe('storage', () => {
       // commit, and its savepoint rolls back.
       return post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(i % 5 === 4 ? randomUUID() : b, 'CREDIT', `${i + 1}.00`)]);
     });
-    const statuses = (await Promise.all(requests)).map((r) => r.status);
+    const results = await Promise.all(requests);
+    const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(48);
     expect(statuses.filter((s) => s === 422)).toHaveLength(12);
+    results.forEach((r, i) => (i % 5 === 4 ? expectError(r, 422, 'ACCOUNT_NOT_FOUND') : expect(r.status, r.text).toBe(201)));
 
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     try {
@@ -166,7 +176,9 @@ describe('storage', () => {
         const kept = db.prepare('SELECT balance FROM balances WHERE account_id = ?').get(account) as { balance: string } | undefined;
         expect(BigInt(kept?.balance ?? '0')).toBe(running);
       }
-      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(t.tenant.tenantId) as Array<{ prev_hash: string | null; hash: string }>;
+      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(tenantId) as Array<{ prev_hash: string | null; hash: string }>;
+      // the tenant's record, its key's, three accounts' and the 48 postings'
+      expect(chain).toHaveLength(2 + 3 + 48);
       chain.forEach((r, i) => expect(r.prev_hash).toBe(i === 0 ? null : chain[i - 1]!.hash));
     } finally {
       db.close();
@@ -174,14 +186,14 @@ describe('storage', () => {
   });
 
   it('a failed posting leaves no audit record and no event', async () => {
-    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const { c } = await ownTenant();
     const a = await makeAccount(c);
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     const count = () => (db.prepare('SELECT (SELECT count(*) FROM audit_log) + (SELECT count(*) FROM outbox) AS n').get() as { n: number }).n;
     try {
       const before = count();
       const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(a, 'CREDIT', '2.00')]);
-      expect(res.status).toBe(422);
+      expectError(res, 422, 'UNBALANCED');
       expect(count()).toBe(before);
     } finally {
       db.close();

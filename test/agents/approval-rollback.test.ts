@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, onchain, startTestServer, type Client, type TestServer } from '../helpers/server.js';
-import { AGENT_PATH, balanceOf, createRule, execute, expectError, exportAudit, fresh, ISO_MS, newKey, UUID, walk, type Key } from './support.js';
+import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
+import { walkPages } from '../helpers/paging.js';
+import { AGENT_PATH, balanceOf, createRule, execute, exportAudit, fresh, newKey, type Key } from './support.js';
 
 const usd = (d: string, c: string, amount: string) => [fiat(d, 'DEBIT', amount), fiat(c, 'CREDIT', amount)];
 const AUDIT_PATH = '/api/v1/agent/audit';
@@ -61,7 +63,7 @@ describe('agent approvals, rollbacks and reads', () => {
       const id = await held('60', agent, session);
       expect(id).toMatch(UUID);
       expect(await balanceOf(admin, x)).toBe(before);
-      expectError(await admin.get(`/api/v1/transactions/${id}`), 404);
+      expectError(await admin.get(`/api/v1/transactions/${id}`), 404, 'NOT_FOUND');
       const rec = await record(id);
       expect(rec).toMatchObject({ id, status: 'PENDING_APPROVAL', sessionId: session, actorKeyId: agent.id, decidedAt: null, reversalTransactionId: null, metadata: {} });
       expect(rec.createdAt).toMatch(ISO_MS);
@@ -148,7 +150,7 @@ describe('agent approvals, rollbacks and reads', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body).toEqual({ transactionId: id, status: 'REJECTED' });
       expect(await balanceOf(admin, x)).toBe(before);
-      expectError(await admin.get(`/api/v1/transactions/${id}`), 404);
+      expectError(await admin.get(`/api/v1/transactions/${id}`), 404, 'NOT_FOUND');
       const rec = await record(id);
       expect(rec.status).toBe('REJECTED');
       expect(rec.decidedAt).toMatch(ISO_MS);
@@ -263,7 +265,7 @@ describe('agent approvals, rollbacks and reads', () => {
       expect(Object.keys(item).sort()).toEqual(['actorKeyId', 'createdAt', 'decidedAt', 'id', 'lines', 'metadata', 'reversalTransactionId', 'sessionId', 'status']);
       expect(item).toMatchObject({ id: ids[2], status: 'POSTED', sessionId: session, actorKeyId: agent.id, reversalTransactionId: null });
       expect(await record(ids[2]!)).toEqual(item);
-      const all = await walk(reader.c, AGENT_PATH);
+      const all = (await walkPages(reader.c, AGENT_PATH, { limit: 200 })).items;
       for (let i = 1; i < all.length; i++) expect(all[i - 1].createdAt >= all[i].createdAt).toBe(true);
     });
 
@@ -275,28 +277,32 @@ describe('agent approvals, rollbacks and reads', () => {
       expect((await reject(human.c, r)).status).toBe(200);
       const rb = await posted();
       expect((await rollback(roller.c, rb)).status).toBe(201);
-      const all = await walk(reader.c, AGENT_PATH);
+      const all = (await walkPages(reader.c, AGENT_PATH, { limit: 200 })).items;
       for (const [status, id] of [['POSTED', p], ['PENDING_APPROVAL', h], ['REJECTED', r], ['ROLLED_BACK', rb]] as const) {
-        const items = await walk(reader.c, `${AGENT_PATH}?status=${status}`);
+        const items = (await walkPages(reader.c, `${AGENT_PATH}?status=${status}`, { limit: 200 })).items;
         expect(items.length).toBeGreaterThan(0);
         for (const item of items) expect(item.status).toBe(status);
         expect(items.map((i) => i.id)).toContain(id);
         expect(items.map((i) => i.id)).toEqual(all.filter((i) => i.status === status).map((i) => i.id));
       }
-      expectError(await reader.c.get(`${AGENT_PATH}?status=HELD`), 400);
+      expectValidation(await reader.c.get(`${AGENT_PATH}?status=HELD`));
     });
 
     it('pagination: limit and cursor walk every record once, in the same order', async () => {
-      const all = await walk(reader.c, AGENT_PATH);
+      // records of its own, so the list spans several pages of 2 whatever ran before
+      for (const amount of ['1', '2', '3', '4', '5', '6']) await posted(amount);
+      const all = (await walkPages(reader.c, AGENT_PATH, { limit: 200 })).items;
       expect(all.length).toBeGreaterThan(5);
-      const paged = await walk(reader.c, AGENT_PATH, 2);
+      const walked = await walkPages(reader.c, AGENT_PATH, { limit: 2 });
+      const paged = walked.items;
+      expect(walked.pages).toBeGreaterThanOrEqual(3);
       expect(paged.map((i) => i.id)).toEqual(all.map((i) => i.id));
       expect(new Set(paged.map((i) => i.id)).size).toBe(paged.length);
       const p1 = await reader.c.get(`${AGENT_PATH}?limit=2`);
       expect(p1.body.items).toHaveLength(2);
       expect(typeof p1.body.nextCursor).toBe('string');
-      expectError(await reader.c.get(`${AGENT_PATH}?limit=0`), 400);
-      expectError(await reader.c.get(`${AGENT_PATH}?cursor=garbage`), 400);
+      expectValidation(await reader.c.get(`${AGENT_PATH}?limit=0`));
+      expectValidation(await reader.c.get(`${AGENT_PATH}?cursor=garbage`));
     });
 
     it("another tenant's records: not listed, GET → 404", async () => {
@@ -306,10 +312,10 @@ describe('agent approvals, rollbacks and reads', () => {
       const ob = await makeAccount(oAdmin, { name: 'b', currency: 'USD', type: 'LIABILITY' });
       const res = await execute(oAdmin, usd(oa, ob, '5'));
       expect(res.status, res.text).toBe(201);
-      expectError(await reader.c.get(`${AGENT_PATH}/${res.body.transactionId}`), 404);
-      expect((await walk(reader.c, AGENT_PATH)).map((i) => i.id)).not.toContain(res.body.transactionId);
-      expectError(await approve(human.c, res.body.transactionId), 404);
-      expectError(await rollback(roller.c, res.body.transactionId), 404);
+      expectError(await reader.c.get(`${AGENT_PATH}/${res.body.transactionId}`), 404, 'NOT_FOUND');
+      expect((await walkPages(reader.c, AGENT_PATH, { limit: 200 })).items.map((i) => i.id)).not.toContain(res.body.transactionId);
+      expectError(await approve(human.c, res.body.transactionId), 404, 'NOT_FOUND');
+      expectError(await rollback(roller.c, res.body.transactionId), 404, 'NOT_FOUND');
     });
 
     it('a key without AGENTS_AUDIT_READ → 403 on the reads', async () => {
@@ -332,7 +338,8 @@ describe('agent approvals, rollbacks and reads', () => {
       const p = await execute(k.c, usd(x, y, '5'), { session });
       expect(p.status).toBe(201);
       const v = await execute(k.c, [onchain(x, 'DEBIT', '1', 'USDT'), onchain(y, 'CREDIT', '1', 'USDT')], { session });
-      expect(v.status, v.text).toBe(422);
+      expectError(v, 422, 'POLICY_VIOLATION');
+      expect(v.body.ruleId, v.text).toBe(violation.id);
       const h1 = await execute(k.c, usd(x, y, '60'), { session });
       expect(h1.status).toBe(202);
       expect((await approve(human.c, h1.body.transactionId)).status).toBe(200);
@@ -366,9 +373,9 @@ describe('agent approvals, rollbacks and reads', () => {
       expect(JSON.stringify(items)).not.toContain(k.rawKey);
 
       // every record of the agent audit is AGENT; paging walks the same list
-      const allAudit = await walk(reader.c, AUDIT_PATH);
+      const allAudit = (await walkPages(reader.c, AUDIT_PATH, { limit: 200 })).items;
       for (const r of allAudit) expect(r.type).toBe('AGENT');
-      expect((await walk(reader.c, AUDIT_PATH, 3)).map((r) => r.id)).toEqual(allAudit.map((r) => r.id));
+      expect((await walkPages(reader.c, AUDIT_PATH, { limit: 3 })).items.map((r) => r.id)).toEqual(allAudit.map((r) => r.id));
 
       // the compliance export: the same records with type=AGENT, none with type=HUMAN
       const agentExport = await exportAudit(admin, 'AGENT');

@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
-import { AGENT_PATH, balanceOf, createRule, execute, expectError, exportAudit, fresh, ISO_MS, newKey, RULES_PATH, UUID, walk, type Key } from './support.js';
+import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
+import { walkPages } from '../helpers/paging.js';
+import { AGENT_PATH, balanceOf, createRule, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from './support.js';
 
 const usd = (d: string, c: string, amount: string) => [fiat(d, 'DEBIT', amount), fiat(c, 'CREDIT', amount)];
 const eur = (d: string, c: string, amount: string) => [fiat(d, 'DEBIT', amount, 'EUR'), fiat(c, 'CREDIT', amount, 'EUR')];
@@ -85,25 +87,25 @@ describe('agent execute', () => {
       expectError(await execute(k.c, usd(a, randomUUID(), '1')), 422, 'ACCOUNT_NOT_FOUND');
     });
 
-    it('a malformed body → 400', async () => {
+    it('a malformed body → 400 VALIDATION_FAILED', async () => {
       const k = await agent();
-      expectError(await execute(k.c, [fiat(a, 'DEBIT', '1')]), 400);
-      expectError(await execute(k.c, usd(a, b, '1.001')), 400);
+      expectValidation(await execute(k.c, [fiat(a, 'DEBIT', '1')]));
+      expectValidation(await execute(k.c, usd(a, b, '1.001')));
     });
   });
 
   describe('X-Agent-Session-Id', () => {
     it('missing → 400', async () => {
       const k = await agent();
-      expectError(await execute(k.c, usd(a, b, '1'), { session: null }), 400, 'VALIDATION_FAILED');
+      expectValidation(await execute(k.c, usd(a, b, '1'), { session: null }));
     });
     it('empty → 400', async () => {
       const k = await agent();
-      expectError(await execute(k.c, usd(a, b, '1'), { session: '' }), 400, 'VALIDATION_FAILED');
+      expectValidation(await execute(k.c, usd(a, b, '1'), { session: '' }));
     });
     it('256 characters → 400', async () => {
       const k = await agent();
-      expectError(await execute(k.c, usd(a, b, '1'), { session: 's'.repeat(256) }), 400, 'VALIDATION_FAILED');
+      expectValidation(await execute(k.c, usd(a, b, '1'), { session: 's'.repeat(256) }));
     });
     it('255 characters → 201, kept on the record', async () => {
       const k = await agent();
@@ -115,18 +117,18 @@ describe('agent execute', () => {
     it('a refused header writes nothing', async () => {
       const k = await agent();
       const [x, y] = await usdPair(admin);
-      await execute(k.c, usd(x, y, '1'), { session: '' });
-      await execute(k.c, usd(x, y, '1'), { session: null });
+      expectValidation(await execute(k.c, usd(x, y, '1'), { session: '' }));
+      expectValidation(await execute(k.c, usd(x, y, '1'), { session: null }));
       expect(await balanceOf(admin, x)).toBe(0);
     });
   });
 
   describe('Idempotency-Key', () => {
-    it('missing, empty or 256 characters → 400', async () => {
+    it('missing, empty or 256 characters → 400 VALIDATION_FAILED', async () => {
       const k = await agent();
-      expectError(await execute(k.c, usd(a, b, '1'), { key: null }), 400);
-      expectError(await execute(k.c, usd(a, b, '1'), { key: '' }), 400);
-      expectError(await execute(k.c, usd(a, b, '1'), { key: 'k'.repeat(256) }), 400);
+      expectValidation(await execute(k.c, usd(a, b, '1'), { key: null }));
+      expectValidation(await execute(k.c, usd(a, b, '1'), { key: '' }));
+      expectValidation(await execute(k.c, usd(a, b, '1'), { key: 'k'.repeat(256) }));
     });
 
     it('same key and body → the original 201 again, byte for byte, posted once', async () => {
@@ -152,7 +154,7 @@ describe('agent execute', () => {
       const second = await execute(k.c, usd(a, b, '20'), { key, session });
       expect(second.status).toBe(202);
       expect(second.text).toBe(first.text);
-      const pending = (await walk(admin, `${AGENT_PATH}?status=PENDING_APPROVAL`)).filter((r) => r.actorKeyId === k.id);
+      const pending = (await walkPages(admin, `${AGENT_PATH}?status=PENDING_APPROVAL`, { limit: 200 })).items.filter((r) => r.actorKeyId === k.id);
       expect(pending.map((r) => r.id)).toEqual([first.body.transactionId]);
     });
 
@@ -305,9 +307,9 @@ describe('agent execute', () => {
       const k3 = await agent();
       let m = 16;
       while (k3.rawKey.slice(0, m) === k2.rawKey.slice(0, m)) m++;
-      await createRule(admin, { type: 'ALLOWED_TOKENS', tokens: ['BRZ'], agentKeyPrefix: k3.rawKey.slice(0, m) });
+      const rule3 = await createRule(admin, { type: 'ALLOWED_TOKENS', tokens: ['BRZ'], agentKeyPrefix: k3.rawKey.slice(0, m) });
       expect((await execute(k2.c, tok(a, b, '1', 'USDC'), { session: fresh('s') })).status).toBe(201);
-      expect((await execute(k3.c, tok(a, b, '1', 'USDC'), { session: fresh('s') })).status).toBe(422);
+      expectViolation(await execute(k3.c, tok(a, b, '1', 'USDC'), { session: fresh('s') }), rule3.id);
     });
 
     it('the 12-character visible prefix of a key matches that key', async () => {
@@ -315,7 +317,7 @@ describe('agent execute', () => {
       expect(k.prefix).toBe(k.rawKey.slice(0, 12));
       const rule = await createRule(admin, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: ea, creditAccountId: eb, agentKeyPrefix: k.prefix });
       expectViolation(await execute(k.c, eur(ea, eb, '1')), rule.id);
-      await admin.del(`${RULES_PATH}/${rule.id}`);
+      expect((await admin.del(`${RULES_PATH}/${rule.id}`)).status).toBe(204);
     });
   });
 
@@ -329,7 +331,7 @@ describe('agent execute', () => {
       expect(held.status, held.text).toBe(202);
       expect(held.body).toEqual({ transactionId: held.body.transactionId, status: 'PENDING_APPROVAL' });
       expect(await balanceOf(admin, x)).toBe(100);
-      expect((await admin.get(`/api/v1/transactions/${held.body.transactionId}`)).status).toBe(404);
+      expectError(await admin.get(`/api/v1/transactions/${held.body.transactionId}`), 404, 'NOT_FOUND');
       expect((await agentRecord(held.body.transactionId)).status).toBe('PENDING_APPROVAL');
     });
 
@@ -401,13 +403,13 @@ describe('agent execute', () => {
       const k = await agent();
       const [x, y] = await usdPair(admin);
       const rule = await ruleFor(k, { type: 'MAX_DEBIT_PER_SESSION', amount: '5' });
-      const txBefore = (await walk(admin, '/api/v1/transactions')).length;
+      const txBefore = (await walkPages(admin, '/api/v1/transactions', { limit: 200 })).items.length;
       const session = fresh('s');
       expectViolation(await execute(k.c, usd(x, y, '6'), { session }), rule.id);
       expect(await balanceOf(admin, x)).toBe(0);
       expect(await balanceOf(admin, y)).toBe(0);
-      expect((await walk(admin, '/api/v1/transactions')).length).toBe(txBefore);
-      expect((await walk(admin, AGENT_PATH)).filter((r) => r.actorKeyId === k.id)).toEqual([]);
+      expect((await walkPages(admin, '/api/v1/transactions', { limit: 200 })).items.length).toBe(txBefore);
+      expect((await walkPages(admin, AGENT_PATH, { limit: 200 })).items.filter((r) => r.actorKeyId === k.id)).toEqual([]);
 
       const audit = await admin.get('/api/v1/agent/audit?limit=5');
       expect(audit.status, audit.text).toBe(200);

@@ -1,9 +1,6 @@
 // Small helpers shared by the agent and policy-rule suites (black-box, over HTTP).
 import { expect } from 'vitest';
 import { client, type Client, type HttpResult } from '../helpers/server.js';
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const FROM_ALL = '2000-01-01T00:00:00.000Z';
 export const TO_ALL = '2100-01-01T00:00:00.000Z';
 export const AGENT_PATH = '/api/v1/agent/transactions';
@@ -26,13 +23,6 @@ export async function newKey(admin: Client, baseUrl: string, scopes: string[]): 
   const res = await admin.post('/api/v1/api-keys', { scopes });
   expect(res.status, res.text).toBe(201);
   return { id: res.body.id, rawKey: res.body.rawKey, prefix: res.body.prefix, scopes: res.body.scopes, c: client(baseUrl, res.body.rawKey) };
-}
-
-export function expectError(res: { status: number; body: any; text: string }, status: number, code?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(typeof res.body?.message, res.text).toBe('string');
-  expect(typeof res.body?.code, res.text).toBe('string');
-  if (code) expect(res.body.code, res.text).toBe(code);
 }
 
 /** POST /api/v1/agent/transactions with the two headers (null leaves a header out). */
@@ -86,19 +76,4 @@ export async function exportAudit(c: Client, type?: 'HUMAN' | 'AGENT' | 'ALL'): 
   const res = await c.get(`/api/v1/compliance/audit-export?from=2000-01-01&to=2100-01-01${type ? `&type=${type}` : ''}`);
   expect(res.status, res.text).toBe(200);
   return parseNdjson(res.text);
-}
-
-/** Walks a {items, nextCursor} list to its end. */
-export async function walk(c: Client, path: string, limit = 200): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  const sep = path.includes('?') ? '&' : '?';
-  for (let i = 0; i < 1000; i++) {
-    const res: HttpResult = await c.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    expect(res.status, res.text).toBe(200);
-    items.push(...res.body.items);
-    cursor = res.body.nextCursor;
-    if (cursor === null) break;
-  }
-  return items;
 }

@@ -55,12 +55,3 @@ export async function startReceiver(): Promise<Receiver> {
     });
   return receiver;
 }
-
-/** Polls until the condition holds or the deadline passes. */
-export async function waitFor(condition: () => boolean, timeoutMs = 10_000, stepMs = 50): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-  return condition();
-}

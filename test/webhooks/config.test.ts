@@ -1,19 +1,13 @@
 // PUT/GET /api/v1/tenant/webhook — black-box, per spec, contract and the issue 4 decisions (Configuration).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { expectError, expectValidation } from '../helpers/expect.js';
 
 const PATH = '/api/v1/tenant/webhook';
 const HEX64 = /^[0-9a-f]{64}$/;
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
 const TO_ALL = '2100-01-01T00:00:00.000Z';
-
-function expectError(res: HttpResult, status: number, code?: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(typeof res.body?.message, res.text).toBe('string');
-  expect(typeof res.body?.code, res.text).toBe('string');
-  if (code) expect(res.body.code, res.text).toBe(code);
-}
 
 const put = (c: Client, body: unknown) => c.request('PUT', PATH, { body });
 const putRaw = (c: Client, rawBody: string) => c.request('PUT', PATH, { rawBody });
@@ -152,9 +146,9 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       const again = await put(configured, { webhookUrl: configuredUrl });
       configuredSecret = again.body.webhookSecret;
     }
-    expectError(a, 400, 'VALIDATION_FAILED');
+    expectValidation(a);
     expect(a.text).not.toMatch(/[0-9a-f]{64}/);
-    expectError(b, 400, 'VALIDATION_FAILED');
+    expectValidation(b);
     expectError(freshGet, 404, 'NOT_FOUND');
     expect(configuredGet.body).toEqual({ webhookUrl: configuredUrl, secretPrefix: `${configuredSecret.slice(0, 8)}...` });
   }
@@ -179,7 +173,8 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
 
   describe('PUT and GET', () => {
     it('GET before any PUT → 404 NOT_FOUND', async () => {
-      expectError(await c.get(PATH), 404, 'NOT_FOUND');
+      const never = client(t.url, (await createTenant(t.dbPath, 'Never configured')).apiKey.rawKey);
+      expectError(await never.get(PATH), 404, 'NOT_FOUND');
     });
 
     it('PUT → 200 with exactly {webhookUrl (as sent), webhookSecret (64 lowercase hex)}', async () => {
@@ -234,7 +229,10 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
     });
 
     it('the public name was looked up through the resolver', async () => {
-      expect(resolverCalls.some((h) => h.replace(/\.$/, '').toLowerCase() === 'hooks.public.test')).toBe(true);
+      const from = resolverCalls.length;
+      const res = await put(c, { webhookUrl: 'https://hooks.public.test/looked-up' });
+      expect(res.status, res.text).toBe(200);
+      expect(resolverCalls.slice(from).some((h) => h.replace(/\.$/, '').toLowerCase() === 'hooks.public.test')).toBe(true);
     });
 
     it('a name that does not resolve at PUT time (resolver throws) is accepted', async () => {
@@ -285,7 +283,9 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
     });
 
     it('a key without WEBHOOK_MANAGE → 403 FORBIDDEN on GET and PUT, nothing changes', async () => {
+      expect((await put(c, { webhookUrl: 'https://8.8.8.8/before-forbidden' })).status).toBe(200);
       const before = (await c.get(PATH)).body;
+      expect(before.webhookUrl).toBe('https://8.8.8.8/before-forbidden');
       for (const scopes of [['ACCOUNTS_READ'], ['TRANSACTIONS_WRITE', 'TRANSACTIONS_READ', 'ACCOUNTS_WRITE', 'RECONCILIATION_WRITE']]) {
         const k = await keyWith(scopes);
         expectError(await k.get(PATH), 403, 'FORBIDDEN');
@@ -335,7 +335,7 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
     it('a body that is not a JSON object → 400, nothing stored', async () => {
       for (const raw of ['null', '[]', '"https://8.8.8.8/hook"', '{"webhookUrl":', '']) {
         const res = await putRaw(fresh, raw);
-        expect(res.status, `${JSON.stringify(raw)}: ${res.text}`).toBe(400);
+        expectValidation({ ...res, text: `${JSON.stringify(raw)}: ${res.text}` });
       }
       expectError(await fresh.get(PATH), 404, 'NOT_FOUND');
     });
@@ -379,14 +379,14 @@ describe('webhook configuration (server with allowPrivate)', () => {
     const ok = await put(c, { webhookUrl: 'https://127.0.0.1:9/kept' });
     expect(ok.status, ok.text).toBe(200);
     for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.1/hook', 'https://user:pw@127.0.0.1:9/hook', 'https://user@localhost/hook']) {
-      expectError(await put(c, { webhookUrl: url }), 400, 'VALIDATION_FAILED');
+      expectValidation(await put(c, { webhookUrl: url }));
     }
     expect((await c.get(PATH)).body).toEqual({ webhookUrl: 'https://127.0.0.1:9/kept', secretPrefix: `${ok.body.webhookSecret.slice(0, 8)}...` });
   });
 
   it('missing, empty and non-string URLs are still 400', async () => {
     for (const body of [{}, { webhookUrl: '' }, { webhookUrl: 1 }, { webhookUrl: 'nope' }, { webhookUrl: 'https://127.0.0.1/h', extra: 1 }]) {
-      expectError(await put(c, body), 400, 'VALIDATION_FAILED');
+      expectValidation(await put(c, body));
     }
   });
 });

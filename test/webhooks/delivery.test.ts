@@ -4,11 +4,11 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, onchain, post, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, waitFor, type Received, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
+import { ISO_MS, UUID } from '../helpers/expect.js';
+import { until } from '../helpers/poll.js';
 import { makeTenant, routed, sign, type Handler, type Tenant } from './support.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const RETRY = { delaysMs: [200, 400], windowMs: 60_000 };
 const WALLET = '0x0000000000000000000000000000000000000001';
 
@@ -71,14 +71,14 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     const path = '/basic';
     const secret = await tn.setWebhook(`${r.url}${path}?src=ledger`);
     const txId = await tn.pay('2.25', { phase: 'after' });
-    expect(await waitFor(() => deliveriesAt(r, path).length >= 1)).toBe(true);
+    await until('the first delivery at /basic', () => deliveriesAt(r, path).length >= 1);
     const [d] = deliveriesAt(r, path);
     // body
     expect(Object.keys(d!.body).sort()).toEqual(['createdAt', 'data', 'id', 'sentAt', 'type']);
     expect(d!.body.id).toMatch(UUID);
     expect(d!.body.type).toBe('transaction.committed');
-    expect(d!.body.createdAt).toMatch(ISO);
-    expect(d!.body.sentAt).toMatch(ISO);
+    expect(d!.body.createdAt).toMatch(ISO_MS);
+    expect(d!.body.sentAt).toMatch(ISO_MS);
     expect(Date.parse(d!.body.sentAt)).toBeGreaterThanOrEqual(Date.parse(d!.body.createdAt));
     const tx = await tn.c.get(`/api/v1/transactions/${txId}`);
     expect(tx.status, tx.text).toBe(200);
@@ -96,7 +96,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     expect(d!.request.headers['x-ledger-signature']).toBe(sign(secret, d!.request.raw));
     // the pre-PUT posting never shows up: post one more and wait for it, nothing else arrives
     const third = await tn.pay('3.00', { phase: 'after-2' });
-    expect(await waitFor(() => deliveriesAt(r, path).some((x) => x.body?.data?.transactionId === third))).toBe(true);
+    await until('the third posting at /basic', () => deliveriesAt(r, path).some((x) => x.body?.data?.transactionId === third));
     const seen = deliveriesAt(r, path).map((x) => x.body?.data?.transactionId);
     expect(seen).not.toContain(before);
     expect([...new Set(seen)]).toEqual([txId, third]);
@@ -107,7 +107,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     const path = '/tamper';
     const secret = await tn.setWebhook(`${r.url}${path}`);
     await tn.pay('7.77', { note: 'héllo ✓' });
-    expect(await waitFor(() => deliveriesAt(r, path).length >= 1)).toBe(true);
+    await until('the delivery at /tamper', () => deliveriesAt(r, path).length >= 1);
     const d = deliveriesAt(r, path)[0]!;
     const header = d.request.headers['x-ledger-signature'];
     expect(header).toBe(sign(secret, d.request.raw));
@@ -140,7 +140,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     const secret = await tn.setWebhook(`${r.url}${path}`);
     const started = Date.now();
     const txId = await tn.pay('5.00');
-    expect(await waitFor(() => deliveriesAt(r, path).length >= 3, 10_000)).toBe(true);
+    await until('three attempts at /retry', () => deliveriesAt(r, path).length >= 3, 10_000);
     expect(Date.now() - started).toBeLessThan(10_000);
     const ds = deliveriesAt(r, path).slice(0, 3);
     expect(ds.map((d) => d.attempt)).toEqual([1, 2, 3]);
@@ -155,7 +155,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     for (let i = 1; i < 3; i++) expect(Date.parse(ds[i]!.body.sentAt)).toBeGreaterThan(Date.parse(ds[i - 1]!.body.sentAt));
     // delivered: no further attempt for that event
     const more = await tn.pay('5.01');
-    expect(await waitFor(() => deliveriesAt(r, path).some((d) => d.body?.data?.transactionId === more))).toBe(true);
+    await until('the next posting at /retry', () => deliveriesAt(r, path).some((d) => d.body?.data?.transactionId === more));
     expect(deliveriesAt(r, path).filter((d) => d.eventId === ds[0]!.eventId)).toHaveLength(3);
   });
 
@@ -172,7 +172,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     });
     await tn.setWebhook(`${r.url}${path}`);
     const ids = [await tn.pay('1.00', { seq: '1' }), await tn.pay('2.00', { seq: '2' }), await tn.pay('3.00', { seq: '3' })];
-    expect(await waitFor(() => new Set(deliveriesAt(r, path).map((d) => d.body?.data?.transactionId)).size >= 3, 15_000)).toBe(true);
+    await until('the three events at /order', () => new Set(deliveriesAt(r, path).map((d) => d.body?.data?.transactionId)).size >= 3, 15_000);
     const ds = deliveriesAt(r, path);
     const seqs = ds.map((d) => d.body.data.metadata.seq);
     // event 1 is tried three times before anything else arrives
@@ -207,11 +207,11 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     await blocked.setWebhook(`${r.url}/blocked`);
     await free.setWebhook(`${r.url}/free`);
     await blocked.pay('1.00');
-    expect(await waitFor(() => deliveriesAt(r, '/blocked').length >= 2)).toBe(true);
+    await until('two failed attempts at /blocked', () => deliveriesAt(r, '/blocked').length >= 2);
     const txId = await free.pay('1.00');
-    expect(await waitFor(() => deliveriesAt(r, '/free').some((d) => d.body?.data?.transactionId === txId))).toBe(true);
+    await until('the free tenant\'s posting at /free', () => deliveriesAt(r, '/free').some((d) => d.body?.data?.transactionId === txId));
     blocking = false; // let the blocked tenant drain
-    expect(await waitFor(() => drained)).toBe(true);
+    await until('the blocked tenant to drain', () => drained);
   });
 
   it('a PUT while a delivery is being retried: the pending retry goes to the new URL, signed only with the new secret', async () => {
@@ -219,12 +219,12 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     routes.set('/rot-old', (_req, res) => res.writeHead(500).end('old is failing'));
     const oldSecret = await tn.setWebhook(`${r.url}/rot-old`);
     const txId = await tn.pay('9.00');
-    expect(await waitFor(() => deliveriesAt(r, '/rot-old').length >= 1)).toBe(true);
+    await until('the first attempt at /rot-old', () => deliveriesAt(r, '/rot-old').length >= 1);
     const old = deliveriesAt(r, '/rot-old')[0]!;
     expect(old.request.headers['x-ledger-signature']).toBe(sign(oldSecret, old.request.raw));
     const newSecret = await tn.setWebhook(`${r.url}/rot-new`);
     expect(newSecret).not.toBe(oldSecret);
-    expect(await waitFor(() => deliveriesAt(r, '/rot-new').length >= 1, 5_000)).toBe(true);
+    await until('the pending retry at /rot-new', () => deliveriesAt(r, '/rot-new').length >= 1, 5_000);
     const moved = deliveriesAt(r, '/rot-new')[0]!;
     expect(moved.eventId).toBe(old.eventId);
     expect(moved.body.data.transactionId).toBe(txId);
@@ -233,7 +233,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     // later events: new URL, new secret only; the old URL gets nothing more
     const oldCount = deliveriesAt(r, '/rot-old').length;
     const next = await tn.pay('9.50');
-    expect(await waitFor(() => deliveriesAt(r, '/rot-new').some((d) => d.body?.data?.transactionId === next))).toBe(true);
+    await until('the next posting at /rot-new', () => deliveriesAt(r, '/rot-new').some((d) => d.body?.data?.transactionId === next));
     const d = deliveriesAt(r, '/rot-new').find((x) => x.body.data.transactionId === next)!;
     expect(d.request.headers['x-ledger-signature']).toBe(sign(newSecret, d.request.raw));
     expect(d.request.headers['x-ledger-signature']).not.toBe(sign(oldSecret, d.request.raw));
@@ -244,10 +244,10 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     const tn = await makeTenant(t, 'Rotate2');
     const s1 = await tn.setWebhook(`${r.url}/rot2`);
     const first = await tn.pay('1.00');
-    expect(await waitFor(() => deliveriesAt(r, '/rot2').some((d) => d.body?.data?.transactionId === first))).toBe(true);
+    await until('the first posting at /rot2', () => deliveriesAt(r, '/rot2').some((d) => d.body?.data?.transactionId === first));
     const s2 = await tn.setWebhook(`${r.url}/rot2`);
     const second = await tn.pay('2.00');
-    expect(await waitFor(() => deliveriesAt(r, '/rot2').some((d) => d.body?.data?.transactionId === second))).toBe(true);
+    await until('the second posting at /rot2', () => deliveriesAt(r, '/rot2').some((d) => d.body?.data?.transactionId === second));
     const d1 = deliveriesAt(r, '/rot2').find((x) => x.body.data.transactionId === first)!;
     const d2 = deliveriesAt(r, '/rot2').find((x) => x.body.data.transactionId === second)!;
     expect(d1.request.headers['x-ledger-signature']).toBe(sign(s1, d1.request.raw));
@@ -270,7 +270,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     expect(res.status, res.text).toBe(201);
     const s = await tn.c.get(`/api/v1/settlements/${reg.body.settlementId}`);
     expect(s.body.status).toBe('SETTLED');
-    expect(await waitFor(() => deliveriesAt(r, path).some((d) => d.type === 'settlement.matched'))).toBe(true);
+    await until('settlement.matched at /matched', () => deliveriesAt(r, path).some((d) => d.type === 'settlement.matched'));
     const d = deliveriesAt(r, path).find((x) => x.type === 'settlement.matched')!;
     expect(d.body.type).toBe('settlement.matched');
     expect(Object.keys(d.body).sort()).toEqual(['createdAt', 'data', 'id', 'sentAt', 'type']);
@@ -278,7 +278,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     expect(d.body.data.matchedTransactionId).toBe(res.body.transactionId);
     expect(d.request.headers['x-ledger-signature']).toBe(sign(secret, d.request.raw));
     // the posting's own event comes too, and each event once
-    expect(await waitFor(() => deliveriesAt(r, path).some((x) => x.type === 'transaction.committed' && x.body?.data?.transactionId === res.body.transactionId))).toBe(true);
+    await until('the matching posting\'s transaction.committed at /matched', () => deliveriesAt(r, path).some((x) => x.type === 'transaction.committed' && x.body?.data?.transactionId === res.body.transactionId));
     expect(deliveriesAt(r, path).filter((x) => x.type === 'settlement.matched')).toHaveLength(1);
   });
 
@@ -292,7 +292,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
       { 'idempotency-key': newKey() },
     );
     expect(reg.status, reg.text).toBe(201);
-    expect(await waitFor(() => deliveriesAt(r, path).some((d) => d.type === 'settlement.unmatched'), 20_000)).toBe(true);
+    await until('settlement.unmatched at /unmatched', () => deliveriesAt(r, path).some((d) => d.type === 'settlement.unmatched'), 20_000);
     const d = deliveriesAt(r, path).find((x) => x.type === 'settlement.unmatched')!;
     const s = await tn.c.get(`/api/v1/settlements/${reg.body.settlementId}`);
     expect(s.body.status).toBe('UNMATCHED');
@@ -315,7 +315,7 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     routes.set('/redirect-target', (_req, res) => res.writeHead(200).end('should not be here'));
     await tn.setWebhook(`${r.url}${path}`);
     await tn.pay('4.00');
-    expect(await waitFor(() => deliveriesAt(r, path).length >= 5, 15_000)).toBe(true);
+    await until('five attempts at /redir', () => deliveriesAt(r, path).length >= 5, 15_000);
     const ds = deliveriesAt(r, path);
     expect(ds.slice(0, 5).map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(ds.map((d) => d.eventId)).size).toBe(1);
@@ -368,7 +368,7 @@ describe('webhook delivery: the address is checked at connect time (no allowPriv
     await tn.pay('1.00');
     await tn2.pay('1.00');
     // two attempts each looked the name up again and got 127.0.0.1
-    expect(await waitFor(() => lookups.filter((l) => l.rebound && l.host.startsWith('rebind.test')).length >= 4, 15_000)).toBe(true);
+    await until('four rebound lookups of rebind.test', () => lookups.filter((l) => l.rebound && l.host.startsWith('rebind.test')).length >= 4, 15_000);
     expect(r.received).toHaveLength(0);
     expect(connections).toHaveLength(0);
     // the event is still pending and has been attempted

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, fiat, makeAccount, post, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { until } from '../helpers/poll.js';
 
 describe('webhook delivery (smoke)', () => {
   let t: TestServer;
@@ -23,7 +24,7 @@ describe('webhook delivery (smoke)', () => {
     const b = await makeAccount(c, { type: 'LIABILITY' });
     const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')]);
     expect(res.status).toBe(201);
-    expect(await waitFor(() => r.received.length > 0)).toBe(true);
+    await until('the delivery at the receiver', () => r.received.length > 0);
     const got = r.received[0]!;
     const expected = `sha256=${createHmac('sha256', Buffer.from(put.body.webhookSecret, 'ascii')).update(got.raw).digest('hex')}`;
     expect(got.headers['x-ledger-signature']).toBe(expected);
