@@ -70,3 +70,7 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () =>
   const base = policy.delaysMs[Math.min(attempt, policy.delaysMs.length) - 1] ?? 0;
   return Math.round(base * (0.8 + 0.4 * random()));
 }
+
+/** Whether a failed attempt made at `at` gives the event up (DEAD): its first attempt is the retry window or more ago. */
+export const retryWindowOver = (policy: RetryPolicy, firstAttemptAt: string, at: Date): boolean =>
+  at.getTime() - Date.parse(firstAttemptAt) >= policy.windowMs;

@@ -3,7 +3,11 @@
 import type { Logger } from '../errors.js';
 
 const POLL_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
+export const BACKOFF_MAX_MS = 30_000;
+
+/** The wait before the next scan: the poll interval after a success, else 2 s doubling per failure in a row, at most 30 s. */
+export const nextScanDelayMs = (failures: number, pollMs: number): number =>
+  failures === 0 ? pollMs : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** failures);
 
 export abstract class ChainPoller {
   protected stopped = false;
@@ -33,7 +37,7 @@ export abstract class ChainPoller {
         })
         .finally(() => {
           this.running = null;
-          const delay = this.failures === 0 ? this.pollMs : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** this.failures);
+          const delay = nextScanDelayMs(this.failures, this.pollMs);
           if (!this.stopped) this.timer = setTimeout(tick, delay);
         });
     };

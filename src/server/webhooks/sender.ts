@@ -3,7 +3,7 @@
 import type { Ledger } from '../../core/ledger.js';
 import type { Logger } from '../errors.js';
 import { nextDelivery } from '../../core/usecases/webhooks.js';
-import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
+import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
 import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';
 import { VERSION } from '../../version.js';
 
@@ -116,7 +116,7 @@ export class WebhookSender {
     if (this.stopped) return;
     const at = new Date();
     const firstAttemptAt = previous?.firstAttemptAt ?? startedAt.toISOString();
-    const dead = !outcome.ok && at.getTime() - Date.parse(firstAttemptAt) >= this.retry.windowMs;
+    const dead = !outcome.ok && retryWindowOver(this.retry, firstAttemptAt, at);
     const state: DeliveryState = {
       tenantId: webhook.tenantId,
       eventId: event.id,
