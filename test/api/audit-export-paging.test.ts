@@ -6,54 +6,15 @@
 // order." Shown over HTTP against the real server: a tenant with more than two pages of records (accounts created in
 // parallel, so that many records share a millisecond across the page boundaries) is exported whole and in windows:
 // every record once, in commit order, the count what was written, the chain unbroken across every page boundary.
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { AUDIT_EXPORT_PATH as PATH, parseNdjson, recomputeHash, type AuditRecord } from '../helpers/audit.js';
 
-const PATH = '/api/v1/compliance/audit-export';
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
 const TO_ALL = '2999-01-01T00:00:00.000Z';
 const PAGE = 1000; // README: "a page of 1,000 records at a time"
 const ACCOUNTS = 2 * PAGE + 150; // with CREATE_TENANT, three pages: two boundaries to cross
 const PARALLEL = 50;
-
-interface AuditRecord {
-  id: string;
-  type: string;
-  action: string;
-  actorKeyId: string;
-  occurredAt: string;
-  payload: Record<string, unknown>;
-  hash: string;
-  prevHash: string | null;
-}
-
-/** JSON with object keys sorted at every depth and no whitespace (README: "canonical JSON"). */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const o = value as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-    .join(',')}}`;
-}
-const hashOf = (r: AuditRecord) =>
-  createHash('sha256')
-    .update(canonical({ id: r.id, type: r.type, action: r.action, actorKeyId: r.actorKeyId, occurredAt: r.occurredAt, payload: r.payload, prevHash: r.prevHash }))
-    .digest('hex');
-
-function parseNdjson(text: string): AuditRecord[] {
-  if (text === '') return [];
-  expect(text.endsWith('\n'), 'the body ends with a newline').toBe(true);
-  return text
-    .slice(0, -1)
-    .split('\n')
-    .map((line, i) => {
-      expect(line.length, `line ${i} is not empty`).toBeGreaterThan(0);
-      return JSON.parse(line) as AuditRecord;
-    });
-}
 
 describe('the audit export pages past 1,000 records', () => {
   let t: TestServer;
@@ -116,7 +77,7 @@ describe('the audit export pages past 1,000 records', () => {
         expect(r.prevHash, `record ${i} follows record ${i - 1}`).toBe(records[i - 1]!.hash);
         expect(r.occurredAt >= records[i - 1]!.occurredAt, `record ${i} is not older than the one before`).toBe(true);
       }
-      expect(hashOf(r), `hash of record ${i}`).toBe(r.hash);
+      expect(recomputeHash(r), `hash of record ${i}`).toBe(r.hash);
     }
     // The test means something only if records share a time across a boundary, the case a keyset on time alone gets wrong.
     const tiesAcross = [PAGE, 2 * PAGE].filter((b) => records[b - 1]!.occurredAt === records[b]!.occurredAt).length;

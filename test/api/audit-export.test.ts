@@ -1,39 +1,15 @@
 // GET /api/v1/compliance/audit-export — black-box, per spec, contract and the issue-3 decisions (Audit export).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer, scopesExcept } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS } from '../helpers/expect.js';
+import { AUDIT_EXPORT_PATH as PATH, parseNdjson, recomputeHash, type AuditRecord } from '../helpers/audit.js';
 
-const PATH = '/api/v1/compliance/audit-export';
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
 const TO_ALL = '2100-01-01T00:00:00.000Z';
 const FIELDS = ['action', 'actorKeyId', 'hash', 'id', 'occurredAt', 'payload', 'prevHash', 'type'];
 const WALLET = '0x0000000000000000000000000000000000000001';
 const ALL_BUT_EXPORT = scopesExcept('COMPLIANCE_EXPORT', 'ADMIN');
-
-interface AuditLine {
-  id: string;
-  type: string;
-  action: string;
-  actorKeyId: string;
-  occurredAt: string;
-  payload: Record<string, unknown>;
-  hash: string;
-  prevHash: string | null;
-}
-
-/** JSON with object keys sorted at every depth and no whitespace. */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const keys = Object.keys(value as Record<string, unknown>).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
-
-const recomputeHash = (r: AuditLine) =>
-  createHash('sha256')
-    .update(canonical({ id: r.id, type: r.type, action: r.action, actorKeyId: r.actorKeyId, occurredAt: r.occurredAt, payload: r.payload, prevHash: r.prevHash }))
-    .digest('hex');
 
 function exportRes(c: Client, query: Record<string, string | undefined>): Promise<HttpResult> {
   const params = new URLSearchParams();
@@ -42,21 +18,7 @@ function exportRes(c: Client, query: Record<string, string | undefined>): Promis
   return c.get(`${PATH}${qs ? `?${qs}` : ''}`);
 }
 
-/** Parses an NDJSON body, checking each line stands alone and the body ends with a newline. */
-function parseNdjson(text: string): AuditLine[] {
-  if (text === '') return [];
-  expect(text.endsWith('\n'), 'a non-empty body ends with a newline').toBe(true);
-  const lines = text.slice(0, -1).split('\n');
-  return lines.map((line, i) => {
-    expect(line.length, `line ${i} is not empty`).toBeGreaterThan(0);
-    let parsed: unknown;
-    expect(() => (parsed = JSON.parse(line)), `line ${i} parses on its own: ${line}`).not.toThrow();
-    expect(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), `line ${i} is an object`).toBe(true);
-    return parsed as AuditLine;
-  });
-}
-
-async function fullExport(c: Client, extra: Record<string, string> = {}): Promise<{ text: string; records: AuditLine[] }> {
+async function fullExport(c: Client, extra: Record<string, string> = {}): Promise<{ text: string; records: AuditRecord[] }> {
   const res = await exportRes(c, { from: FROM_ALL, to: TO_ALL, ...extra });
   expect(res.status, res.text).toBe(200);
   return { text: res.text, records: parseNdjson(res.text) };
@@ -269,7 +231,7 @@ describe('GET /api/v1/compliance/audit-export', () => {
   });
 
   describe('actions recorded for every state change', () => {
-    const find = (records: AuditLine[], action: string, field: string, value: string) => records.findIndex((r) => r.action === action && r.payload[field] === value);
+    const find = (records: AuditRecord[], action: string, field: string, value: string) => records.findIndex((r) => r.action === action && r.payload[field] === value);
 
     it('CREATE_API_KEY and REVOKE_API_KEY name the keyId', async () => {
       const { records } = await fullExport(c);
@@ -344,7 +306,7 @@ describe('GET /api/v1/compliance/audit-export', () => {
   });
 
   describe('time bounds: from inclusive, to exclusive', () => {
-    const idsIn = (records: AuditLine[], from: string, to: string) => records.filter((r) => ms(r.occurredAt) >= ms(from) && ms(r.occurredAt) < ms(to)).map((r) => r.id);
+    const idsIn = (records: AuditRecord[], from: string, to: string) => records.filter((r) => ms(r.occurredAt) >= ms(from) && ms(r.occurredAt) < ms(to)).map((r) => r.id);
     const idsOf = async (from: string, to: string) => {
       const res = await exportRes(c, { from, to });
       expect(res.status, res.text).toBe(200);
