@@ -1,6 +1,7 @@
 // Small helpers shared by the agent and policy-rule suites (black-box, over HTTP).
 import { expect } from 'vitest';
 import { client, type Client, type HttpResult } from '../helpers/server.js';
+import { parseNdjson, type AuditRecord } from '../helpers/audit.js';
 export const FROM_ALL = '2000-01-01T00:00:00.000Z';
 export const TO_ALL = '2100-01-01T00:00:00.000Z';
 export const AGENT_PATH = '/api/v1/agent/transactions';
@@ -52,27 +53,8 @@ export async function balanceOf(c: Client, accountId: string): Promise<number> {
   return res.body.amount as number;
 }
 
-export interface AuditLine {
-  id: string;
-  type: string;
-  action: string;
-  actorKeyId: string;
-  occurredAt: string;
-  payload: Record<string, any>;
-  hash: string;
-  prevHash: string | null;
-}
-
-/** Parses an NDJSON body line by line. */
-export function parseNdjson(text: string): AuditLine[] {
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as AuditLine);
-}
-
 /** The whole audit export of the tenant (optionally one type). */
-export async function exportAudit(c: Client, type?: 'HUMAN' | 'AGENT' | 'ALL'): Promise<AuditLine[]> {
+export async function exportAudit(c: Client, type?: 'HUMAN' | 'AGENT' | 'ALL'): Promise<AuditRecord[]> {
   const res = await c.get(`/api/v1/compliance/audit-export?from=2000-01-01&to=2100-01-01${type ? `&type=${type}` : ''}`);
   expect(res.status, res.text).toBe(200);
   return parseNdjson(res.text);

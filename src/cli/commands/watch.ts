@@ -55,7 +55,8 @@ export function registerWatch(program: Command): void {
     .option('--json', 'print as JSON')
     .action(
       action(async (options: { json?: boolean }, command: Command) => {
-        const flags = command.parent!.opts() as ChainFlags;
+        // Checked as `watch` checks them: a malformed endpoint is a bad argument (exit 2), not a failed request.
+        const flags = chainSettingsOf(command.parent!.opts() as ChainFlags);
         const rows = await withLedger(command, async (ledger) =>
           Promise.all(
             chains.map(async (chain) => {
