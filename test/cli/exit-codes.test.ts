@@ -55,6 +55,7 @@ const CASES: Array<[string, string[], RegExp]> = [
   ['agents pending (no --tenant)', ['agents', 'pending'], /--tenant/],
   ['agents approve (no id)', ['agents', 'approve', '--tenant', T], /id/],
   ['agents reject (no --tenant)', ['agents', 'reject', ID], /--tenant/],
+  ['watch (no chain endpoint)', ['watch'], /--evm-rpc, --solana-rpc or --tron-api/],
   ['audit export (no --to)', ['audit', 'export', '--tenant', T, '--from', '2026-01-01'], /--to/],
   ['audit verify (neither --tenant nor --file)', ['audit', 'verify'], /--tenant|--file/],
   ['webhooks deliveries (no --tenant)', ['webhooks', 'deliveries'], /--tenant/],

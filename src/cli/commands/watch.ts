@@ -7,6 +7,7 @@ import { LocalWriter } from '../../store/localWriter.js';
 import { startWatchers, untilSignal } from '../../server/serve.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { chains } from '../../core/money.js';
+import { invalid } from '../../core/errors.js';
 import { log } from './serve.js';
 import { solanaFinalizedSlot } from '../../server/chains/solanaWatcher.js';
 import { evmHead } from '../../server/chains/evmWatcher.js';
@@ -22,6 +23,9 @@ export function registerWatch(program: Command): void {
   ).action(
     action(async (options: ChainFlags, command: Command) => {
       const settings = chainSettingsOf(options);
+      if (!settings.evmRpc && !settings.solanaRpc && !settings.tronApi) {
+        throw invalid('Nothing to watch: give --evm-rpc, --solana-rpc or --tron-api (or LEDGER_EVM_RPC_URL, LEDGER_SOLANA_RPC_URL, LEDGER_TRON_API_URL).');
+      }
       const store = await SqliteStore.open(dbPath(command));
       const writer = new LocalWriter(store);
       let watchers: Array<{ close(): Promise<void> }>;
