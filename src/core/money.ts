@@ -40,7 +40,9 @@ const decimalText = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Decimal places of decimal text as written, after any exponent: "1.50" has 2, "15e-2" has 2, "1.5e3" has 0. */
 function writtenPlaces(text: string): number {
-  const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
+  const parts = text.toLowerCase().split('e');
+  // Stryker disable next-line StringLiteral: equivalent; split always yields a mantissa, and Number('') is 0 as Number('0') is.
+  const [mantissa = '', exponent = '0'] = parts;
   const fraction = mantissa.split('.')[1] ?? '';
   return Math.max(0, fraction.length - Number(exponent));
 }
@@ -61,6 +63,7 @@ export function parseAmount(input: AmountInput, asset: Asset): { ok: true; minor
   // Places as written count, trailing zeros included: "1.000" is three places, too many for USD.
   if (writtenPlaces(text) > scale) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
   const minor = value.times(new Exact(10).pow(scale));
+  // Stryker disable next-line StringLiteral: the message of an invariant that the checks above make unreachable.
   assert(minor.isInteger(), 'an amount within its scale is a whole number of minor units');
   return { ok: true, minor: BigInt(minor.toFixed(0)) };
 }

@@ -121,3 +121,31 @@ describe('CursorCodec', () => {
     refusal('A'.repeat(1_000_000));
   });
 });
+
+describe('CursorCodec refusals name why', () => {
+  const why = (cursor: string) => refusal(cursor).details![0]!.message;
+
+  it('a signed cursor of exactly the longest length is read; one character more is refused', () => {
+    let exact: string | undefined;
+    let over: string | undefined;
+    for (let k = 0; k < 1200 && !(exact && over); k++) {
+      const c = codec.encode(SCOPE, ['x'.repeat(k), 1], NOW);
+      if (c.length === CURSOR_LENGTH_MAX) exact = c;
+      if (c.length === CURSOR_LENGTH_MAX + 1) over = c;
+    }
+    expect(codec.decode(SCOPE, exact!, NOW, isPosition)[1]).toBe(1);
+    expect(why(over!)).toBe('malformed');
+  });
+
+  it('every malformed cursor says malformed', () => {
+    const good = codec.encode(SCOPE, POSITION, NOW);
+    expect(why('nodot')).toBe('malformed');
+    expect(why(`${good}.x`)).toBe('malformed');
+    expect(why(signed('{not json'))).toBe('malformed');
+    expect(why(signed('7'))).toBe('malformed');
+    expect(why(signed('"s"'))).toBe('malformed');
+    expect(why(signed('null'))).toBe('malformed');
+    expect(why(signed('[1]'))).toBe('malformed');
+    expect(refusal(signed('7')).message).toBe('The cursor is malformed; use nextCursor verbatim from a recent response.');
+  });
+});

@@ -132,3 +132,22 @@ describe('formatMinor', () => {
     expect(formatMinor(-(10n ** 33n), 'BRZ')).toBe('-1000000000000000');
   });
 });
+
+describe('parseAmount limits', () => {
+  it('names surrounding spaces rather than calling the text not a number', () => {
+    expect(refused(' 1', 'USD')).toBe('must not have surrounding spaces');
+    expect(refused('1\n', 'USD')).toBe('must not have surrounding spaces');
+  });
+
+  it('reads decimal text of up to 200 characters, and no longer', () => {
+    expect(minor(`${'0'.repeat(199)}1`, 'USD')).toBe(100n);
+    expect(refused(`0.${'0'.repeat(198)}1`, 'BRZ')).toBe('must be a decimal number');
+    expect(refused(new JsonNumber(`${'0'.repeat(200)}1`), 'USD')).toBe('must be a decimal number');
+  });
+
+  it('keeps amounts below 10^18 whole units', () => {
+    expect(minor('999999999999999999', 'USD')).toBe(99999999999999999900n);
+    expect(refused('1000000000000000000', 'USD')).toBe('must be below 10^18 units');
+    expect(refused('1e18', 'USDC')).toBe('must be below 10^18 units');
+  });
+});

@@ -97,6 +97,7 @@ export function cancelSettlementCommand(ctx: WriteContext, args: { tenantId: str
     throw new LedgerError('CONFLICT', `Settlement ${settlementId} is ${settlement.status}; only a PENDING settlement can be cancelled.`);
   }
   const at = commitClock.next();
+  // Stryker disable next-line StringLiteral: the message of an invariant.
   assert(tx.closeSettlement(tenantId, settlementId, 'CANCELLED'), 'a PENDING settlement closes within its own write');
   appendAudit(tx, ids, tenantId, args.actor, 'CANCEL_SETTLEMENT', at, { settlementId, accountId: settlement.accountId });
   return settlementView({ ...settlement, status: 'CANCELLED', expiresAt: null });
@@ -109,6 +110,7 @@ export function expireSettlementsCommand(ctx: WriteContext, args: { limit: numbe
   const expired = tx.expiredSettlements(at, args.limit);
   for (const { tenantId, id } of expired) {
     const settlement = tx.settlement(tenantId, id)!;
+    // Stryker disable next-line StringLiteral: the message of an invariant.
     assert(tx.closeSettlement(tenantId, id, 'UNMATCHED'), 'an expired PENDING settlement closes within its own write');
     const closed = { ...settlement, status: 'UNMATCHED' as const, expiresAt: null };
     appendAudit(tx, ids, tenantId, SYSTEM_ACTOR, 'SETTLEMENT_UNMATCHED', at, {
@@ -134,6 +136,7 @@ export function settleOne(
 ): Settlement {
   const { tx, ids } = ctx;
   const fields = { transactionId, lineNo: line.lineNo, txHash: line.details.txHash, blockNumber: line.details.blockNumber, confirmedAt: at };
+  // Stryker disable next-line StringLiteral: the message of an invariant.
   assert(tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
   const settled: Settlement = {
     ...settlement,
@@ -196,6 +199,7 @@ export function settleCandidates(
   at: string,
   source: ReconciliationSource,
 ): Match[] {
+  // Stryker disable next-line ArrayDeclaration: equivalent; anything but a PENDING settlement is never matched.
   const matches = matchLines(candidates.lines, (line) => candidates.byLine.get(line.lineNo) ?? []);
   for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
   return matches;

@@ -78,6 +78,7 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
   const { tx, ids } = ctx;
   const { tenantId, actor, input, createdAt } = p;
   const { transactionId, entryIds, heads } = p.rendered;
+  // Stryker disable next-line LogicalOperator,StringLiteral: an invariant (every caller renders the posting from the same input), and its message.
   assert(entryIds.length === input.lines.length && heads.length === input.lines.length, 'a rendered posting has a text per line');
   checkAccounts(tx, tenantId, input);
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();

@@ -1,0 +1,185 @@
+// Reads of one account (src/core/usecases/balances.ts) over a real SQLite store: balance now and as of an instant,
+// on the account's normal side, per token; the entries listing with its range and cursor; the period statement.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { account, chainLine, fiatLine, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
+
+const ms = (iso: string) => Date.parse(iso);
+
+describe('balances, entries and statements', () => {
+  let h: Harness;
+  let cash: string;
+  let sales: string;
+  const tx: string[] = [];
+  beforeAll(async () => {
+    h = await openLedger();
+    cash = await account(h, { type: 'ASSET' });
+    sales = await account(h, { type: 'REVENUE' });
+    h.clock.set('2030-05-01T00:00:00.000Z');
+    tx.push((await postLines(h, [fiatLine(cash, 'DEBIT', '10', 'USD', { description: 'first' }), fiatLine(sales, 'CREDIT', '10')])).transactionId);
+    h.clock.set('2030-05-02T00:00:00.000Z');
+    tx.push((await postLines(h, [chainLine(cash, 'DEBIT', '3.5', { token: 'USDT' }), chainLine(sales, 'CREDIT', '3.5', { token: 'USDT' })])).transactionId);
+    tx.push((await postLines(h, [chainLine(cash, 'DEBIT', '1', { token: 'BRZ' }), chainLine(sales, 'CREDIT', '1', { token: 'BRZ' })])).transactionId);
+    h.clock.set('2030-05-03T00:00:00.000Z');
+    tx.push((await postLines(h, [fiatLine(cash, 'CREDIT', '4'), fiatLine(sales, 'DEBIT', '4')])).transactionId);
+    tx.push((await postLines(h, [chainLine(cash, 'DEBIT', '0.25', { token: 'USDC' }), chainLine(sales, 'CREDIT', '0.25', { token: 'USDC' })])).transactionId);
+    h.clock.set('2030-05-10T00:00:00.000Z');
+  });
+  afterAll(async () => h?.close());
+
+  const json = (value: unknown) => JSON.parse(toJsonText(value));
+
+  it('reports the current balance on the normal side, tokens sorted by name', () => {
+    expect(json(h.ledger.balance(h.tenantId, cash, undefined))).toEqual({
+      accountId: cash,
+      currency: 'USD',
+      amount: 6,
+      normalBalance: 'DEBIT',
+      computedAt: '2030-05-10T00:00:00.000Z',
+      onChainBalances: [
+        { token: 'BRZ', amount: 1 },
+        { token: 'USDC', amount: 0.25 },
+        { token: 'USDT', amount: 3.5 },
+      ],
+    });
+    const revenue = h.ledger.balance(h.tenantId, sales, undefined);
+    expect(revenue.amount.text).toBe('6');
+    expect(revenue.normalBalance).toBe('CREDIT');
+    expect(revenue.onChainBalances.map((b) => [b.token, b.amount.text])).toEqual([
+      ['BRZ', '1'],
+      ['USDC', '0.25'],
+      ['USDT', '3.5'],
+    ]);
+  });
+
+  it('as of an instant: only what was committed by then, inclusive, and nothing before the first entry', () => {
+    const at = (iso: string) => h.ledger.balance(h.tenantId, cash, ms(iso));
+    expect(at('2030-04-30T00:00:00.000Z').amount.text).toBe('0');
+    expect(at('2030-04-30T00:00:00.000Z').onChainBalances).toEqual([]);
+    expect(at('2030-05-01T00:00:00.000Z').amount.text).toBe('10');
+    const second = at('2030-05-02T00:00:00.000Z');
+    expect(second.amount.text).toBe('10');
+    expect(second.onChainBalances.map((b) => [b.token, b.amount.text])).toEqual([
+      ['BRZ', '1'],
+      ['USDT', '3.5'],
+    ]);
+    expect(at('2030-05-02T23:59:59.999Z').amount.text).toBe('10');
+    expect(at('2030-05-03T00:00:00.000Z').amount.text).toBe('6');
+    expect(h.ledger.balance(h.tenantId, sales, ms('2030-05-03T00:00:00.000Z')).amount.text).toBe('6');
+  });
+
+  it('a balance, entries or statement of an unknown account is 404', () => {
+    const unknown = '0190a1b2-0000-7000-8000-0000000000ee';
+    expect(() => h.ledger.balance(h.tenantId, unknown, undefined)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(() => h.ledger.entries(h.tenantId, unknown, {})).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(() => h.ledger.statement(h.tenantId, unknown, 0, 1)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+  });
+
+  it('lists entries newest first, within a range, paged by a cursor of this account only', () => {
+    const all = h.ledger.entries(h.tenantId, cash, {});
+    const rows = JSON.parse(all.entries.text) as Array<{ transactionId: string; createdAt: string }>;
+    expect(all.accountId).toBe(cash);
+    expect(rows.map((r) => r.transactionId)).toEqual([...tx].reverse());
+    expect(all.nextCursor).toBeNull();
+
+    const ranged = h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-02T00:00:00.000Z'), to: ms('2030-05-02T00:00:00.000Z') });
+    expect((JSON.parse(ranged.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[2], tx[1]]);
+    expect((JSON.parse(h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-03T00:00:00.000Z') }).entries.text) as unknown[]).length).toBe(2);
+    expect((JSON.parse(h.ledger.entries(h.tenantId, cash, { to: ms('2030-05-01T00:00:00.000Z') }).entries.text) as unknown[]).length).toBe(1);
+
+    const first = h.ledger.entries(h.tenantId, cash, { limit: 2 });
+    expect((JSON.parse(first.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[4], tx[3]]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const next = h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: first.nextCursor! });
+    expect((JSON.parse(next.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[2], tx[1]]);
+    const last = h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: next.nextCursor! });
+    expect((JSON.parse(last.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[0]]);
+    expect(last.nextCursor).toBeNull();
+    expect(() => h.ledger.entries(h.tenantId, sales, { cursor: first.nextCursor! })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', details: [{ path: 'cursor', message: 'not valid for this list' }] }),
+    );
+  });
+
+  it('entries: a range whose from is after its to is 400; equal bounds are fine', () => {
+    expect(() => h.ledger.entries(h.tenantId, cash, { from: 2, to: 1 })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must not be after to.', details: [{ path: 'from', message: 'is after to' }] }),
+    );
+    expect(() => h.ledger.entries(h.tenantId, cash, { from: 1, to: 1 })).not.toThrow();
+    expect(() => h.ledger.entries(h.tenantId, cash, { from: 2 })).not.toThrow();
+    expect(() => h.ledger.entries(h.tenantId, cash, { to: 1 })).not.toThrow();
+  });
+
+  it('entries: a cursor that is not a [createdAt, seq] position is refused', () => {
+    const scope = `entries:${h.tenantId}:${cash}`;
+    const now = h.clock.now().getTime();
+    for (const position of [['2030-01-01', 1.5], [1, 1], ['x'], ['x', 1, 2], 'x', null]) {
+      const cursor = h.ledger.deps.cursors.encode(scope, position, now);
+      expect(() => h.ledger.entries(h.tenantId, cash, { cursor })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
+    }
+    const good = h.ledger.deps.cursors.encode(scope, ['2030-05-02T00:00:00.000Z', 1_000_000], now);
+    expect(() => h.ledger.entries(h.tenantId, cash, { cursor: good })).not.toThrow();
+  });
+
+  it('a statement: opening balance before from, movements within, closing balance, on the normal side', () => {
+    const s = h.ledger.statement(h.tenantId, sales, ms('2030-05-02T00:00:00.000Z'), ms('2030-05-03T00:00:00.000Z'));
+    expect(json(s)).toEqual({
+      accountId: sales,
+      currency: 'USD',
+      from: '2030-05-02T00:00:00.000Z',
+      to: '2030-05-03T00:00:00.000Z',
+      openingBalance: 10,
+      movements: [{ transactionId: tx[3], type: 'DEBIT', amount: 4, occurredAt: '2030-05-03T00:00:00.000Z' }],
+      closingBalance: 6,
+    });
+    const withDescription = h.ledger.statement(h.tenantId, cash, ms('2030-05-01T00:00:00.000Z'), ms('2030-05-01T00:00:00.000Z'));
+    expect(json(withDescription)).toMatchObject({ openingBalance: 0, closingBalance: 10, movements: [{ transactionId: tx[0], type: 'DEBIT', amount: 10, description: 'first' }] });
+    const empty = h.ledger.statement(h.tenantId, cash, ms('2030-06-01T00:00:00.000Z'), ms('2030-06-02T00:00:00.000Z'));
+    expect(json(empty)).toMatchObject({ openingBalance: 6, movements: [], closingBalance: 6 });
+    // The same instant for both bounds is a valid (one-instant) period.
+    expect(() => h.ledger.statement(h.tenantId, cash, 5, 5)).not.toThrow();
+    expect(() => h.ledger.statement(h.tenantId, cash, 6, 5)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must be earlier than or equal to to.', details: [{ path: 'from', message: 'is after to' }] }),
+    );
+  });
+});
+
+describe('balances over a store stand-in', () => {
+  const account = { id: 'a', tenantId: 't', name: 'n', description: null, currency: 'USD' as const, type: 'ASSET' as const, createdAt: 'c', seq: 1 };
+  const deps = (store: Record<string, unknown>) =>
+    ({ store: { account: () => account, ...store }, clock: { now: () => new Date(0) }, cursors: null }) as unknown as import('../../src/core/context.js').Deps;
+
+  it('sorts the token balances by name whatever order the store answers in', async () => {
+    const { balance } = await import('../../src/core/usecases/balances.js');
+    const balances = new Map<string, bigint>([
+      ['USDT', 1n],
+      ['USD', 5n],
+      ['BRZ', 2n],
+      ['USDC', 3n],
+    ]);
+    const view = balance(deps({ balances: () => balances }), 't', 'a', undefined);
+    expect(view.onChainBalances.map((b) => b.token)).toEqual(['BRZ', 'USDC', 'USDT']);
+    expect(view.amount.text).toBe('0.05');
+  });
+
+  it('a statement asks for one movement more than the limit, and refuses a period that holds more', async () => {
+    const { statement } = await import('../../src/core/usecases/balances.js');
+    const { STATEMENT_MOVEMENTS_MAX } = await import('../../src/core/limits.js');
+    const entry = { transactionId: 'x', entryType: 'DEBIT', amountMinor: 1n, description: null, createdAt: 'c', balanceAfterMinor: 1n };
+    const asked: number[] = [];
+    const store = (count: number) => ({
+      balanceAt: () => null,
+      entriesBetween: (_t: string, _a: string, _s: string, _f: string, _to: string, limit: number) => {
+        asked.push(limit);
+        return Array.from({ length: Math.min(count, limit) }, () => entry);
+      },
+    });
+    expect(statement(deps(store(STATEMENT_MOVEMENTS_MAX)), 't', 'a', 0, 1).movements).toHaveLength(STATEMENT_MOVEMENTS_MAX);
+    expect(asked).toEqual([STATEMENT_MOVEMENTS_MAX + 1]);
+    expect(() => statement(deps(store(STATEMENT_MOVEMENTS_MAX + 1)), 't', 'a', 0, 1)).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message: `The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`,
+        details: [{ path: 'to', message: 'period too long' }],
+      }),
+    );
+  });
+});
