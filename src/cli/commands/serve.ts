@@ -84,8 +84,10 @@ export function registerServe(program: Command): void {
           chains: chainSettingsOf(options),
           log,
         });
+        // The signals are handled before the line a supervisor waits for is printed.
+        const stopped = untilSignal(running, log);
         process.stdout.write(`ledger listening on ${running.url}\n`);
-        await untilSignal(running, log);
+        await stopped;
         log('stopped');
       }),
     );

@@ -37,8 +37,8 @@ export function registerWatch(program: Command): void {
         throw error;
       }
       const keepOpen = setInterval(() => {}, 60_000);
-      process.stdout.write('chain watchers running\n');
-      await untilSignal(
+      // The signals are handled before the line a supervisor waits for is printed.
+      const stopped = untilSignal(
         {
           close: async () => {
             clearInterval(keepOpen);
@@ -49,6 +49,8 @@ export function registerWatch(program: Command): void {
         },
         log,
       );
+      process.stdout.write('chain watchers running\n');
+      await stopped;
       log('stopped');
     }),
   );

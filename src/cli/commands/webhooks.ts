@@ -21,10 +21,10 @@ export function registerWebhooks(program: Command): void {
       const store = await SqliteStore.open(dbPath(command));
       const writer = new LocalWriter(store);
       const sender = new WebhookSender(new Ledger(store, writer), log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
-      process.stdout.write('webhook sender running\n');
       // The sender's own timer does not hold the process open (beside a server it need not); here it is all there is.
       const keepOpen = setInterval(() => {}, 60_000);
-      await untilSignal(
+      // The signals are handled before the line a supervisor waits for is printed.
+      const stopped = untilSignal(
         {
           close: async () => {
             clearInterval(keepOpen);
@@ -35,6 +35,8 @@ export function registerWebhooks(program: Command): void {
         },
         log,
       );
+      process.stdout.write('webhook sender running\n');
+      await stopped;
       log('stopped');
     }),
   );
