@@ -4,15 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { evaluatePolicy, limitInMinor, debitsOf, type PolicyRule } from '../../src/core/policy.js';
 import { matchLines, lineMatches, canonicalAddress, type OnchainLine, type Settlement } from '../../src/core/settlement.js';
 import type { LineInput } from '../../src/core/types.js';
+import { usdLine } from './lines.js';
 
-const usd = (accountId: string, entryType: 'DEBIT' | 'CREDIT', minor: bigint): LineInput => ({
-  accountId,
-  entryType,
-  asset: 'USD',
-  amountMinor: minor,
-  description: null,
-  details: { kind: 'FIAT', rail: 'ACH', bankReference: null },
-});
 const rule = (type: PolicyRule['type'], params: PolicyRule['params'], agentKeyPrefix: string | null = null, id = type): PolicyRule => ({
   id,
   tenantId: 't',
@@ -34,8 +27,8 @@ describe('policy: limits are inclusive, per asset, in exact minor units', () => 
           const r = [rule(type, { amount: limit })];
           if (earlier <= limitMinor) {
             const rest = limitMinor - earlier;
-            if (rest > 0n) expect(judge(r, [usd('a', 'DEBIT', rest), usd('b', 'CREDIT', rest)], earlier).kind).toBe('POST');
-            expect(judge(r, [usd('a', 'DEBIT', rest + 1n), usd('b', 'CREDIT', rest + 1n)], earlier).kind).toBe('REFUSE');
+            if (rest > 0n) expect(judge(r, [usdLine('a', 'DEBIT', rest), usdLine('b', 'CREDIT', rest)], earlier).kind).toBe('POST');
+            expect(judge(r, [usdLine('a', 'DEBIT', rest + 1n), usdLine('b', 'CREDIT', rest + 1n)], earlier).kind).toBe('REFUSE');
           }
         }
       }),
@@ -51,15 +44,15 @@ describe('policy: limits are inclusive, per asset, in exact minor units', () => 
 
   it('holds above the approval amount (strictly), and refusals win over holds', () => {
     const hold = rule('REQUIRE_HUMAN_APPROVAL_ABOVE', { amount: '50' });
-    expect(judge([hold], [usd('a', 'DEBIT', 5000n), usd('b', 'CREDIT', 5000n)]).kind).toBe('POST');
-    expect(judge([hold], [usd('a', 'DEBIT', 5001n), usd('b', 'CREDIT', 5001n)]).kind).toBe('HOLD');
+    expect(judge([hold], [usdLine('a', 'DEBIT', 5000n), usdLine('b', 'CREDIT', 5000n)]).kind).toBe('POST');
+    expect(judge([hold], [usdLine('a', 'DEBIT', 5001n), usdLine('b', 'CREDIT', 5001n)]).kind).toBe('HOLD');
     const pair = rule('FORBIDDEN_ACCOUNT_PAIR', { debitAccountId: 'a', creditAccountId: 'b' });
-    expect(judge([hold, pair], [usd('a', 'DEBIT', 5001n), usd('b', 'CREDIT', 5001n)])).toMatchObject({ kind: 'REFUSE', rule: { id: 'FORBIDDEN_ACCOUNT_PAIR' } });
+    expect(judge([hold, pair], [usdLine('a', 'DEBIT', 5001n), usdLine('b', 'CREDIT', 5001n)])).toMatchObject({ kind: 'REFUSE', rule: { id: 'FORBIDDEN_ACCOUNT_PAIR' } });
   });
 
   it('a rule with a key prefix applies only to keys that start with it', () => {
     const cap = rule('MAX_DEBIT_PER_SESSION', { amount: '1' }, 'sk_live_abc');
-    const lines = [usd('a', 'DEBIT', 200n), usd('b', 'CREDIT', 200n)];
+    const lines = [usdLine('a', 'DEBIT', 200n), usdLine('b', 'CREDIT', 200n)];
     expect(judge([cap], lines, 0n, 'sk_live_abcdef').kind).toBe('REFUSE');
     expect(judge([cap], lines, 0n, 'sk_live_xyz').kind).toBe('POST');
   });

@@ -5,15 +5,8 @@ import { evaluatePolicy, limitInMinor, debitsOf, type PolicyRule } from '../../s
 import { canonicalAddress } from '../../src/core/settlement.js';
 import { assertBalanced } from '../../src/core/posting.js';
 import type { LineInput } from '../../src/core/types.js';
+import { usdLine } from './lines.js';
 
-const fiat = (accountId: string, entryType: 'DEBIT' | 'CREDIT', minor = 100n): LineInput => ({
-  accountId,
-  entryType,
-  asset: 'USD',
-  amountMinor: minor,
-  description: null,
-  details: { kind: 'FIAT', rail: 'ACH', bankReference: null },
-});
 const onchain = (accountId: string, entryType: 'DEBIT' | 'CREDIT', token: 'USDC' | 'USDT' = 'USDC', chainId: 'EVM' | 'TRON' = 'EVM'): LineInput => ({
   accountId,
   entryType,
@@ -30,7 +23,7 @@ describe('FORBIDDEN_ACCOUNT_PAIR', () => {
   const pair = rule('FORBIDDEN_ACCOUNT_PAIR', { debitAccountId: 'D', creditAccountId: 'C' });
 
   it('refuses only a debit of the one with a credit of the other', () => {
-    expect(judge([pair], [fiat('D', 'DEBIT'), fiat('C', 'CREDIT')])).toEqual({
+    expect(judge([pair], [usdLine('D', 'DEBIT'), usdLine('C', 'CREDIT')])).toEqual({
       kind: 'REFUSE',
       rule: pair,
       message: 'FORBIDDEN_ACCOUNT_PAIR: a debit of D with a credit of C is not allowed.',
@@ -38,26 +31,26 @@ describe('FORBIDDEN_ACCOUNT_PAIR', () => {
   });
 
   it('a credit of the debit account, or a debit of the credit account, is not the pair', () => {
-    expect(judge([pair], [fiat('D', 'CREDIT'), fiat('C', 'CREDIT'), fiat('Z', 'DEBIT', 200n)]).kind).toBe('POST');
-    expect(judge([pair], [fiat('D', 'DEBIT'), fiat('C', 'DEBIT'), fiat('Z', 'CREDIT', 200n)]).kind).toBe('POST');
-    expect(judge([pair], [fiat('C', 'DEBIT'), fiat('D', 'CREDIT')]).kind).toBe('POST');
+    expect(judge([pair], [usdLine('D', 'CREDIT'), usdLine('C', 'CREDIT'), usdLine('Z', 'DEBIT', 200n)]).kind).toBe('POST');
+    expect(judge([pair], [usdLine('D', 'DEBIT'), usdLine('C', 'DEBIT'), usdLine('Z', 'CREDIT', 200n)]).kind).toBe('POST');
+    expect(judge([pair], [usdLine('C', 'DEBIT'), usdLine('D', 'CREDIT')]).kind).toBe('POST');
   });
 });
 
 describe('ALLOWED_TOKENS and ALLOWED_CHAINS', () => {
   it('fiat lines are never refused by them', () => {
-    expect(judge([rule('ALLOWED_TOKENS', { tokens: ['USDT'] })], [fiat('a', 'DEBIT'), fiat('b', 'CREDIT')]).kind).toBe('POST');
-    expect(judge([rule('ALLOWED_CHAINS', { chains: ['TRON'] })], [fiat('a', 'DEBIT'), fiat('b', 'CREDIT')]).kind).toBe('POST');
+    expect(judge([rule('ALLOWED_TOKENS', { tokens: ['USDT'] })], [usdLine('a', 'DEBIT'), usdLine('b', 'CREDIT')]).kind).toBe('POST');
+    expect(judge([rule('ALLOWED_CHAINS', { chains: ['TRON'] })], [usdLine('a', 'DEBIT'), usdLine('b', 'CREDIT')]).kind).toBe('POST');
   });
 
   it('name the first on-chain line outside the list, and the list', () => {
     const tokens = rule('ALLOWED_TOKENS', { tokens: ['USDT', 'BRZ'] });
-    expect(judge([tokens], [fiat('a', 'DEBIT'), onchain('a', 'DEBIT', 'USDT'), onchain('b', 'CREDIT', 'USDC')])).toMatchObject({
+    expect(judge([tokens], [usdLine('a', 'DEBIT'), onchain('a', 'DEBIT', 'USDT'), onchain('b', 'CREDIT', 'USDC')])).toMatchObject({
       kind: 'REFUSE',
       message: 'ALLOWED_TOKENS: USDC is not one of USDT, BRZ.',
     });
     const chains = rule('ALLOWED_CHAINS', { chains: ['EVM', 'SOLANA'] });
-    expect(judge([chains], [fiat('a', 'DEBIT'), onchain('a', 'DEBIT', 'USDC', 'EVM'), onchain('b', 'CREDIT', 'USDC', 'TRON')])).toMatchObject({
+    expect(judge([chains], [usdLine('a', 'DEBIT'), onchain('a', 'DEBIT', 'USDC', 'EVM'), onchain('b', 'CREDIT', 'USDC', 'TRON')])).toMatchObject({
       kind: 'REFUSE',
       message: 'ALLOWED_CHAINS: TRON is not one of EVM, SOLANA.',
     });
@@ -68,9 +61,9 @@ describe('ALLOWED_TOKENS and ALLOWED_CHAINS', () => {
 describe('holds and limits', () => {
   it('a hold says which asset is above which amount', () => {
     const hold = rule('REQUIRE_HUMAN_APPROVAL_ABOVE', { amount: '0.5' }, 'h');
-    expect(judge([hold], [fiat('a', 'DEBIT', 51n), fiat('b', 'CREDIT', 51n)])).toEqual({ kind: 'HOLD', rule: hold, message: 'USD debits of 0.51 are above 0.5: a person must approve.' });
+    expect(judge([hold], [usdLine('a', 'DEBIT', 51n), usdLine('b', 'CREDIT', 51n)])).toEqual({ kind: 'HOLD', rule: hold, message: 'USD debits of 0.51 are above 0.5: a person must approve.' });
     // A hold rule refuses nothing by itself.
-    expect(judge([hold], [fiat('a', 'DEBIT', 50n), fiat('b', 'CREDIT', 50n)])).toEqual({ kind: 'POST' });
+    expect(judge([hold], [usdLine('a', 'DEBIT', 50n), usdLine('b', 'CREDIT', 50n)])).toEqual({ kind: 'POST' });
   });
 
   it('a limit without places is whole units', () => {
@@ -93,12 +86,12 @@ describe('canonical addresses', () => {
 
 describe('balance check invariants', () => {
   it('a line of zero or less is an invariant violation, not a refusal', () => {
-    expect(() => assertBalanced([fiat('a', 'DEBIT', 0n), fiat('b', 'CREDIT', 0n)])).toThrow(new Error('Invariant violated: line amounts are positive'));
-    expect(() => assertBalanced([fiat('a', 'DEBIT', -1n), fiat('b', 'CREDIT', -1n)])).toThrow('Invariant violated');
+    expect(() => assertBalanced([usdLine('a', 'DEBIT', 0n), usdLine('b', 'CREDIT', 0n)])).toThrow(new Error('Invariant violated: line amounts are positive'));
+    expect(() => assertBalanced([usdLine('a', 'DEBIT', -1n), usdLine('b', 'CREDIT', -1n)])).toThrow('Invariant violated');
   });
 
   it('names which side is larger, by how much', () => {
-    expect(() => assertBalanced([fiat('a', 'DEBIT', 150n), fiat('b', 'CREDIT', 100n)])).toThrow('The transaction is not balanced: USD debits exceed credits by 0.5.');
-    expect(() => assertBalanced([fiat('a', 'DEBIT', 100n), fiat('b', 'CREDIT', 150n)])).toThrow('The transaction is not balanced: USD debits fall short of credits by 0.5.');
+    expect(() => assertBalanced([usdLine('a', 'DEBIT', 150n), usdLine('b', 'CREDIT', 100n)])).toThrow('The transaction is not balanced: USD debits exceed credits by 0.5.');
+    expect(() => assertBalanced([usdLine('a', 'DEBIT', 100n), usdLine('b', 'CREDIT', 150n)])).toThrow('The transaction is not balanced: USD debits fall short of credits by 0.5.');
   });
 });

@@ -5,6 +5,17 @@ import { REGISTER_SETTLEMENT_ENDPOINT } from '../../src/core/usecases/settlement
 import type { RegisterSettlementBody } from '../../src/core/schemas.js';
 import { account, auditOf, chainLine, newKey, openLedger, postLines, SENDER, WALLET, type Harness } from './ledger-harness.js';
 
+/** Counts the store's reads of the earliest PENDING expiry from now on: `reads.n`. */
+function countNextExpiryReads(t: Harness): { n: number } {
+  const reads = { n: 0 };
+  const nextExpiry = t.store.nextExpiry.bind(t.store);
+  t.store.nextExpiry = () => {
+    reads.n++;
+    return nextExpiry();
+  };
+  return reads;
+}
+
 describe('settlements', () => {
   let h: Harness;
   let wallet: string;
@@ -306,12 +317,7 @@ describe('settlements', () => {
     const t = await openLedger({ settlementTtlSeconds: 60 });
     try {
       const acct = await account(t);
-      const reads = { n: 0 };
-      const nextExpiry = t.store.nextExpiry.bind(t.store);
-      t.store.nextExpiry = () => {
-        reads.n++;
-        return nextExpiry();
-      };
+      const reads = countNextExpiryReads(t);
       t.clock.set('2030-10-01T00:00:00.000Z');
       expect(await t.ledger.settlements.expireDue(10)).toBe(0);
       expect(reads.n).toBe(1);
@@ -351,12 +357,7 @@ describe('settlements', () => {
     const t = await openLedger({ settlementTtlSeconds: 1 });
     try {
       const acct = await account(t);
-      const reads = { n: 0 };
-      const nextExpiry = t.store.nextExpiry.bind(t.store);
-      t.store.nextExpiry = () => {
-        reads.n++;
-        return nextExpiry();
-      };
+      const reads = countNextExpiryReads(t);
       const writes: string[] = [];
       const run = t.writer.run.bind(t.writer);
       t.writer.run = ((name: never, args: never) => {

@@ -5,30 +5,22 @@ import { checkAccounts, fingerprint, renderPosting, POST_TRANSACTION_ENDPOINT } 
 import { requestHash } from '../../src/core/idempotency.js';
 import type { TransactionInput } from '../../src/core/types.js';
 import { account, auditOf, chainLine, fiatLine, newKey, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
+import { usdLine } from './lines.js';
 
-const line = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amountMinor: bigint, extra: Partial<TransactionInput['lines'][number]> = {}): TransactionInput['lines'][number] => ({
-  accountId,
-  entryType,
-  asset: 'USD',
-  amountMinor,
-  details: { kind: 'FIAT', rail: 'ACH', bankReference: null },
-  description: null,
-  ...extra,
-});
 
 describe('fingerprint', () => {
   it('is the same for the same request whatever the metadata order, and differs in any line field', () => {
-    const base: TransactionInput = { metadata: { b: '2', a: '1' }, lines: [line('x', 'DEBIT', 150n), line('y', 'CREDIT', 150n)] };
+    const base: TransactionInput = { metadata: { b: '2', a: '1' }, lines: [usdLine('x', 'DEBIT', 150n), usdLine('y', 'CREDIT', 150n)] };
     expect(fingerprint(base)).toBe(fingerprint({ ...base, metadata: { a: '1', b: '2' } }));
     expect(fingerprint(base)).toBe('[[["a","1"],["b","2"]],[["x","DEBIT","USD","150",null,{"kind":"FIAT","rail":"ACH","bankReference":null}],["y","CREDIT","USD","150",null,{"kind":"FIAT","rail":"ACH","bankReference":null}]]]');
     const variants: TransactionInput[] = [
       { ...base, metadata: { a: '1' } },
-      { ...base, lines: [line('z', 'DEBIT', 150n), base.lines[1]!] },
-      { ...base, lines: [line('x', 'CREDIT', 150n), base.lines[1]!] },
-      { ...base, lines: [line('x', 'DEBIT', 150n, { asset: 'BRL' }), base.lines[1]!] },
-      { ...base, lines: [line('x', 'DEBIT', 151n), base.lines[1]!] },
-      { ...base, lines: [line('x', 'DEBIT', 150n, { description: 'd' }), base.lines[1]!] },
-      { ...base, lines: [line('x', 'DEBIT', 150n, { details: { kind: 'FIAT', rail: 'PIX', bankReference: null } }), base.lines[1]!] },
+      { ...base, lines: [usdLine('z', 'DEBIT', 150n), base.lines[1]!] },
+      { ...base, lines: [usdLine('x', 'CREDIT', 150n), base.lines[1]!] },
+      { ...base, lines: [usdLine('x', 'DEBIT', 150n, { asset: 'BRL' }), base.lines[1]!] },
+      { ...base, lines: [usdLine('x', 'DEBIT', 151n), base.lines[1]!] },
+      { ...base, lines: [usdLine('x', 'DEBIT', 150n, { description: 'd' }), base.lines[1]!] },
+      { ...base, lines: [usdLine('x', 'DEBIT', 150n, { details: { kind: 'FIAT', rail: 'PIX', bankReference: null } }), base.lines[1]!] },
     ];
     for (const v of variants) expect(fingerprint(v)).not.toBe(fingerprint(base));
   });
@@ -158,16 +150,16 @@ describe('transactions', () => {
   it('checkAccounts checks every line, the last included', async () => {
     const unknown = '0190a1b2-0000-7000-8000-0000000000fe';
     const tx = h.store as unknown as Parameters<typeof checkAccounts>[0];
-    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [line(cash, 'DEBIT', 1n), line(sales, 'CREDIT', 1n), line(unknown, 'CREDIT', 1n)] })).toThrow(
+    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(sales, 'CREDIT', 1n), usdLine(unknown, 'CREDIT', 1n)] })).toThrow(
       expect.objectContaining({ code: 'ACCOUNT_NOT_FOUND', message: expect.stringContaining('lines.2.accountId') }),
     );
-    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [line(cash, 'DEBIT', 1n), line(brl, 'CREDIT', 1n, { asset: 'BRL' })] })).not.toThrow();
+    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(brl, 'CREDIT', 1n, { asset: 'BRL' })] })).not.toThrow();
   });
 
   it('renderPosting gives each line an id and a head, under the transaction id given or a new one', () => {
     let n = 0;
     const ids = { next: () => `id-${++n}` };
-    const input: TransactionInput = { metadata: {}, lines: [line('a', 'DEBIT', 100n), line('b', 'CREDIT', 100n)] };
+    const input: TransactionInput = { metadata: {}, lines: [usdLine('a', 'DEBIT', 100n), usdLine('b', 'CREDIT', 100n)] };
     const r = renderPosting(input, ids, 'tx-1');
     expect(r).toEqual({ transactionId: 'tx-1', entryIds: ['id-1', 'id-2'], heads: expect.any(Array) });
     expect(JSON.parse(`${r.heads[0]}}`)).toEqual({ entryId: 'id-1', transactionId: 'tx-1', type: 'DEBIT', monetary: { type: 'FIAT', amount: 1, currency: 'USD', rail: 'ACH', bankReference: null } });
@@ -197,7 +189,7 @@ describe('transactions', () => {
   });
 
   it('the request hash covers the fingerprint', () => {
-    const input: TransactionInput = { metadata: {}, lines: [line('a', 'DEBIT', 1n), line('b', 'CREDIT', 1n)] };
+    const input: TransactionInput = { metadata: {}, lines: [usdLine('a', 'DEBIT', 1n), usdLine('b', 'CREDIT', 1n)] };
     expect(requestHash(fingerprint(input))).toBe(requestHash(fingerprint(structuredClone(input))));
   });
 });
