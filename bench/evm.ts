@@ -10,9 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { encodeFunctionData, type Address } from 'viem';
 import { startAnvil, deployToken, compileToken } from '../test/chains/anvil.js';
 import { until } from '../test/chains/support.js';
-import { SqliteStore } from '../src/store/sqliteStore.js';
-import { LocalWriter } from '../src/store/localWriter.js';
-import { Ledger } from '../src/core/ledger.js';
+import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 
 const WALLETS = 1_000;
@@ -21,9 +19,8 @@ const walletOf = (i: number): Address => `0x${(0xb0000 + i).toString(16).padStar
 const amountOf = (i: number) => `${i + 1}.5`;
 
 async function seed(dbPath: string) {
-  const store = await SqliteStore.open(dbPath);
-  const writer = new LocalWriter(store);
-  const ledger = new Ledger(store, writer);
+  const opened = await openLedger(dbPath, { writer: 'local' });
+  const { ledger } = opened;
   const tenant = await ledger.createTenant('evm-bench', actor);
   const make = (name: string, type: 'ASSET' | 'LIABILITY') => ledger.createAccount(tenant.tenantId, { name, currency: 'USD', type }, actor);
   const receiving = (await make('receiving', 'ASSET')).id;
@@ -41,8 +38,7 @@ async function seed(dbPath: string) {
     });
   await Promise.all(Array.from({ length: WALLETS }, (_, i) => expect(i, amountOf(i), `evm-${i}`)));
   await Promise.all(Array.from({ length: WALLETS }, (_, i) => expect(i, '999999', `evm-open-${i}`)));
-  await writer.close();
-  store.close();
+  await opened.close();
   return { rawKey: tenant.apiKey.rawKey, cash, deposits };
 }
 

@@ -11,9 +11,7 @@ import { benchEvmWatcher } from './evm.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { SqliteStore } from '../src/store/sqliteStore.js';
-import { Ledger } from '../src/core/ledger.js';
-import { LocalWriter } from '../src/store/localWriter.js';
+import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
@@ -76,11 +74,10 @@ const fiatLine = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: stri
 
 /** Seeds the database through the ledger itself: tenant, accounts, a big and a small account with history. */
 async function seed(dbPath: string) {
-  const store = await SqliteStore.open(dbPath);
   const start = Date.UTC(1750, 0, 1);
   const clock = steppingClock(start, 8_640_000);
-  const writer = new LocalWriter(store, clock);
-  const ledger = new Ledger(store, writer, clock);
+  const opened = await openLedger(dbPath, { writer: 'local', clock });
+  const { ledger, store } = opened;
   const tenant = await ledger.createTenant('bench', actor);
   const tenantId = tenant.tenantId;
   const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor);
@@ -140,10 +137,10 @@ async function seed(dbPath: string) {
   const heavy = { rawKey: heavyTenant.apiKey.rawKey, debit: (await makeHeavy('heavy-a')).id, credit: (await makeHeavy('heavy-b')).id };
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
-  const lastAt = (account: string) => (JSON.parse(store.entriesPage(tenantId, account, { from: null, to: null }, null, 1).views[0]!) as { createdAt: string }).createdAt;
-  const last = { [big]: lastAt(big), [small]: lastAt(small) };
-  await writer.close();
-  store.close();
+  const lastAt = async (account: string) =>
+    (JSON.parse((await store.entriesPage(tenantId, account, { from: null, to: null }, null, 1)).views[0]!) as { createdAt: string }).createdAt;
+  const last: Record<string, string> = { [big]: await lastAt(big), [small]: await lastAt(small) };
+  await opened.close();
   return { tenantId, rawKey: tenant.apiKey.rawKey, accounts, big, small, last, onchainIds, heavy };
 }
 

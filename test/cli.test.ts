@@ -107,7 +107,7 @@ describe('ledger CLI', () => {
     let c: Client;
 
     beforeAll(async () => {
-      server = await startServer({ dbPath: db, host: '127.0.0.1', port: 0, log: () => {} });
+      server = await startServer({ db: db, host: '127.0.0.1', port: 0, log: () => {} });
       c = client(server.url, tenant.apiKey.rawKey);
     });
     afterAll(async () => server?.close());

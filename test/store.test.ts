@@ -38,7 +38,7 @@ describe('storage', () => {
       expect(Number(store.sqlite.pragma('synchronous', { simple: true }))).toBe(2);
       expect(Number(store.sqlite.pragma('foreign_keys', { simple: true }))).toBe(1);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -2,9 +2,8 @@
 import { styleText } from 'node:util';
 import Table from 'cli-table3';
 import type { Command } from 'commander';
-import { Ledger } from '../core/ledger.js';
-import { SqliteStore } from '../store/sqliteStore.js';
-import { LocalWriter } from '../store/localWriter.js';
+import type { Ledger } from '../core/ledger.js';
+import { openLedger, type OpenLedger } from '../store/open.js';
 import { LedgerError } from '../core/errors.js';
 import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
 import { toJsonText } from '../core/json.js';
@@ -14,21 +13,22 @@ import type { Rendered } from '../core/paging.js';
 
 export const DEFAULT_DB = './ledger.db';
 
-/** `--db`, else LEDGER_DB, else ./ledger.db. */
-export const dbPath = (command: Command): string =>
+/** `--db`, else LEDGER_DB, else ./ledger.db: a SQLite file path or a postgres:// URL. */
+export const dbOption = (command: Command): string =>
   (command.optsWithGlobals().db as string | undefined) ?? process.env.LEDGER_DB ?? DEFAULT_DB;
+
+/** Opens the ledger a command names, committing on this thread. */
+export const openCommandLedger = (command: Command): Promise<OpenLedger> => openLedger(dbOption(command), { writer: 'local' });
 
 export const cliActor: Actor = { type: 'HUMAN', keyId: CLI_ACTOR_ID };
 
 /** Opens the ledger for one command and always closes it. */
 export async function withLedger<T>(command: Command, run: (ledger: Ledger) => Promise<T> | T): Promise<T> {
-  const store = await SqliteStore.open(dbPath(command));
-  const writer = new LocalWriter(store);
+  const opened = await openCommandLedger(command);
   try {
-    return await run(new Ledger(store, writer));
+    return await run(opened.ledger);
   } finally {
-    await writer.close();
-    store.close();
+    await opened.close();
   }
 }
 
@@ -86,7 +86,7 @@ export const parseList = (value: string): string[] =>
 export function pagedListing<T>(
   command: Command,
   spec: {
-    fetch: (ledger: Ledger, tenantId: string, query: { limit: number; cursor?: string }) => { items: Array<Rendered<T>>; nextCursor: string | null };
+    fetch: (ledger: Ledger, tenantId: string, query: { limit: number; cursor?: string }) => Promise<{ items: Array<Rendered<T>>; nextCursor: string | null }>;
     columns: string[];
     row: (item: T) => Array<string | number | null>;
   },
@@ -100,8 +100,8 @@ export function pagedListing<T>(
       action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, cmd: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const limit = parseWith(limitSchema, options.limit, '--limit');
-        const page = await withLedger(cmd, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const page = await withLedger(cmd, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return spec.fetch(ledger, tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
         });
         if (options.json) return printJson(page);

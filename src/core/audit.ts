@@ -71,7 +71,7 @@ export function auditHash(record: Omit<AuditRecord, 'hash'>): string {
     .digest('hex');
 }
 
-export function appendAudit(
+export async function appendAudit(
   tx: WriteTx,
   ids: IdGenerator,
   tenantId: string,
@@ -79,10 +79,10 @@ export function appendAudit(
   action: AuditAction,
   occurredAt: string,
   payload: AuditPayload,
-): void {
-  const prevHash = tx.lastAuditHash(tenantId);
+): Promise<void> {
+  const prevHash = await tx.lastAuditHash(tenantId);
   const record = { id: ids.next(), type: actor.type, action, actorKeyId: actor.keyId, occurredAt, payload, prevHash };
-  tx.appendAudit({ ...record, tenantId, hash: auditHash(record) });
+  await tx.appendAudit({ ...record, tenantId, hash: auditHash(record) });
 }
 
 /** One line of the NDJSON export: the record's fields, its payload as stored, and its place in the chain. */

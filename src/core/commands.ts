@@ -29,16 +29,16 @@ export const commands = {
   decideAgentTransaction: decideAgentTransactionCommand,
   rollbackAgentTransaction: rollbackAgentTransactionCommand,
   recordTransfers: recordTransfersCommand,
-} satisfies Record<string, (ctx: WriteContext, args: never) => unknown>;
+} satisfies Record<string, (ctx: WriteContext, args: never) => Promise<unknown>>;
 
 export type Commands = typeof commands;
 export type CommandName = keyof Commands;
 export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>[1];
-export type CommandResult<K extends CommandName> = ReturnType<Commands[K]>;
+export type CommandResult<K extends CommandName> = Awaited<ReturnType<Commands[K]>>;
 
 /** Runs one command; the writer calls this inside a savepoint. */
-export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): CommandResult<K> =>
-  (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => CommandResult<K>)(ctx, args);
+export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> =>
+  (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => Promise<CommandResult<K>>)(ctx, args);
 
 /** About how many rows a command writes, so that group commit can keep a large write apart from small ones. */
 export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {

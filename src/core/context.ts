@@ -22,13 +22,13 @@ export interface LedgerOptions {
 export const PEPPER_SECRET = 'api_key_pepper';
 const CURSOR_SECRET = 'cursor_signing_key';
 
-export function makeDeps(store: Store, writer: Writer, clock: Clock, options: LedgerOptions = {}): Deps {
+export async function makeDeps(store: Store, writer: Writer, clock: Clock, options: LedgerOptions = {}): Promise<Deps> {
   return {
     store,
     writer,
     clock,
-    cursors: new CursorCodec(store.secret(CURSOR_SECRET)),
-    pepper: store.secret(PEPPER_SECRET),
+    cursors: new CursorCodec(await store.secret(CURSOR_SECRET)),
+    pepper: await store.secret(PEPPER_SECRET),
     settlementTtlMs: (options.settlementTtlSeconds ?? SETTLEMENT_TTL_DEFAULT_SECONDS) * 1000,
   };
 }

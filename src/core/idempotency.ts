@@ -60,7 +60,7 @@ export function once(
 ): Promise<StoredResponse> {
   const { tenantId, endpoint, key, hash } = request;
   return inFlight.hold(tenantId, endpoint, key, async () => {
-    const replay = replayOf(store.idempotency(tenantId, endpoint, key), hash);
+    const replay = replayOf(await store.idempotency(tenantId, endpoint, key), hash);
     return replay ?? write();
   });
 }

@@ -14,16 +14,23 @@ import * as policyRules from './usecases/policyRules.js';
 import { AgentService } from './usecases/agents.js';
 
 export class Ledger {
-  readonly deps: Deps;
+  readonly store: Store;
+  readonly writer: Writer;
   readonly transactions: TransactionService;
   readonly settlements: SettlementService;
   readonly agents: AgentService;
 
-  constructor(readonly store: Store, readonly writer: Writer, clock: Clock = systemClock, options: LedgerOptions = {}) {
-    this.deps = makeDeps(store, writer, clock, options);
+  private constructor(readonly deps: Deps) {
+    this.store = deps.store;
+    this.writer = deps.writer;
     this.transactions = new TransactionService(this.deps);
     this.settlements = new SettlementService(this.deps);
     this.agents = new AgentService(this.deps);
+  }
+
+  /** Reads the database's secrets (cursor signing, key hashing), creating them on first use. */
+  static async open(store: Store, writer: Writer, clock: Clock = systemClock, options: LedgerOptions = {}): Promise<Ledger> {
+    return new Ledger(await makeDeps(store, writer, clock, options));
   }
 
   createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);

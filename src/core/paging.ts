@@ -42,13 +42,13 @@ export function countWithinAnswer(texts: readonly string[]): number {
  * rendered as they are read, and the page ends early, before the row that would pass the answer cap, with a cursor
  * that continues exactly there; the rows after it are never read.
  */
-export function pageBySeq<T extends { seq: number }, V>(
+export async function pageBySeq<T extends { seq: number }, V>(
   deps: Deps,
   scope: string,
   query: PageQuery,
   fetch: (before: number | null, limit: number) => Rows<T>,
   view: (row: T) => V,
-): { items: Array<Rendered<V>>; nextCursor: string | null } {
+): Promise<{ items: Array<Rendered<V>>; nextCursor: string | null }> {
   const now = deps.clock.now().getTime();
   const before = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isSeq) : null;
   const limit = query.limit ?? PAGE_SIZE_DEFAULT;
@@ -56,7 +56,7 @@ export function pageBySeq<T extends { seq: number }, V>(
   let bytes = ENVELOPE_BYTES;
   let lastSeq = 0;
   let more = false;
-  for (const row of fetch(before, limit + 1)) {
+  for await (const row of fetch(before, limit + 1)) {
     if (items.length === limit) {
       more = true;
       break;

@@ -26,9 +26,10 @@ export interface KeyPosition {
 
 /**
  * Rows of a list in its order, up to the limit asked for, read from the database as they are taken: the caller reads
- * what fits its page and stops (core/paging.ts). Take them at once, before any other use of the store.
+ * what fits its page and stops (core/paging.ts). Take them at once, with no other await in between: a synchronous
+ * engine holds its connection until the iteration ends or is stopped.
  */
-export type Rows<T> = Iterable<T>;
+export type Rows<T> = AsyncIterable<T>;
 
 export interface StoredIdempotency {
   requestHash: string;
@@ -75,43 +76,43 @@ export interface SettlementMatchFields {
 
 /** Reads that never block writers. */
 export interface ReadStore {
-  tenant(tenantId: string): Tenant | undefined;
-  apiKeyByHash(keyHash: string): ApiKey | undefined;
-  apiKey(tenantId: string, keyId: string): ApiKey | undefined;
-  apiKeys(tenantId: string): ApiKey[];
-  account(tenantId: string, accountId: string): Account | undefined;
+  tenant(tenantId: string): Promise<Tenant | undefined>;
+  apiKeyByHash(keyHash: string): Promise<ApiKey | undefined>;
+  apiKey(tenantId: string, keyId: string): Promise<ApiKey | undefined>;
+  apiKeys(tenantId: string): Promise<ApiKey[]>;
+  account(tenantId: string, accountId: string): Promise<Account | undefined>;
   accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
-  balances(tenantId: string, accountId: string): Map<Asset, bigint>;
-  currentBalance(tenantId: string, accountId: string, asset: Asset): bigint;
+  balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>>;
+  currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint>;
   /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
-  balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): bigint | null;
+  balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null>;
   entriesPage(
     tenantId: string,
     accountId: string,
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): EntryViewPage;
+  ): Promise<EntryViewPage>;
   /** Entries of the account in one asset within [from, to], oldest first. */
-  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[];
-  transaction(tenantId: string, transactionId: string): TransactionRecord | undefined;
+  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]>;
+  transaction(tenantId: string, transactionId: string): Promise<TransactionRecord | undefined>;
   /** Whether the tenant has this transaction (its document is not read). */
-  hasTransaction(tenantId: string, transactionId: string): boolean;
+  hasTransaction(tenantId: string, transactionId: string): Promise<boolean>;
   /** The transaction's on-chain entries in line order, from the columns (no document is parsed). */
-  onchainEntries(tenantId: string, transactionId: string): Entry[];
+  onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]>;
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord>;
-  idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined;
-  lastCommitTime(): string | null;
-  settlement(tenantId: string, settlementId: string): Settlement | undefined;
+  idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined>;
+  lastCommitTime(): Promise<string | null>;
+  settlement(tenantId: string, settlementId: string): Promise<Settlement | undefined>;
   settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement>;
   /** PENDING settlements equal to the target, oldest first. */
-  pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[];
-  settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[];
+  pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Promise<Settlement[]>;
+  settlementsMatchedTo(tenantId: string, transactionId: string): Promise<Settlement[]>;
   /** The earliest expiry among PENDING settlements of every tenant, or null when none is PENDING. */
-  nextExpiry(): string | null;
+  nextExpiry(): Promise<string | null>;
   /** PENDING settlements whose expiry is at or before the instant, across tenants. */
-  expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }>;
+  expiredSettlements(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>>;
   reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Rows<ReconciliationResult & { seq: number }>;
   /** Audit records with occurredAt in [from, to), of one actor type or all, in commit order, after a keyset position. */
   auditPage(
@@ -121,88 +122,97 @@ export interface ReadStore {
     limit: number,
   ): Rows<StoredAuditRecord>;
   /** A tenant's whole chain in commit order, a page at a time. */
-  auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[];
-  webhook(tenantId: string): Webhook | undefined;
+  auditChainPage(tenantId: string, afterSeq: number, limit: number): Promise<StoredAuditRecord[]>;
+  webhook(tenantId: string): Promise<Webhook | undefined>;
   /** Every tenant's webhook. */
-  webhooks(): Webhook[];
+  webhooks(): Promise<Webhook[]>;
   /** A value that differs once anything was committed since it was read, by any connection. */
-  changeVersion(): string;
+  changeVersion(): Promise<string>;
   /** The tenant's first event after a sequence, in commit order. */
-  outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined;
-  outboxEvent(tenantId: string, eventId: string): OutboxEvent | undefined;
+  outboxAfter(tenantId: string, afterSeq: number): Promise<OutboxEvent | undefined>;
+  outboxEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined>;
   /** The sequence of the tenant's last event; 0 when it has none. */
-  lastOutboxSeq(tenantId: string): number;
-  webhookDelivery(tenantId: string, eventId: string): DeliveryState | undefined;
+  lastOutboxSeq(tenantId: string): Promise<number>;
+  webhookDelivery(tenantId: string, eventId: string): Promise<DeliveryState | undefined>;
   /** The oldest event an operator asked to deliver again. */
-  queuedRedelivery(tenantId: string): DeliveryState | undefined;
+  queuedRedelivery(tenantId: string): Promise<DeliveryState | undefined>;
   webhookDeliveriesPage(tenantId: string, before: number | null, limit: number): Rows<DeliveryState & { seq: number }>;
   /** The tenant's rules, oldest first. */
-  policyRules(tenantId: string): PolicyRule[];
-  agentTransaction(tenantId: string, id: string): AgentTransaction | undefined;
+  policyRules(tenantId: string): Promise<PolicyRule[]>;
+  agentTransaction(tenantId: string, id: string): Promise<AgentTransaction | undefined>;
   agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Rows<AgentTransaction>;
   /** Debit sums (asset to minor units, as stored) of a key's agent transactions that count toward limits: in a session, or since an instant. */
-  agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>>;
+  agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Promise<Array<Record<string, string>>>;
   /** The sender of a transfer a chain watcher saw (same chain, hash, receiving wallet and amount), or null. */
-  transferSender(tenantId: string, chain: Chain, txHash: string, toCanonical: string, amountMinor: bigint): string | null;
-  chainCheckpoint(chain: Chain): ChainCheckpoint | undefined;
+  transferSender(tenantId: string, chain: Chain, txHash: string, toCanonical: string, amountMinor: bigint): Promise<string | null>;
+  chainCheckpoint(chain: Chain): Promise<ChainCheckpoint | undefined>;
   /** Every tenant's wallets with a PENDING settlement on the chain, with the tokens they expect. */
-  watchedWallets(chain: Chain): WatchedWallet[];
+  watchedWallets(chain: Chain): Promise<WatchedWallet[]>;
   /** PENDING settlements expecting a transfer of this token and amount to this wallet, oldest first (any account). */
-  pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[];
+  pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Promise<Settlement[]>;
   /** Posted transactions with an on-chain line of this hash. */
-  onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Array<{ transactionId: string; lineNo: number }>;
-  clearingAccountId(tenantId: string): string | null;
+  onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Promise<Array<{ transactionId: string; lineNo: number }>>;
+  clearingAccountId(tenantId: string): Promise<string | null>;
   /** The tenant's AGENT audit records, newest first. */
   agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord>;
 }
 
-/** Writes inside one durable unit; everything written by one call of `write` commits or fails together. */
+/**
+ * Writes of one command, inside one database transaction: its reads see its own writes, and the writes of the commands
+ * before it in the same group commit (they commit together or not at all), never a write that is not committed or not
+ * in its group. A command that throws leaves nothing behind (its savepoint rolls back).
+ *
+ * Locks this port relies on: read-then-write sequences (kept balances, the audit chain head, agent limits, idempotency
+ * records, settlement state) are safe because the group commit holds the database's write lock for the whole group:
+ * SQLite's `BEGIN IMMEDIATE`, and on PostgreSQL one writer per database at a time (one process; several processes on
+ * one PostgreSQL database need row locks and are not supported by this port yet).
+ */
 export interface WriteTx extends ReadStore {
-  insertTenant(tenant: Tenant): void;
-  insertApiKey(key: ApiKey, keyHash: string): void;
-  revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean;
-  insertAccount(account: Omit<Account, 'seq'>): void;
-  accountsByIds(tenantId: string, ids: string[]): Account[];
-  insertTransaction(record: Omit<TransactionRecord, 'seq'>): void;
-  insertEntry(entry: Omit<Entry, 'seq'>, view: string): void;
-  setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void;
-  insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void;
-  lastAuditHash(tenantId: string): string | null;
-  appendAudit(record: AuditInsert): void;
-  insertOutbox(event: OutboxInsert): void;
-  insertSettlement(settlement: Omit<Settlement, 'seq'>): void;
+  insertTenant(tenant: Tenant): Promise<void>;
+  insertApiKey(key: ApiKey, keyHash: string): Promise<void>;
+  revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean>;
+  insertAccount(account: Omit<Account, 'seq'>): Promise<void>;
+  accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
+  insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
+  insertEntry(entry: Omit<Entry, 'seq'>, view: string): Promise<void>;
+  setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void>;
+  insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void>;
+  lastAuditHash(tenantId: string): Promise<string | null>;
+  appendAudit(record: AuditInsert): Promise<void>;
+  insertOutbox(event: OutboxInsert): Promise<void>;
+  insertSettlement(settlement: Omit<Settlement, 'seq'>): Promise<void>;
   /** PENDING to SETTLED; false when it was no longer PENDING. */
-  settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): boolean;
+  settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): Promise<boolean>;
   /** PENDING to CANCELLED or UNMATCHED, dropping the expiry; false when it was no longer PENDING. */
-  closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): boolean;
-  insertReconciliationResult(tenantId: string, result: ReconciliationResult): void;
-  upsertWebhook(webhook: Webhook): void;
-  setWebhookDelivered(tenantId: string, eventSeq: number): void;
-  upsertWebhookDelivery(state: DeliveryState): void;
+  closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): Promise<boolean>;
+  insertReconciliationResult(tenantId: string, result: ReconciliationResult): Promise<void>;
+  upsertWebhook(webhook: Webhook): Promise<void>;
+  setWebhookDelivered(tenantId: string, eventSeq: number): Promise<void>;
+  upsertWebhookDelivery(state: DeliveryState): Promise<void>;
   /** Events being retried are tried again at once (a new URL or secret deserves a fresh try). */
-  wakeWebhookDeliveries(tenantId: string, at: string): void;
-  setChainCheckpoint(checkpoint: ChainCheckpoint): void;
+  wakeWebhookDeliveries(tenantId: string, at: string): Promise<void>;
+  setChainCheckpoint(checkpoint: ChainCheckpoint): Promise<void>;
   /** Records a transfer once; false when it was recorded before. */
-  insertChainTransfer(tenantId: string, transfer: ObservedTransfer, seenAt: string): boolean;
-  setTransferSettlement(tenantId: string, transfer: ObservedTransfer, settlementId: string): void;
-  insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): void;
-  setClearingAccountId(tenantId: string, accountId: string): void;
-  insertPolicyRule(rule: PolicyRule): void;
-  deletePolicyRule(tenantId: string, ruleId: string): boolean;
-  insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): void;
+  insertChainTransfer(tenantId: string, transfer: ObservedTransfer, seenAt: string): Promise<boolean>;
+  setTransferSettlement(tenantId: string, transfer: ObservedTransfer, settlementId: string): Promise<void>;
+  insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): Promise<void>;
+  setClearingAccountId(tenantId: string, accountId: string): Promise<void>;
+  insertPolicyRule(rule: PolicyRule): Promise<void>;
+  deletePolicyRule(tenantId: string, ruleId: string): Promise<boolean>;
+  insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): Promise<void>;
   /** Moves a record on (approve, reject, roll back); false when its status was no longer `from`. */
   decideAgentTransaction(
     tenantId: string,
     id: string,
     from: AgentStatus,
     to: { status: AgentStatus; decidedAt: string | null; decidedBy: string | null; reversalTransactionId: string | null },
-  ): boolean;
+  ): Promise<boolean>;
 }
 
 export interface Store extends ReadStore {
   /** A secret of this database (cursor signing, key hashing), created on first use. */
-  secret(name: string): Buffer;
-  close(): void;
+  secret(name: string): Promise<Buffer>;
+  close(): Promise<void>;
 }
 
 /** What a write command is given: one open write transaction and the means to make ids and times. */
@@ -217,6 +227,7 @@ export interface WriteContext {
 /**
  * Runs write commands, each in its own savepoint inside a group commit; a command's promise
  * resolves once its commit is durable. The commands are named so they can run on another thread.
+ * One Writer per database: it holds the write lock while its group runs (see WriteTx).
  */
 export interface Writer {
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>>;

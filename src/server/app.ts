@@ -82,7 +82,7 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
     let rawKey = '';
     if (route.scope) {
       const token = bearerToken(event);
-      principal = ledger.authenticate(token);
+      principal = await ledger.authenticate(token);
       // Before any other work, the scope check included: a refused request still counts.
       settings.rateLimiter?.take(principal.keyId);
       ledger.requireScope(principal, route.scope);

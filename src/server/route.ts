@@ -24,7 +24,7 @@ export interface Reply {
   body?: unknown;
   raw?: string;
   /** A body produced chunk by chunk as the client reads it (the audit export). */
-  stream?: Iterable<string>;
+  stream?: AsyncIterable<string>;
   contentType?: string;
 }
 
@@ -119,6 +119,8 @@ export function toResponse(reply: Reply): Response {
     const body = Readable.from(reply.stream, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
     return new FastResponse(body as never, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
   }
+  // A handler that forgot an await would otherwise answer `{}`.
+  if (typeof (reply.body as { then?: unknown } | null)?.then === 'function') throw new Error('A route answered a Promise as its body.');
   const text = reply.raw ?? toJsonText(reply.body);
   return new FastResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
 }

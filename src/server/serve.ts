@@ -2,12 +2,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
-import { Ledger } from '../core/ledger.js';
-import { SqliteStore } from '../store/sqliteStore.js';
-import { LocalWriter } from '../store/localWriter.js';
-import { ThreadWriter } from '../store/threadWriter.js';
-import { Checkpointer } from '../store/checkpointer.js';
-import type { Clock, Writer } from '../core/ports.js';
+import type { Ledger } from '../core/ledger.js';
+import { openLedger } from '../store/open.js';
+import type { Clock } from '../core/ports.js';
 import { createApp } from './app.js';
 import { SettlementSweeper } from './sweeper.js';
 import { WebhookSender } from './webhooks/sender.js';
@@ -17,7 +14,6 @@ import { MAINNET_TOKENS, type TokenRegistry } from '../core/tokenRegistry.js';
 import { EvmWatcher } from './chains/evmWatcher.js';
 import { TronWatcher } from './chains/tronWatcher.js';
 import { SolanaWatcher } from './chains/solanaWatcher.js';
-import { systemClock } from '../core/time.js';
 import type { Logger } from './errors.js';
 import {
   BODY_IDLE_TIMEOUT_DEFAULT_MS,
@@ -33,7 +29,8 @@ import { InFlightRequests } from './inFlight.js';
 const DRAIN_SWEEP_MS = 20;
 
 export interface ServeOptions {
-  dbPath: string;
+  /** The database: a SQLite file path, or a postgres:// URL (store/open.ts). */
+  db: string;
   host: string;
   port: number;
   log: Logger;
@@ -141,26 +138,16 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
   });
 }
 
-/** The store, its writer (on a thread with a checkpoint thread beside it, or local), and how to stop them in order. */
-async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
-  const store = await SqliteStore.open(options.dbPath);
-  let writer: Writer | undefined;
-  let checkpointer: Checkpointer | undefined;
-  try {
-    writer = options.writer === 'local' ? new LocalWriter(store, options.clock) : await ThreadWriter.start(options.dbPath, options.log);
-    if (options.writer !== 'local') checkpointer = await Checkpointer.start(options.dbPath);
-    const connections =
-      writer instanceof ThreadWriter && checkpointer
-        ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
-        : `reader and writer ${store.durability()}`;
-    options.log(`storage: SQLite ${options.dbPath}: ${connections}`);
-  } catch (error) {
-    await writer?.close();
-    store.close();
-    throw error;
-  }
-  const opened = writer;
-  const ledger = new Ledger(store, opened, options.clock ?? systemClock, { settlementTtlSeconds: options.settlementTtlSeconds });
+/** The ledger (store and writer) with the workers that run beside the server, and how to stop them in order. */
+async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
+  const opened = await openLedger(options.db, {
+    writer: options.writer ?? 'thread',
+    clock: options.clock,
+    ledger: { settlementTtlSeconds: options.settlementTtlSeconds },
+    log: options.log,
+  });
+  options.log(`storage: ${opened.storage}`);
+  const { ledger } = opened;
   const sweeper = new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs);
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {
@@ -168,8 +155,6 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
   } catch (error) {
     await sweeper.close();
     await opened.close();
-    await checkpointer?.close();
-    store.close();
     throw error;
   }
   const sender = new WebhookSender(ledger, options.log, {
@@ -184,14 +169,12 @@ async function openLedger(options: ServeOptions): Promise<{ ledger: Ledger; clos
       await sender.close();
       await sweeper.close();
       await opened.close();
-      await checkpointer?.close();
-      store.close();
     },
   };
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const { ledger, close: stopStore } = await openLedger(options);
+  const { ledger, close: stopStore } = await openServing(options);
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
   const inFlight = new InFlightRequests();

@@ -11,7 +11,7 @@ import {
 } from '../core/limits.js';
 
 interface Job {
-  work: () => unknown;
+  work: () => Promise<unknown>;
   /** About how many rows it writes (core/commands.ts, commandWeight). */
   weight: number;
   resolve: (value: unknown) => void;
@@ -21,6 +21,8 @@ interface Job {
 export class GroupCommitter {
   private queue: Job[] = [];
   private scheduled = false;
+  /** The flush under way: one at a time, since the batch's transaction holds the one connection. */
+  private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** When the next large write may run while small ones are being made, and when a small one last committed. */
   private largeResumeAt = 0;
@@ -45,12 +47,12 @@ export class GroupCommitter {
     this.rollbackTo = db.prepare('ROLLBACK TO job');
   }
 
-  run<T>(work: () => T, weight = 1): Promise<T> {
+  run<T>(work: () => Promise<T>, weight = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, weight, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
@@ -61,14 +63,28 @@ export class GroupCommitter {
    * only once LARGE_WRITE_SHARE_FACTOR × D ms have passed, so large writes take at most a share of the writer and
    * small writes of every tenant keep flowing. With nothing small around, or on close (`all`), it runs at once.
    */
-  flush(all = false): void {
+  async flush(all = false): Promise<void> {
+    // A flush already under way takes what is queued when it is done; `all` waits for it, then flushes the rest.
+    while (this.flushing) {
+      if (!all) return;
+      await this.flushing;
+    }
+    this.flushing = this.flushQueued(all);
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async flushQueued(all: boolean): Promise<void> {
     this.scheduled = false;
     for (;;) {
       const now = performance.now();
       const contended = now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => job.weight < LARGE_WRITE_WEIGHT);
       const batch = this.takeBatch(all || !contended || now >= this.largeResumeAt);
       if (batch.length === 0) break;
-      const outcomes = this.commitBatch(batch);
+      const outcomes = await this.commitBatch(batch);
       const end = performance.now();
       if (batch.some((job) => job.weight >= LARGE_WRITE_WEIGHT)) this.largeResumeAt = end + (end - now) * LARGE_WRITE_SHARE_FACTOR;
       if (batch.some((job) => job.weight < LARGE_WRITE_WEIGHT)) this.lastSmallAt = end;
@@ -86,7 +102,7 @@ export class GroupCommitter {
     if (this.queue.length > 0 && !this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
-        this.flush();
+        void this.flush();
       }, Math.max(1, this.largeResumeAt - performance.now()));
     }
   }
@@ -112,33 +128,35 @@ export class GroupCommitter {
     return batch;
   }
 
-  private commitBatch(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+  private async commitBatch(batch: Job[]): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>> {
     try {
-      return this.commitBatchOnce(batch);
+      return await this.commitBatchOnce(batch);
     } finally {
       this.forget();
     }
   }
 
-  private commitBatchOnce(batch: Job[]): Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+  private async commitBatchOnce(batch: Job[]): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>> {
     try {
       this.begin.run();
     } catch (error) {
       return batch.map(() => ({ ok: false, error: asStoreError(error) }));
     }
-    const outcomes = batch.map((job) => {
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    // One command at a time: each in its own savepoint, and its reads see only what is before it in this batch.
+    for (const job of batch) {
       this.savepoint.run();
       try {
-        const value = job.work();
+        const value = await job.work();
         this.release.run();
-        return { ok: true as const, value };
+        outcomes.push({ ok: true, value });
       } catch (error) {
         this.rollbackTo.run();
         this.release.run();
         this.forget();
-        return { ok: false as const, error };
+        outcomes.push({ ok: false, error });
       }
-    });
+    }
     try {
       this.commit.run();
       return outcomes;

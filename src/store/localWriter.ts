@@ -11,22 +11,27 @@ export class LocalWriter implements Writer {
   private readonly committer: GroupCommitter;
   private readonly ctx: WriteContext;
 
-  constructor(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7) {
+  private constructor(store: SqliteStore, ctx: WriteContext) {
     this.committer = new GroupCommitter(store.sqlite, () => store.forgetWriteState());
-    this.ctx = {
+    this.ctx = ctx;
+  }
+
+  /** Commits through the store's own connection; commit times continue from the last one stored. */
+  static async open(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
+    return new LocalWriter(store, {
       tx: store,
       ids,
       clock,
-      commitClock: new CommitClock(clock, store.lastCommitTime()),
-      pepper: store.secret(PEPPER_SECRET),
-    };
+      commitClock: new CommitClock(clock, await store.lastCommitTime()),
+      pepper: await store.secret(PEPPER_SECRET),
+    });
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
     return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args));
   }
 
-  async close(): Promise<void> {
-    this.committer.flush(true);
+  close(): Promise<void> {
+    return this.committer.flush(true);
   }
 }

@@ -26,7 +26,8 @@ import { tokens, type Asset, type Chain, type Token } from '../core/money.js';
 import type { Scope } from '../core/scopes.js';
 import type { Database } from './schema.js';
 import { durabilityOf, openDatabase, type SqliteDb } from './sqlite.js';
-import { param, prepare, type Prepared } from './prepared.js';
+import { param, type Preparer } from './sql/statement.js';
+import { sqlitePreparer } from './sqlite/statement.js';
 import { countWithinAnswer } from '../core/paging.js';
 
 // Upper bounds for keyset positions when a list starts at its newest row.
@@ -175,8 +176,8 @@ const toAgentTransaction = (r: Row<Database['agent_transactions']>): AgentTransa
 const COUNTED_STATUSES = ['POSTED', 'PENDING_APPROVAL', 'ROLLED_BACK'];
 
 /** Rows mapped as they are read: the caller stops reading where its page ends (core/paging.ts). */
-function* lazy<R, T>(rows: Iterable<R>, map: (row: R) => T): Generator<T> {
-  for (const row of rows) yield map(row);
+async function* lazy<R, T>(rows: Iterable<R> | Promise<Iterable<R>>, map: (row: R) => T): AsyncGenerator<T> {
+  for (const row of await rows) yield map(row);
 }
 
 /** A tenant's events with their bodies: a `transaction.committed` event's body is its transaction's document. */
@@ -187,8 +188,8 @@ const outboxEvents = (q: Kysely<Database>) =>
     .select(['o.seq', 'o.id', 'o.tenant_id', 'o.type', 'o.created_at', (eb) => eb.fn.coalesce('t.document', 'o.payload').as('payload')])
     .where('o.tenant_id', '=', param('tenantId'));
 
-function statements(db: SqliteDb, k: Kysely<Database>) {
-  const p = <R>(build: (qb: Kysely<Database>) => import('kysely').Compilable<R>): Prepared<R> => prepare(db, k, build);
+function statements(prepare: Preparer) {
+  const p = <R>(build: (qb: Kysely<Database>) => import('kysely').Compilable<R>) => prepare<R>(build);
   const tenant = param('tenantId');
   const account = param('accountId');
   /** Entries of one account within a time range and before a keyset position, newest first. */
@@ -295,7 +296,7 @@ function statements(db: SqliteDb, k: Kysely<Database>) {
     balanceAtExclusive: balanceAt('<'),
     // A page is read as its views alone (one string a row is far cheaper than a row object), and the keyset
     // position of its last row by a second, covering seek.
-    entryViews: prepare<string>(db, k, (q) => entriesWindow(q).select('view').limit(param<number>('limit')), { pluck: true }),
+    entryViews: prepare<string>((q) => entriesWindow(q).select('view').limit(param<number>('limit')), { pluck: true }),
     entryPosition: p((q) => entriesWindow(q).select(['created_at', 'seq']).limit(1).offset(param<number>('offset'))),
     entriesBetween: p((q) =>
       q
@@ -798,7 +799,7 @@ export class SqliteStore implements Store, WriteTx {
     private readonly db: SqliteDb,
     kysely: Kysely<Database>,
   ) {
-    this.s = statements(db, kysely);
+    this.s = statements(sqlitePreparer(db, kysely));
     this.versionStatement = db.prepare("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes() AS v");
   }
 
@@ -807,15 +808,15 @@ export class SqliteStore implements Store, WriteTx {
     return new SqliteStore(db, kysely);
   }
 
-  secret(name: string): Buffer {
-    const existing = this.s.secret.get({ name });
+  async secret(name: string): Promise<Buffer> {
+    const existing = await this.s.secret.get({ name });
     if (existing) return Buffer.from(existing.value, 'hex');
-    this.s.insertSecret.run({ name, value: randomBytes(32).toString('hex') });
+    await this.s.insertSecret.run({ name, value: randomBytes(32).toString('hex') });
     // Another process may have won the race; the stored value is the one.
-    return Buffer.from(this.s.secret.get({ name })!.value, 'hex');
+    return Buffer.from((await this.s.secret.get({ name }))!.value, 'hex');
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 
@@ -830,32 +831,32 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   // Reads.
-  tenant(tenantId: string): Tenant | undefined {
-    const r = this.s.tenant.get({ tenantId });
+  async tenant(tenantId: string): Promise<Tenant | undefined> {
+    const r = await this.s.tenant.get({ tenantId });
     return r && { id: r.id, name: r.name, createdAt: r.created_at };
   }
 
   /** Read on every request, never cached: a revocation by any process holds on the very next request. */
-  apiKeyByHash(keyHash: string): ApiKey | undefined {
-    const r = this.s.apiKeyByHash.get({ keyHash });
+  async apiKeyByHash(keyHash: string): Promise<ApiKey | undefined> {
+    const r = await this.s.apiKeyByHash.get({ keyHash });
     return r && toApiKey(r);
   }
 
-  apiKey(tenantId: string, keyId: string): ApiKey | undefined {
-    const r = this.s.apiKey.get({ tenantId, keyId });
+  async apiKey(tenantId: string, keyId: string): Promise<ApiKey | undefined> {
+    const r = await this.s.apiKey.get({ tenantId, keyId });
     return r && toApiKey(r);
   }
 
-  apiKeys(tenantId: string): ApiKey[] {
-    return this.s.apiKeys.all({ tenantId }).map(toApiKey);
+  async apiKeys(tenantId: string): Promise<ApiKey[]> {
+    return (await this.s.apiKeys.all({ tenantId })).map(toApiKey);
   }
 
   /** Accounts never change once created, so a found one is cached; a miss always asks the database. */
-  account(tenantId: string, accountId: string): Account | undefined {
+  async account(tenantId: string, accountId: string): Promise<Account | undefined> {
     const cacheKey = `${tenantId}\u0000${accountId}`;
     const cached = this.accountCache.get(cacheKey);
     if (cached) return cached;
-    const r = this.s.account.get({ tenantId, accountId });
+    const r = await this.s.account.get({ tenantId, accountId });
     if (!r) return undefined;
     if (this.accountCache.size >= ACCOUNT_CACHE_MAX) this.accountCache.clear();
     const account = toAccount(r);
@@ -863,22 +864,27 @@ export class SqliteStore implements Store, WriteTx {
     return account;
   }
 
-  accountsByIds(tenantId: string, ids: string[]): Account[] {
-    return ids.flatMap((accountId) => this.account(tenantId, accountId) ?? []);
+  async accountsByIds(tenantId: string, ids: string[]): Promise<Account[]> {
+    const found: Account[] = [];
+    for (const accountId of ids) {
+      const account = await this.account(tenantId, accountId);
+      if (account) found.push(account);
+    }
+    return found;
   }
 
   accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account> {
     return lazy(this.s.accountsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toAccount);
   }
 
-  balances(tenantId: string, accountId: string): Map<Asset, bigint> {
-    return new Map(this.s.balances.all({ tenantId, accountId }).map((r) => [r.asset as Asset, BigInt(r.balance)]));
+  async balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>> {
+    return new Map((await this.s.balances.all({ tenantId, accountId })).map((r) => [r.asset as Asset, BigInt(r.balance)]));
   }
 
-  currentBalance(tenantId: string, accountId: string, asset: Asset): bigint {
+  async currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint> {
     const held = this.heldBalances.get(`${tenantId}|${accountId}|${asset}`);
     if (held !== undefined) return held;
-    const r = this.s.balance.get({ tenantId, accountId, asset });
+    const r = await this.s.balance.get({ tenantId, accountId, asset });
     return r ? BigInt(r.balance) : 0n;
   }
 
@@ -888,19 +894,19 @@ export class SqliteStore implements Store, WriteTx {
     this.heldBalances.clear();
   }
 
-  balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): bigint | null {
+  async balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null> {
     const statement = inclusive ? this.s.balanceAtInclusive : this.s.balanceAtExclusive;
-    const r = statement.get({ tenantId, accountId, asset, at });
+    const r = await statement.get({ tenantId, accountId, asset, at });
     return r ? BigInt(r.balance_after) : null;
   }
 
-  entriesPage(
+  async entriesPage(
     tenantId: string,
     accountId: string,
     range: { from: string | null; to: string | null },
     before: KeyPosition | null,
     limit: number,
-  ): EntryViewPage {
+  ): Promise<EntryViewPage> {
     const to = range.to ?? TIME_MAX;
     const beforeTime = before?.createdAt ?? TIME_MAX;
     const window = {
@@ -911,29 +917,29 @@ export class SqliteStore implements Store, WriteTx {
       beforeTime,
       beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
     };
-    const views = this.s.entryViews.all({ ...window, limit: limit + 1 });
+    const views = await this.s.entryViews.all({ ...window, limit: limit + 1 });
     // Never more than fits one answer (rarely fewer than asked: an entry is at most a few KiB).
     const fit = Math.min(limit, countWithinAnswer(views));
     if (views.length <= fit) return { views, next: null };
     views.length = fit;
-    const last = this.s.entryPosition.get({ ...window, offset: fit - 1 })!;
+    const last = (await this.s.entryPosition.get({ ...window, offset: fit - 1 }))!;
     return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
   }
 
-  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Entry[] {
-    return this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit }).map(toEntry);
+  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]> {
+    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(toEntry);
   }
 
-  hasTransaction(tenantId: string, transactionId: string): boolean {
-    return this.s.hasTransaction.get({ tenantId, transactionId }) !== undefined;
+  async hasTransaction(tenantId: string, transactionId: string): Promise<boolean> {
+    return (await this.s.hasTransaction.get({ tenantId, transactionId })) !== undefined;
   }
 
-  onchainEntries(tenantId: string, transactionId: string): Entry[] {
-    return this.s.onchainEntries.all({ tenantId, transactionId }).map(toEntry);
+  async onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]> {
+    return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(toEntry);
   }
 
-  transaction(tenantId: string, transactionId: string): TransactionRecord | undefined {
-    const r = this.s.transaction.get({ tenantId, transactionId });
+  async transaction(tenantId: string, transactionId: string): Promise<TransactionRecord | undefined> {
+    const r = await this.s.transaction.get({ tenantId, transactionId });
     return r && toTransaction(r);
   }
 
@@ -941,17 +947,17 @@ export class SqliteStore implements Store, WriteTx {
     return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toTransaction);
   }
 
-  idempotency(tenantId: string, endpoint: string, key: string): StoredIdempotency | undefined {
-    const r = this.s.idempotency.get({ tenantId, endpoint, key });
+  async idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined> {
+    const r = await this.s.idempotency.get({ tenantId, endpoint, key });
     return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
   }
 
-  lastCommitTime(): string | null {
-    return this.s.lastCommitTime.get()?.occurred_at ?? null;
+  async lastCommitTime(): Promise<string | null> {
+    return (await this.s.lastCommitTime.get())?.occurred_at ?? null;
   }
 
-  settlement(tenantId: string, settlementId: string): Settlement | undefined {
-    const r = this.s.settlement.get({ tenantId, settlementId });
+  async settlement(tenantId: string, settlementId: string): Promise<Settlement | undefined> {
+    const r = await this.s.settlement.get({ tenantId, settlementId });
     return r && toSettlement(r);
   }
 
@@ -967,31 +973,31 @@ export class SqliteStore implements Store, WriteTx {
     return lazy(rows, toSettlement);
   }
 
-  pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Settlement[] {
+  async pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Promise<Settlement[]> {
     const { accountId, token, amountMinor, chain, walletCanonical } = target;
-    return this.s.pendingSettlements.all({ tenantId, accountId, token, amount: amountMinor.toString(), chain, walletCanonical, limit }).map(toSettlement);
+    return (await this.s.pendingSettlements.all({ tenantId, accountId, token, amount: amountMinor.toString(), chain, walletCanonical, limit })).map(toSettlement);
   }
 
-  settlementsMatchedTo(tenantId: string, transactionId: string): Settlement[] {
-    return this.s.settlementsMatchedTo.all({ tenantId, transactionId }).map(toSettlement);
+  async settlementsMatchedTo(tenantId: string, transactionId: string): Promise<Settlement[]> {
+    return (await this.s.settlementsMatchedTo.all({ tenantId, transactionId })).map(toSettlement);
   }
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
-  nextExpiry(): string | null {
+  async nextExpiry(): Promise<string | null> {
     let earliest: string | null = null;
-    for (const { id: tenantId } of this.s.tenantIds.all()) {
-      const at = this.s.firstExpiry.get({ tenantId })?.expires_at ?? null;
+    for (const { id: tenantId } of (await this.s.tenantIds.all())) {
+      const at = (await this.s.firstExpiry.get({ tenantId }))?.expires_at ?? null;
       if (at !== null && (earliest === null || at < earliest)) earliest = at;
     }
     return earliest;
   }
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
-  expiredSettlements(at: string, limit: number): Array<{ tenantId: string; id: string }> {
+  async expiredSettlements(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>> {
     const found: Array<{ tenantId: string; id: string }> = [];
-    for (const { id: tenantId } of this.s.tenantIds.all()) {
+    for (const { id: tenantId } of (await this.s.tenantIds.all())) {
       if (found.length >= limit) break;
-      for (const r of this.s.expiredSettlements.all({ tenantId, at, limit: limit - found.length })) found.push({ tenantId, id: r.id });
+      for (const r of (await this.s.expiredSettlements.all({ tenantId, at, limit: limit - found.length }))) found.push({ tenantId, id: r.id });
     }
     return found;
   }
@@ -1027,44 +1033,44 @@ export class SqliteStore implements Store, WriteTx {
     );
   }
 
-  auditChainPage(tenantId: string, afterSeq: number, limit: number): StoredAuditRecord[] {
-    return this.s.auditChainPage.all({ tenantId, afterSeq: BigInt(afterSeq), limit }).map(toStoredAudit);
+  async auditChainPage(tenantId: string, afterSeq: number, limit: number): Promise<StoredAuditRecord[]> {
+    return (await this.s.auditChainPage.all({ tenantId, afterSeq: BigInt(afterSeq), limit })).map(toStoredAudit);
   }
 
-  webhook(tenantId: string): Webhook | undefined {
-    const r = this.s.webhook.get({ tenantId });
+  async webhook(tenantId: string): Promise<Webhook | undefined> {
+    const r = await this.s.webhook.get({ tenantId });
     return r && toWebhook(r);
   }
 
-  webhooks(): Webhook[] {
-    return this.s.webhooks.all().map(toWebhook);
+  async webhooks(): Promise<Webhook[]> {
+    return (await this.s.webhooks.all()).map(toWebhook);
   }
 
-  changeVersion(): string {
+  async changeVersion(): Promise<string> {
     return this.versionStatement.get()!.v;
   }
 
-  outboxAfter(tenantId: string, afterSeq: number): OutboxEvent | undefined {
-    const r = this.s.outboxAfter.get({ tenantId, afterSeq: BigInt(afterSeq) });
+  async outboxAfter(tenantId: string, afterSeq: number): Promise<OutboxEvent | undefined> {
+    const r = await this.s.outboxAfter.get({ tenantId, afterSeq: BigInt(afterSeq) });
     return r && toOutboxEvent(r);
   }
 
-  outboxEvent(tenantId: string, eventId: string): OutboxEvent | undefined {
-    const r = this.s.outboxEvent.get({ tenantId, eventId });
+  async outboxEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
+    const r = await this.s.outboxEvent.get({ tenantId, eventId });
     return r && toOutboxEvent(r);
   }
 
-  lastOutboxSeq(tenantId: string): number {
-    return Number(this.s.lastOutboxSeq.get({ tenantId })?.seq ?? 0);
+  async lastOutboxSeq(tenantId: string): Promise<number> {
+    return Number((await this.s.lastOutboxSeq.get({ tenantId }))?.seq ?? 0);
   }
 
-  webhookDelivery(tenantId: string, eventId: string): DeliveryState | undefined {
-    const r = this.s.webhookDelivery.get({ tenantId, eventId });
+  async webhookDelivery(tenantId: string, eventId: string): Promise<DeliveryState | undefined> {
+    const r = await this.s.webhookDelivery.get({ tenantId, eventId });
     return r && toDelivery(r);
   }
 
-  queuedRedelivery(tenantId: string): DeliveryState | undefined {
-    const r = this.s.queuedRedelivery.get({ tenantId });
+  async queuedRedelivery(tenantId: string): Promise<DeliveryState | undefined> {
+    const r = await this.s.queuedRedelivery.get({ tenantId });
     return r && toDelivery(r);
   }
 
@@ -1072,12 +1078,12 @@ export class SqliteStore implements Store, WriteTx {
     return lazy(this.s.webhookDeliveriesPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toDelivery);
   }
 
-  policyRules(tenantId: string): PolicyRule[] {
-    return this.s.policyRules.all({ tenantId }).map(toPolicyRule);
+  async policyRules(tenantId: string): Promise<PolicyRule[]> {
+    return (await this.s.policyRules.all({ tenantId })).map(toPolicyRule);
   }
 
-  agentTransaction(tenantId: string, id: string): AgentTransaction | undefined {
-    const r = this.s.agentTransaction.get({ tenantId, id });
+  async agentTransaction(tenantId: string, id: string): Promise<AgentTransaction | undefined> {
+    const r = await this.s.agentTransaction.get({ tenantId, id });
     return r && toAgentTransaction(r);
   }
 
@@ -1087,11 +1093,11 @@ export class SqliteStore implements Store, WriteTx {
     return lazy(rows, toAgentTransaction);
   }
 
-  agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Array<Record<string, string>> {
+  async agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Promise<Array<Record<string, string>>> {
     const rows =
       'sessionId' in scope
-        ? this.s.agentDebitsOfSession.all({ tenantId, keyId, sessionId: scope.sessionId })
-        : this.s.agentDebitsSince.all({ tenantId, keyId, since: scope.since });
+        ? (await this.s.agentDebitsOfSession.all({ tenantId, keyId, sessionId: scope.sessionId }))
+        : (await this.s.agentDebitsSince.all({ tenantId, keyId, since: scope.since }));
     return rows.map((r) => JSON.parse(r.debits) as Record<string, string>);
   }
 
@@ -1099,12 +1105,12 @@ export class SqliteStore implements Store, WriteTx {
     return lazy(this.s.agentAuditPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), toStoredAudit);
   }
 
-  transferSender(tenantId: string, chain: string, txHash: string, toCanonical: string, amountMinor: bigint): string | null {
-    return this.s.transferSender.get({ tenantId, chain, txHash, toCanonical, amount: amountMinor.toString() })?.from_address ?? null;
+  async transferSender(tenantId: string, chain: string, txHash: string, toCanonical: string, amountMinor: bigint): Promise<string | null> {
+    return (await this.s.transferSender.get({ tenantId, chain, txHash, toCanonical, amount: amountMinor.toString() }))?.from_address ?? null;
   }
 
-  chainCheckpoint(chain: Chain): ChainCheckpoint | undefined {
-    const r = this.s.chainCheckpoint.get({ chain });
+  async chainCheckpoint(chain: Chain): Promise<ChainCheckpoint | undefined> {
+    const r = await this.s.chainCheckpoint.get({ chain });
     return (
       r && {
         chain: r.chain as Chain,
@@ -1117,47 +1123,49 @@ export class SqliteStore implements Store, WriteTx {
   }
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
-  watchedWallets(chain: Chain): WatchedWallet[] {
-    return this.s.tenantIds
-      .all()
-      .flatMap(({ id: tenantId }) => this.s.watchedWalletsOfTenant.all({ tenantId, chain }).map((r) => ({ tenantId, walletCanonical: r.wallet_canonical, token: r.token as Token })));
+  async watchedWallets(chain: Chain): Promise<WatchedWallet[]> {
+    const wallets: WatchedWallet[] = [];
+    for (const { id: tenantId } of await this.s.tenantIds.all()) {
+      for (const r of await this.s.watchedWalletsOfTenant.all({ tenantId, chain })) wallets.push({ tenantId, walletCanonical: r.wallet_canonical, token: r.token as Token });
+    }
+    return wallets;
   }
 
-  pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Settlement[] {
+  async pendingSettlementsForWallet(tenantId: string, target: Omit<SettlementTarget, 'accountId'>, limit: number): Promise<Settlement[]> {
     const { token, amountMinor, chain, walletCanonical } = target;
-    return this.s.pendingSettlementsForWallet.all({ tenantId, chain, walletCanonical, token, amount: amountMinor.toString(), limit }).map(toSettlement);
+    return (await this.s.pendingSettlementsForWallet.all({ tenantId, chain, walletCanonical, token, amount: amountMinor.toString(), limit })).map(toSettlement);
   }
 
-  onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Array<{ transactionId: string; lineNo: number }> {
-    return this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) }).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
+  async onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Promise<Array<{ transactionId: string; lineNo: number }>> {
+    return (await this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) })).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
   }
 
-  clearingAccountId(tenantId: string): string | null {
-    return this.s.clearingAccount.get({ tenantId })?.account_id ?? null;
+  async clearingAccountId(tenantId: string): Promise<string | null> {
+    return (await this.s.clearingAccount.get({ tenantId }))?.account_id ?? null;
   }
 
   // Writes; called only inside `write`.
-  insertTenant(tenant: Tenant): void {
-    this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
+  async insertTenant(tenant: Tenant): Promise<void> {
+    await this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
   }
 
-  insertApiKey(key: ApiKey, keyHash: string): void {
-    this.s.insertApiKey.run({
+  async insertApiKey(key: ApiKey, keyHash: string): Promise<void> {
+    (await this.s.insertApiKey.run({
       tenantId: key.tenantId,
       id: key.id,
       keyHash,
       prefix: key.prefix,
       scopes: JSON.stringify(key.scopes),
       createdAt: key.createdAt,
-    });
+    }));
   }
 
-  revokeApiKey(tenantId: string, keyId: string, revokedAt: string): boolean {
-    return this.s.revokeApiKey.run({ tenantId, keyId, revokedAt }) === 1;
+  async revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean> {
+    return (await this.s.revokeApiKey.run({ tenantId, keyId, revokedAt })) === 1;
   }
 
-  insertAccount(a: Omit<Account, 'seq'>): void {
-    this.s.insertAccount.run({
+  async insertAccount(a: Omit<Account, 'seq'>): Promise<void> {
+    (await this.s.insertAccount.run({
       tenantId: a.tenantId,
       id: a.id,
       name: a.name,
@@ -1165,15 +1173,15 @@ export class SqliteStore implements Store, WriteTx {
       currency: a.currency,
       type: a.type,
       createdAt: a.createdAt,
-    });
+    }));
   }
 
-  insertTransaction(record: Omit<TransactionRecord, 'seq'>): void {
-    this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
+  async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
+    await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
   }
 
-  insertEntry(e: Omit<Entry, 'seq'>, view: string): void {
-    this.s.insertEntry.run({
+  async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
+    (await this.s.insertEntry.run({
       tenantId: e.tenantId,
       id: e.id,
       transactionId: e.transactionId,
@@ -1187,16 +1195,16 @@ export class SqliteStore implements Store, WriteTx {
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
       view,
-    });
+    }));
   }
 
-  setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): void {
-    this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
+  async setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void> {
+    await this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
     this.heldBalances.set(`${tenantId}|${accountId}|${asset}`, balanceMinor);
   }
 
-  insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): void {
-    this.s.insertIdempotency.run({
+  async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {
+    (await this.s.insertIdempotency.run({
       tenantId,
       endpoint,
       key,
@@ -1204,17 +1212,17 @@ export class SqliteStore implements Store, WriteTx {
       status: BigInt(stored.status),
       body: stored.body,
       createdAt,
-    });
+    }));
   }
 
-  lastAuditHash(tenantId: string): string | null {
+  async lastAuditHash(tenantId: string): Promise<string | null> {
     const held = this.auditHeads.get(tenantId);
     if (held !== undefined) return held;
-    return this.s.lastAuditHash.get({ tenantId })?.hash ?? null;
+    return (await this.s.lastAuditHash.get({ tenantId }))?.hash ?? null;
   }
 
-  appendAudit(r: AuditInsert): void {
-    this.s.appendAudit.run({
+  async appendAudit(r: AuditInsert): Promise<void> {
+    (await this.s.appendAudit.run({
       tenantId: r.tenantId,
       id: r.id,
       type: r.type,
@@ -1224,13 +1232,13 @@ export class SqliteStore implements Store, WriteTx {
       payload: JSON.stringify(r.payload),
       prevHash: r.prevHash,
       hash: r.hash,
-    });
+    }));
     this.auditHeads.set(r.tenantId, r.hash);
   }
 
-  insertSettlement(settlement: Omit<Settlement, 'seq'>): void {
+  async insertSettlement(settlement: Omit<Settlement, 'seq'>): Promise<void> {
     const st = settlement;
-    this.s.insertSettlement.run({
+    (await this.s.insertSettlement.run({
       tenantId: st.tenantId,
       id: st.id,
       accountId: st.accountId,
@@ -1244,26 +1252,26 @@ export class SqliteStore implements Store, WriteTx {
       fromCanonical: st.fromAddress === null ? null : canonicalAddress(st.chain, st.fromAddress),
       expiresAt: st.expiresAt,
       createdAt: st.createdAt,
-    });
+    }));
   }
 
-  settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): boolean {
+  async settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): Promise<boolean> {
     const { transactionId, lineNo, txHash, blockNumber, confirmedAt } = match;
     return (
-      this.s.settleSettlement.run({ tenantId, settlementId, transactionId, lineNo: BigInt(lineNo), txHash, blockNumber: BigInt(blockNumber), confirmedAt }) === 1
+      (await this.s.settleSettlement.run({ tenantId, settlementId, transactionId, lineNo: BigInt(lineNo), txHash, blockNumber: BigInt(blockNumber), confirmedAt })) === 1
     );
   }
 
-  closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): boolean {
-    return this.s.closeSettlement.run({ tenantId, settlementId, status }) === 1;
+  async closeSettlement(tenantId: string, settlementId: string, status: 'CANCELLED' | 'UNMATCHED'): Promise<boolean> {
+    return (await this.s.closeSettlement.run({ tenantId, settlementId, status })) === 1;
   }
 
-  insertReconciliationResult(tenantId: string, result: ReconciliationResult): void {
-    this.s.insertReconciliationResult.run({ tenantId, ...result });
+  async insertReconciliationResult(tenantId: string, result: ReconciliationResult): Promise<void> {
+    await this.s.insertReconciliationResult.run({ tenantId, ...result });
   }
 
-  upsertWebhook(w: Webhook): void {
-    this.s.upsertWebhook.run({
+  async upsertWebhook(w: Webhook): Promise<void> {
+    (await this.s.upsertWebhook.run({
       tenantId: w.tenantId,
       url: w.url,
       secret: w.secret,
@@ -1271,15 +1279,15 @@ export class SqliteStore implements Store, WriteTx {
       deliveredSeq: BigInt(w.deliveredSeq),
       createdAt: w.createdAt,
       updatedAt: w.updatedAt,
-    });
+    }));
   }
 
-  setWebhookDelivered(tenantId: string, eventSeq: number): void {
-    this.s.setWebhookDelivered.run({ tenantId, eventSeq: BigInt(eventSeq) });
+  async setWebhookDelivered(tenantId: string, eventSeq: number): Promise<void> {
+    await this.s.setWebhookDelivered.run({ tenantId, eventSeq: BigInt(eventSeq) });
   }
 
-  upsertWebhookDelivery(d: DeliveryState): void {
-    this.s.upsertWebhookDelivery.run({
+  async upsertWebhookDelivery(d: DeliveryState): Promise<void> {
+    (await this.s.upsertWebhookDelivery.run({
       tenantId: d.tenantId,
       eventId: d.eventId,
       eventSeq: BigInt(d.eventSeq),
@@ -1291,26 +1299,26 @@ export class SqliteStore implements Store, WriteTx {
       firstAttemptAt: d.firstAttemptAt,
       nextAttemptAt: d.nextAttemptAt,
       updatedAt: d.updatedAt,
-    });
+    }));
   }
 
-  wakeWebhookDeliveries(tenantId: string, at: string): void {
-    this.s.wakeWebhookDeliveries.run({ tenantId, at });
+  async wakeWebhookDeliveries(tenantId: string, at: string): Promise<void> {
+    await this.s.wakeWebhookDeliveries.run({ tenantId, at });
   }
 
-  setChainCheckpoint(c: ChainCheckpoint): void {
-    this.s.setChainCheckpoint.run({
+  async setChainCheckpoint(c: ChainCheckpoint): Promise<void> {
+    (await this.s.setChainCheckpoint.run({
       chain: c.chain,
       nextBlock: BigInt(c.nextBlock),
       seen: BigInt(c.transfersSeen),
       matched: BigInt(c.transfersMatched),
       updatedAt: c.updatedAt,
-    });
+    }));
   }
 
-  insertChainTransfer(tenantId: string, t: ObservedTransfer, seenAt: string): boolean {
+  async insertChainTransfer(tenantId: string, t: ObservedTransfer, seenAt: string): Promise<boolean> {
     return (
-      this.s.insertChainTransfer.run({
+      (await this.s.insertChainTransfer.run({
         tenantId,
         chain: t.chain,
         txHash: canonicalTxHash(t.chain, t.txHash),
@@ -1324,39 +1332,39 @@ export class SqliteStore implements Store, WriteTx {
         blockNumber: BigInt(t.blockNumber),
         blockHash: t.blockHash,
         seenAt,
-      }) === 1
+      })) === 1
     );
   }
 
-  setTransferSettlement(tenantId: string, t: ObservedTransfer, settlementId: string): void {
-    this.s.setTransferSettlement.run({ tenantId, chain: t.chain, txHash: canonicalTxHash(t.chain, t.txHash), logIndex: BigInt(t.logIndex), settlementId });
+  async setTransferSettlement(tenantId: string, t: ObservedTransfer, settlementId: string): Promise<void> {
+    await this.s.setTransferSettlement.run({ tenantId, chain: t.chain, txHash: canonicalTxHash(t.chain, t.txHash), logIndex: BigInt(t.logIndex), settlementId });
   }
 
-  insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): void {
-    this.s.insertOnchainLine.run({ tenantId, chain, txHash: canonicalTxHash(chain, txHash), transactionId, lineNo: BigInt(lineNo) });
+  async insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): Promise<void> {
+    await this.s.insertOnchainLine.run({ tenantId, chain, txHash: canonicalTxHash(chain, txHash), transactionId, lineNo: BigInt(lineNo) });
   }
 
-  setClearingAccountId(tenantId: string, accountId: string): void {
-    this.s.setClearingAccount.run({ tenantId, accountId });
+  async setClearingAccountId(tenantId: string, accountId: string): Promise<void> {
+    await this.s.setClearingAccount.run({ tenantId, accountId });
   }
 
-  insertPolicyRule(rule: PolicyRule): void {
-    this.s.insertPolicyRule.run({
+  async insertPolicyRule(rule: PolicyRule): Promise<void> {
+    (await this.s.insertPolicyRule.run({
       tenantId: rule.tenantId,
       id: rule.id,
       type: rule.type,
       agentKeyPrefix: rule.agentKeyPrefix,
       params: JSON.stringify(rule.params),
       createdAt: rule.createdAt,
-    });
+    }));
   }
 
-  deletePolicyRule(tenantId: string, ruleId: string): boolean {
-    return this.s.deletePolicyRule.run({ tenantId, ruleId }) === 1;
+  async deletePolicyRule(tenantId: string, ruleId: string): Promise<boolean> {
+    return (await this.s.deletePolicyRule.run({ tenantId, ruleId })) === 1;
   }
 
-  insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): void {
-    this.s.insertAgentTransaction.run({
+  async insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): Promise<void> {
+    (await this.s.insertAgentTransaction.run({
       tenantId: record.tenantId,
       id: record.id,
       status: record.status,
@@ -1368,20 +1376,20 @@ export class SqliteStore implements Store, WriteTx {
       decidedAt: record.decidedAt,
       decidedBy: record.decidedBy,
       reversalTransactionId: record.reversalTransactionId,
-    });
+    }));
   }
 
-  decideAgentTransaction(
+  async decideAgentTransaction(
     tenantId: string,
     id: string,
     from: AgentStatus,
     to: { status: AgentStatus; decidedAt: string | null; decidedBy: string | null; reversalTransactionId: string | null },
-  ): boolean {
-    return this.s.decideAgentTransaction.run({ tenantId, id, from, to: to.status, decidedAt: to.decidedAt, decidedBy: to.decidedBy, reversalTransactionId: to.reversalTransactionId }) === 1;
+  ): Promise<boolean> {
+    return (await this.s.decideAgentTransaction.run({ tenantId, id, from, to: to.status, decidedAt: to.decidedAt, decidedBy: to.decidedBy, reversalTransactionId: to.reversalTransactionId })) === 1;
   }
 
-  insertOutbox(event: OutboxInsert): void {
+  async insertOutbox(event: OutboxInsert): Promise<void> {
     const body = 'payload' in event ? { payload: event.payload, transactionId: null } : { payload: '', transactionId: event.transactionId };
-    this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, createdAt: event.createdAt, ...body });
+    await this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, createdAt: event.createdAt, ...body });
   }
 }

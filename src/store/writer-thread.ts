@@ -9,7 +9,7 @@ import type { JobMessage, ResultMessage, SerializedError, ToWriter } from './thr
 
 const port = parentPort!;
 const store = await SqliteStore.open((workerData as { dbPath: string }).dbPath);
-const writer = new LocalWriter(store);
+const writer = await LocalWriter.open(store);
 
 let outbox: ResultMessage['results'] = [];
 let sending = false;
@@ -48,9 +48,9 @@ port.on('message', (message: ToWriter) => {
   if (message.type === 'jobs') {
     for (const job of message.jobs) runJob(job);
   } else {
-    void writer.close().then(() => {
+    void writer.close().then(async () => {
       flushResults(); // Answers of the last commit leave before the thread does.
-      store.close();
+      await store.close();
       port.postMessage({ type: 'closed' });
       port.close();
     });

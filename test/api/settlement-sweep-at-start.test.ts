@@ -36,7 +36,7 @@ describe('settlement expiry across a restart', () => {
     // Down for longer than the TTL: nobody swept meanwhile.
     nowMs = Date.parse(res.body.expiresAt) + 1000;
     restarted = await startServer({
-      dbPath: t.dbPath,
+      db: t.dbPath,
       host: '127.0.0.1',
       port: 0,
       log: () => {},

@@ -132,7 +132,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
   const settled = (id: string) => until(`settlement ${id} SETTLED`, async () => ((await status(id)).status === 'SETTLED' ? status(id) : undefined), 20_000);
 
   async function start(watch: boolean): Promise<void> {
-    running = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: (line) => void logLines.push(line), ...(watch ? { chains: chainSettings() } : {}) });
+    running = await startServer({ db: dbPath, host: '127.0.0.1', port: 0, log: (line) => void logLines.push(line), ...(watch ? { chains: chainSettings() } : {}) });
     c = client(running.url, apiKey);
   }
   async function stop(): Promise<void> {
@@ -182,10 +182,10 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
 
   it('a first start begins after the last finalized block: a transfer made before is never read, counted or matched; one made after is', async () => {
     await start(true);
-    await until('the first checkpoint', () => checkpoint() !== undefined);
+    await until('the first checkpoint', async () => (await checkpoint()) !== undefined);
     const fin = await finalized();
     const head = await anvil.blockNumber();
-    const first = checkpoint()!;
+    const first = (await checkpoint())!;
     // the finalized tag, not the head and not some count of confirmations
     expect(fin).toBe(head - 64);
     expect(first.nextBlock).toBe(fin + 1);
@@ -195,7 +195,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     // a few polls later nothing from before has been read: no log query at all, the old payment still PENDING
     await polls(5);
     expect(calls('eth_getLogs')).toHaveLength(0);
-    expect(checkpoint()).toMatchObject({ nextBlock: fin + 1, transfersSeen: 0, transfersMatched: 0 });
+    expect((await checkpoint())).toMatchObject({ nextBlock: fin + 1, transfersSeen: 0, transfersMatched: 0 });
     expect((await status(sOld)).status).toBe('PENDING');
 
     // a transfer after the start: read only once its block is finalized (64 blocks later on anvil)
@@ -203,12 +203,12 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     await anvil.mine(63);
     await polls(5);
     expect(await finalized()).toBe(now.blockNumber - 1);
-    expect(checkpoint()!.nextBlock).toBe(now.blockNumber);
+    expect((await checkpoint())!.nextBlock).toBe(now.blockNumber);
     expect((await status(sNew)).status).toBe('PENDING');
     await anvil.mine(1);
     const s = await settled(sNew);
     expect(s.txHash).toBe(now.hash.toLowerCase());
-    expect(checkpoint()).toMatchObject({ transfersSeen: 1, transfersMatched: 1 });
+    expect((await checkpoint())).toMatchObject({ transfersSeen: 1, transfersMatched: 1 });
     expect((await status(sOld)).status).toBe('PENDING');
 
     // every block reference the watcher asked for is the `finalized` tag; no log query ever reached back to the old block
@@ -218,7 +218,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
   });
 
   it('an RPC failure: the next scan waits 2 s (not the 100 ms poll), the checkpoint is kept, then polling goes on', async () => {
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
     const from = proxy.calls.length;
     proxy.failNext = 1;
     await until('the failed request', () => proxy.failedAt.length === 1, 10_000, 10);
@@ -228,12 +228,12 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     expect(next.at - failedAt).toBeGreaterThanOrEqual(nextScanDelayMs(1, 100) - 50);
     expect(next.at - failedAt).toBeLessThan(nextScanDelayMs(2, 100));
     expect(logLines.some((l) => /EVM watcher: .*\(retrying; the checkpoint is kept\)/.test(l))).toBe(true);
-    expect(checkpoint()!.nextBlock).toBe(before.nextBlock);
+    expect((await checkpoint())!.nextBlock).toBe(before.nextBlock);
     // back to the poll interval: several polls within a second
     const t0 = Date.now();
     await polls(4);
     expect(Date.now() - t0).toBeLessThan(nextScanDelayMs(1, 100));
-    expect(checkpoint()!.nextBlock).toBe(before.nextBlock);
+    expect((await checkpoint())!.nextBlock).toBe(before.nextBlock);
   });
 
   it('a backlog of more than 2,000 blocks is read in ranges of at most 2,000, back to back from the checkpoint to the finalized block', async () => {
@@ -251,7 +251,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     await start(true);
     const s = await settled(sFar);
     expect(s.txHash).toBe(far.hash.toLowerCase());
-    await until('the checkpoint at the finalized block', () => checkpoint()!.nextBlock === fin + 1, 20_000);
+    await until('the checkpoint at the finalized block', async () => (await checkpoint())!.nextBlock === fin + 1, 20_000);
     await polls(3);
 
     const ranges = proxy.calls
@@ -268,7 +268,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     for (let i = 1; i < ranges.length; i++) expect(ranges[i]!.from, `range ${i}`).toBe(ranges[i - 1]!.to + 1);
     expect(ranges.at(-1)!.to).toBe(fin);
     expect(ranges.some((r) => r.from <= far.blockNumber && far.blockNumber <= r.to)).toBe(true);
-    expect(checkpoint()).toMatchObject({ nextBlock: fin + 1, transfersSeen: 2, transfersMatched: 2 });
+    expect((await checkpoint())).toMatchObject({ nextBlock: fin + 1, transfersSeen: 2, transfersMatched: 2 });
     expect((await status(sOld)).status).toBe('PENDING');
   });
 });

@@ -38,9 +38,9 @@ const checkpoint = () => running!.ledger.store.chainCheckpoint('EVM');
 
 /** Starts the server with its EVM watcher on the test's database, and waits for the watcher's first checkpoint. */
 async function start(): Promise<void> {
-  running = await startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: chainSettings() });
+  running = await startServer({ db: dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: chainSettings() });
   c = client(running.url, apiKey);
-  await until('the watcher to write its first checkpoint', () => checkpoint() !== undefined);
+  await until('the watcher to write its first checkpoint', async () => (await checkpoint()) !== undefined);
 }
 
 async function stop(): Promise<void> {
@@ -51,7 +51,7 @@ async function stop(): Promise<void> {
 
 /** Waits until the watcher has scanned `block` (its checkpoint is past it). */
 async function scannedThrough(block: number): Promise<void> {
-  await until(`the watcher to scan block ${block} (checkpoint ${checkpoint()?.nextBlock})`, () => (checkpoint()?.nextBlock ?? 0) > block);
+  await until(`the watcher to scan block ${block} (checkpoint ${(await checkpoint())?.nextBlock})`, async () => ((await checkpoint())?.nextBlock ?? 0) > block);
 }
 
 /** Waits until every final block of the current head has been scanned. */
@@ -122,7 +122,7 @@ describe('EVM watcher against anvil', () => {
   it('settles a transfer of the exact amount only once its block has 3 confirmations, by a posting of its own', async () => {
     const wallet = newWallet();
     const s = await register({ expectedAmount: '12.5', expectedWalletAddress: wallet });
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
 
     const { hash, blockNumber } = await USDC.transfer(wallet, usdc('12.5'));
     // One confirmation (the block itself), then two: still PENDING, and the watcher has not read the block.
@@ -130,7 +130,7 @@ describe('EVM watcher against anvil', () => {
     expect((await settlement(s.settlementId)).status).toBe('PENDING');
     await anvil.mine(1);
     await scannedThrough(blockNumber - 1);
-    expect(checkpoint()!.nextBlock).toBe(blockNumber);
+    expect((await checkpoint())!.nextBlock).toBe(blockNumber);
     expect((await settlement(s.settlementId)).status).toBe('PENDING');
 
     // The third confirmation makes it final.
@@ -140,8 +140,8 @@ describe('EVM watcher against anvil', () => {
     expect(done.blockNumber).toBe(blockNumber);
     expect(done.confirmedAt).toEqual(expect.any(String));
     expect(done.matchedTransactionId).toEqual(expect.any(String));
-    expect(checkpoint()!.transfersSeen - before.transfersSeen).toBe(1);
-    expect(checkpoint()!.transfersMatched - before.transfersMatched).toBe(1);
+    expect((await checkpoint())!.transfersSeen - before.transfersSeen).toBe(1);
+    expect((await checkpoint())!.transfersMatched - before.transfersMatched).toBe(1);
 
     // The ledger posted it: an ONCHAIN DEBIT of the settlement's account, a CREDIT of the clearing account.
     const tx = await c.get(`/api/v1/transactions/${done.matchedTransactionId}`);
@@ -175,7 +175,7 @@ describe('EVM watcher against anvil', () => {
     const decoy = await register({ expectedAmount: '999', expectedWalletAddress: otherWallet });
     const fromWallet = newWallet();
     const fromSecond = await register({ expectedAmount: '30', expectedWalletAddress: fromWallet, expectedFromAddress: anvil.second.address });
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
 
     await USDC.transfer(wallet, usdc('20.000001')); // wrong amount
     await USDC.transfer(wallet, usdc('19.999999')); // wrong amount
@@ -184,8 +184,8 @@ describe('EVM watcher against anvil', () => {
     const wrongSender = await USDC.transfer(fromWallet, usdc('30')); // from the deployer, not the expected sender
     await anvil.mine(CONFIRMATIONS);
     await scannedThrough(wrongSender.blockNumber);
-    expect(checkpoint()!.transfersSeen - before.transfersSeen).toBe(5);
-    expect(checkpoint()!.transfersMatched - before.transfersMatched).toBe(0);
+    expect((await checkpoint())!.transfersSeen - before.transfersSeen).toBe(5);
+    expect((await checkpoint())!.transfersMatched - before.transfersMatched).toBe(0);
     for (const id of [s.settlementId, decoy.settlementId, fromSecond.settlementId]) {
       const now = await settlement(id);
       expect(now.status, id).toBe('PENDING');
@@ -208,7 +208,7 @@ describe('EVM watcher against anvil', () => {
   it('settles nothing when the transfer is reorganised away before it is final', async () => {
     const wallet = newWallet();
     const s = await register({ expectedAmount: '7', expectedWalletAddress: wallet });
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
     const snap = await anvil.snapshot();
     const { hash, blockNumber } = await USDC.transfer(wallet, usdc('7'));
     await anvil.mine(CONFIRMATIONS - 2); // two confirmations: not final
@@ -225,8 +225,8 @@ describe('EVM watcher against anvil', () => {
     const now = await settlement(s.settlementId);
     expect(now.status).toBe('PENDING');
     expect(now.matchedTransactionId).toBeNull();
-    expect(checkpoint()!.transfersSeen - before.transfersSeen).toBe(0);
-    expect(checkpoint()!.transfersMatched - before.transfersMatched).toBe(0);
+    expect((await checkpoint())!.transfersSeen - before.transfersSeen).toBe(0);
+    expect((await checkpoint())!.transfersMatched - before.transfersMatched).toBe(0);
   });
 
   it('links the posted transaction that records the transfer when the settlement expects a sender, instead of posting again', async () => {
@@ -260,14 +260,14 @@ describe('EVM watcher against anvil', () => {
     const del = await c.del(`/api/v1/settlements/${s.settlementId}`);
     expect(del.status, del.text).toBeLessThan(300);
     expect((await settlement(s.settlementId)).status).toBe('CANCELLED');
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
     const countBefore = await transactionCount();
 
     const { blockNumber } = await USDC.transfer(wallet, usdc('4'));
     await anvil.mine(CONFIRMATIONS + 1);
     await scannedThrough(blockNumber + 1);
-    expect(checkpoint()!.transfersSeen - before.transfersSeen).toBe(1);
-    expect(checkpoint()!.transfersMatched - before.transfersMatched).toBe(0);
+    expect((await checkpoint())!.transfersSeen - before.transfersSeen).toBe(1);
+    expect((await checkpoint())!.transfersMatched - before.transfersMatched).toBe(0);
     const now = await settlement(s.settlementId);
     expect(now.status).toBe('CANCELLED');
     expect(now.matchedTransactionId).toBeNull();
@@ -282,7 +282,7 @@ describe('EVM watcher against anvil', () => {
     const newer = await register({ expectedAmount: '5', expectedWalletAddress: wallet });
     const whileStoppedWallet = newWallet();
     const later = await register({ expectedAmount: '7', expectedWalletAddress: whileStoppedWallet });
-    const before = checkpoint()!;
+    const before = (await checkpoint())!;
 
     // The transfer becomes final and the server is closed at once, possibly in the middle of the scan that reads it.
     const first = await USDC.transfer(wallet, usdc('5'));
@@ -301,7 +301,7 @@ describe('EVM watcher against anvil', () => {
     expect(l.blockNumber).toBe(second.blockNumber);
     await scannedToHead();
     expect((await settlement(newer.settlementId)).status).toBe('PENDING');
-    const afterRestart = checkpoint()!;
+    const afterRestart = (await checkpoint())!;
     expect(afterRestart.transfersSeen - before.transfersSeen).toBe(2);
     expect(afterRestart.transfersMatched - before.transfersMatched).toBe(2);
     const countAfterRestart = await transactionCount();
@@ -314,20 +314,20 @@ describe('EVM watcher against anvil', () => {
     expect(rewound.changes).toBe(1);
     await start();
     await scannedToHead();
-    expect(checkpoint()!.nextBlock).toBeGreaterThan(second.blockNumber);
+    expect((await checkpoint())!.nextBlock).toBeGreaterThan(second.blockNumber);
     const n = await settlement(newer.settlementId);
     expect(n.status).toBe('PENDING');
     expect(n.matchedTransactionId).toBeNull();
     expect((await settlement(older.settlementId)).matchedTransactionId).toBe(a.matchedTransactionId);
     expect((await settlement(later.settlementId)).matchedTransactionId).toBe(l.matchedTransactionId);
-    expect(checkpoint()!.transfersSeen).toBe(afterRestart.transfersSeen);
-    expect(checkpoint()!.transfersMatched).toBe(afterRestart.transfersMatched);
+    expect((await checkpoint())!.transfersSeen).toBe(afterRestart.transfersSeen);
+    expect((await checkpoint())!.transfersMatched).toBe(afterRestart.transfersMatched);
     expect(await transactionCount()).toBe(countAfterRestart);
   });
 
   it('`ledger watch status --json` lists EVM with checkpoint, head, lag, transfers seen and matched', async () => {
     await scannedToHead();
-    const cp = checkpoint()!;
+    const cp = (await checkpoint())!;
     await stop();
     const head = await anvil.blockNumber();
     const res = await cli(['--db', dbPath, 'watch', 'status', '--json', '--evm-rpc', anvil.url]);
@@ -356,7 +356,7 @@ describe('EVM watcher against anvil', () => {
     const otherDb = join(dir, 'mismatch.db');
     await expect(
       startServer({
-        dbPath: otherDb,
+        db: otherDb,
         host: '127.0.0.1',
         port: 0,
         log: () => {},
@@ -365,7 +365,7 @@ describe('EVM watcher against anvil', () => {
     ).rejects.toThrow(/\bUSDC\b.*\b18\b/);
     // The same contract registered with its real decimals (as BRZ, kept at 18 places) starts.
     const ok = await startServer({
-      dbPath: otherDb,
+      db: otherDb,
       host: '127.0.0.1',
       port: 0,
       log: () => {},

@@ -31,10 +31,10 @@ describe('Solana watcher', () => {
   let tokens: { EVM: object; TRON: object; SOLANA: Record<string, { mint: string; decimals: number; program: 'spl-token' | 'spl-token-2022' }> };
 
   const start = () =>
-    startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: { solanaRpc: node.url, tokens, pollMs: 50, solanaSignaturesPerPage: PAGE } });
+    startServer({ db: dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: { solanaRpc: node.url, tokens, pollMs: 50, solanaSignaturesPerPage: PAGE } });
   const checkpoint = () => server.ledger.store.chainCheckpoint('SOLANA');
   /** Waits until the watcher has read every finalized slot so far. */
-  const caughtUp = () => until('the watcher to reach the finalized slot', () => (checkpoint()?.nextBlock ?? 0) > node.finalizedSlot);
+  const caughtUp = () => until('the watcher to reach the finalized slot', async () => ((await checkpoint())?.nextBlock ?? 0) > node.finalizedSlot);
   const newWallet = async () => (await node.wallet()).address;
   const register = async (wallet: string, amount: string, extra: Record<string, unknown> = {}) => {
     const res = await c.post(
@@ -131,14 +131,14 @@ describe('Solana watcher', () => {
     await node.transfer(USDC, sender, [{ to: await newWallet(), amount: 3_000_000n }]);
     // Exactly what that settlement expects, to its wallet, but from another sender.
     await node.transfer(USDC, sender, [{ to: expectingOther, amount: 4_000_000n }]);
-    const seenBefore = checkpoint()!.transfersSeen;
+    const seenBefore = (await checkpoint())!.transfersSeen;
     node.finalize();
     await caughtUp();
     expect((await settlement(plain)).status).toBe('PENDING');
     expect((await settlement(pyusd)).status).toBe('PENDING');
     expect((await settlement(bySomeoneElse)).status).toBe('PENDING');
     // The wrong amount and the wrong sender were credits of a watched token to a watched wallet.
-    expect(checkpoint()!.transfersSeen - seenBefore).toBe(2);
+    expect((await checkpoint())!.transfersSeen - seenBefore).toBe(2);
     // The expected sender is the owner of the account the tokens left.
     const fromSender = await register(await newWallet(), '4.5', { expectedFromAddress: sender.address });
     const { expectedWalletAddress } = await settlement(fromSender);
@@ -151,7 +151,7 @@ describe('Solana watcher', () => {
     const [a, b] = [await newWallet(), await newWallet()];
     const first = await register(a, '1.25');
     const second = await register(b, '2.5');
-    const seenBefore = checkpoint()!.transfersSeen;
+    const seenBefore = (await checkpoint())!.transfersSeen;
     const { signature } = await node.transfer(USDC, sender, [
       { to: a, amount: 1_250_000n },
       { to: b, amount: 2_500_000n },
@@ -160,7 +160,7 @@ describe('Solana watcher', () => {
     expect((await settled(first)).txHash).toBe(signature);
     expect((await settled(second)).txHash).toBe(signature);
     await caughtUp();
-    expect(checkpoint()!.transfersSeen - seenBefore).toBe(2);
+    expect((await checkpoint())!.transfersSeen - seenBefore).toBe(2);
   });
 
   it('links the posted transaction that records the transfer (its base58 signature kept as written) instead of posting again', async () => {
@@ -198,14 +198,14 @@ describe('Solana watcher', () => {
     const wallet = await newWallet();
     const id = await register(wallet, '6.5');
     await caughtUp();
-    const before = checkpoint()!.nextBlock;
+    const before = (await checkpoint())!.nextBlock;
     node.down = true;
     await node.transfer(USDC, sender, [{ to: wallet, amount: 6_500_000n }]);
     node.finalize();
     // Polls failed against the down node (with back-off): nothing settled, the checkpoint did not move.
     await afterRequests(node, 3);
     expect((await settlement(id)).status).toBe('PENDING');
-    expect(checkpoint()!.nextBlock).toBe(before);
+    expect((await checkpoint())!.nextBlock).toBe(before);
     node.down = false;
     await until('SETTLED after the outage', async () => (await settlement(id)).status === 'SETTLED', 40_000);
   }, 60_000);
@@ -269,7 +269,7 @@ describe('Solana watcher', () => {
 
   it('refuses to start when a mint has other decimals or belongs to another token program, naming the token', async () => {
     const other = join(dir, 'other.db');
-    const run = (SOLANA: object) => startServer({ dbPath: other, host: '127.0.0.1', port: 0, log: () => {}, chains: { solanaRpc: node.url, tokens: { EVM: {}, TRON: {}, SOLANA } } });
+    const run = (SOLANA: object) => startServer({ db: other, host: '127.0.0.1', port: 0, log: () => {}, chains: { solanaRpc: node.url, tokens: { EVM: {}, TRON: {}, SOLANA } } });
     await expect(run({ USDT: { mint: USDC, decimals: 2, program: 'spl-token' } })).rejects.toThrow(/USDT.*6 decimals on chain.*2/);
     await expect(run({ PYUSD: { mint: PYUSD, decimals: 6, program: 'spl-token' } })).rejects.toThrow(/PYUSD.*spl-token program/);
     await expect(run({ USDC: { mint: (await node.wallet()).address, decimals: 6, program: 'spl-token' } })).rejects.toThrow(/USDC: there is no mint account/);

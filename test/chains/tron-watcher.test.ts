@@ -27,9 +27,9 @@ describe('TRON watcher', () => {
   let rawKey = '';
   const newWallet = () => tronAddress((0xabc000 + walletCounter++).toString(16));
 
-  const start = () => startServer({ dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: { tronApi: node.url, tokens, pollMs: 50 } });
+  const start = () => startServer({ db: dbPath, host: '127.0.0.1', port: 0, log: () => {}, chains: { tronApi: node.url, tokens, pollMs: 50 } });
   /** Waits until the watcher has read every solidified block so far. */
-  const caughtUp = () => until('the watcher to reach the solidified head', () => (server.ledger.store.chainCheckpoint('TRON')?.nextBlock ?? 0) > node.head - node.lag);
+  const caughtUp = () => until('the watcher to reach the solidified head', async () => ((await server.ledger.store.chainCheckpoint('TRON'))?.nextBlock ?? 0) > node.head - node.lag);
   const register = async (wallet: string, amount: string, extra: Record<string, unknown> = {}) => {
     const res = await c.post(
       '/api/v1/settlements',
@@ -154,6 +154,6 @@ describe('TRON watcher', () => {
 
   it('refuses to start when a token\'s decimals on chain differ from the registry', async () => {
     const wrong = { EVM: {}, SOLANA: {}, TRON: { USDT: { address: OTHER_TOKEN, decimals: 2 } } };
-    await expect(startServer({ dbPath: join(dir, 'other.db'), host: '127.0.0.1', port: 0, log: () => {}, chains: { tronApi: node.url, tokens: wrong } })).rejects.toThrow(/USDT/);
+    await expect(startServer({ db: join(dir, 'other.db'), host: '127.0.0.1', port: 0, log: () => {}, chains: { tronApi: node.url, tokens: wrong } })).rejects.toThrow(/USDT/);
   });
 });

@@ -77,7 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dbPath = join(dir, 'ledger.db');
   const tenant = await createTenant(dbPath);
   const server = await startServer({
-    dbPath,
+    db: dbPath,
     host: '127.0.0.1',
     port: 0,
     log: options.log ?? (() => {}),

@@ -22,12 +22,12 @@ describe('accounts', () => {
       normalBalance: 'CREDIT',
       createdAt: '2030-02-03T04:05:06.007Z',
     });
-    const record = auditOf(h).at(-1)!;
+    const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('CREATE_ACCOUNT');
     expect(record.occurredAt).toBe('2030-02-03T04:05:06.007Z');
     expect(record.actorKeyId).toBe(h.actor.keyId);
     expect(record.payload).toEqual({ accountId: view.id, name: 'Cash', currency: 'BRL', type: 'LIABILITY' });
-    const stored = h.ledger.getAccount(h.tenantId, view.id);
+    const stored = await h.ledger.getAccount(h.tenantId, view.id);
     expect(stored).toMatchObject({ id: view.id, tenantId: h.tenantId, name: 'Cash', description: 'the till', currency: 'BRL', type: 'LIABILITY' });
   });
 
@@ -35,43 +35,43 @@ describe('accounts', () => {
     const view = await h.ledger.createAccount(h.tenantId, { name: 'Bank', currency: 'USD', type: 'ASSET' }, h.actor);
     expect(view.description).toBeNull();
     expect(view.normalBalance).toBe('DEBIT');
-    expect(h.ledger.getAccount(h.tenantId, view.id).description).toBeNull();
+    expect((await h.ledger.getAccount(h.tenantId, view.id)).description).toBeNull();
   });
 
   it('an unknown account, or one of another tenant, is 404 with its id', async () => {
     const other = await h.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
     const foreign = await h.ledger.createAccount(other.tenantId, { name: 'Theirs', currency: 'USD', type: 'ASSET' }, h.actor);
-    expect(() => h.ledger.getAccount(h.tenantId, foreign.id)).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: `Account ${foreign.id} was not found.` }));
+    await expect(h.ledger.getAccount(h.tenantId, foreign.id)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: `Account ${foreign.id} was not found.` }));
   });
 
   it('lists newest first, a page at a time, with a cursor that continues exactly after the page', async () => {
     const t = await h.ledger.createTenant('Pager', { type: 'HUMAN', keyId: 'cli' });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await h.ledger.createAccount(t.tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, h.actor)).id);
-    const first = h.ledger.listAccounts(t.tenantId, { limit: 2 });
+    const first = await h.ledger.listAccounts(t.tenantId, { limit: 2 });
     expect(first.items.map((i) => i.value.id)).toEqual([ids[4], ids[3]]);
     expect(first.nextCursor).toEqual(expect.any(String));
     // Items are written as their rendered text.
     expect(JSON.parse(toJsonText(first.items[0]))).toEqual(JSON.parse(JSON.stringify(first.items[0]!.value)));
-    const second = h.ledger.listAccounts(t.tenantId, { limit: 2, cursor: first.nextCursor! });
+    const second = await h.ledger.listAccounts(t.tenantId, { limit: 2, cursor: first.nextCursor! });
     expect(second.items.map((i) => i.value.id)).toEqual([ids[2], ids[1]]);
-    const third = h.ledger.listAccounts(t.tenantId, { limit: 2, cursor: second.nextCursor! });
+    const third = await h.ledger.listAccounts(t.tenantId, { limit: 2, cursor: second.nextCursor! });
     expect(third.items.map((i) => i.value.id)).toEqual([ids[0]]);
     expect(third.nextCursor).toBeNull();
     // Exactly a page: no cursor to an empty page.
-    const all = h.ledger.listAccounts(t.tenantId, { limit: 5 });
+    const all = await h.ledger.listAccounts(t.tenantId, { limit: 5 });
     expect(all.items).toHaveLength(5);
     expect(all.nextCursor).toBeNull();
     // The default page holds them all.
-    expect(h.ledger.listAccounts(t.tenantId, {}).items).toHaveLength(5);
+    expect((await h.ledger.listAccounts(t.tenantId, {})).items).toHaveLength(5);
   });
 
   it("a cursor of one tenant's list does not page another's", async () => {
     const a = await h.ledger.createTenant('A', { type: 'HUMAN', keyId: 'cli' });
     const b = await h.ledger.createTenant('B', { type: 'HUMAN', keyId: 'cli' });
     for (let i = 0; i < 2; i++) await h.ledger.createAccount(a.tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, h.actor);
-    const page = h.ledger.listAccounts(a.tenantId, { limit: 1 });
-    expect(() => h.ledger.listAccounts(b.tenantId, { limit: 1, cursor: page.nextCursor! })).toThrow(
+    const page = await h.ledger.listAccounts(a.tenantId, { limit: 1 });
+    await expect(h.ledger.listAccounts(b.tenantId, { limit: 1, cursor: page.nextCursor! })).rejects.toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', details: [{ path: 'cursor', message: 'not valid for this list' }] }),
     );
   });

@@ -46,7 +46,7 @@ describe('agent transactions and policy rules', () => {
     const { transactionId, status } = JSON.parse(res.body) as { transactionId: string; status: string };
     expect(status).toBe('POSTED');
     expect(Object.keys(JSON.parse(res.body))).toEqual(['transactionId', 'status']);
-    expect(h.ledger.agents.get(h.tenantId, transactionId)).toEqual({
+    expect(await h.ledger.agents.get(h.tenantId, transactionId)).toEqual({
       id: transactionId,
       status: 'POSTED',
       sessionId: 'sess',
@@ -60,11 +60,11 @@ describe('agent transactions and policy rules', () => {
       decidedAt: '2030-04-01T00:00:00.000Z',
       reversalTransactionId: null,
     });
-    expect(h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(125n);
-    const record = auditOf(h).at(-1)!;
+    expect(await h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(125n);
+    const record = (await auditOf(h)).at(-1)!;
     expect(record).toMatchObject({ action: 'AGENTS_EXECUTE', type: 'AGENT', actorKeyId: agent.id });
     expect(record.payload).toEqual({ transactionId, sessionId: 'sess', status: 'POSTED', lineCount: 2, idempotencyKey: key });
-    expect(h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toMatchObject({ status: 201, body: res.body });
+    expect(await h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toMatchObject({ status: 201, body: res.body });
     expect(AGENT_EXECUTE_ENDPOINT).toBe('POST /api/v1/agent/transactions');
     // A replay under the same key and session answers the same; another session under the key is another request.
     expect(await execute([fiatLine(payable, 'DEBIT', '1.25', 'USD', { description: 'fee' }), fiatLine(cash, 'CREDIT', '1.25')], 'sess', key, { m: '1' })).toEqual(res);
@@ -87,11 +87,11 @@ describe('agent transactions and policy rules', () => {
       message: "MAX_DEBIT_PER_SESSION: this session's USD debits would total 10.01, above the limit of 10.",
       extra: { ruleId: r.id },
     });
-    const refusal = auditOf(h).at(-1)!;
+    const refusal = (await auditOf(h)).at(-1)!;
     expect(refusal).toMatchObject({ action: 'POLICY_VIOLATION', type: 'AGENT', actorKeyId: agent.id });
     expect(refusal.payload).toEqual({ ruleId: r.id, ruleType: 'MAX_DEBIT_PER_SESSION', sessionId: 'cap', reason: "MAX_DEBIT_PER_SESSION: this session's USD debits would total 10.01, above the limit of 10.", idempotencyKey: key });
     // A refusal stores no idempotency record: the key may be used again.
-    expect(h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toBeUndefined();
+    expect(await h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toBeUndefined();
     expect((await pay('4', 'cap')).status).toBe(201);
     // Another session starts from zero.
     expect((await pay('10', 'cap2')).status).toBe(201);
@@ -127,10 +127,10 @@ describe('agent transactions and policy rules', () => {
     expect(held.status).toBe(202);
     const { transactionId } = JSON.parse(held.body) as { transactionId: string };
     expect(JSON.parse(held.body)).toEqual({ transactionId, status: 'PENDING_APPROVAL' });
-    expect(h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toMatchObject({ status: 202 });
-    expect(h.ledger.agents.get(h.tenantId, transactionId)).toMatchObject({ status: 'PENDING_APPROVAL', decidedAt: null });
-    expect(h.store.transaction(h.tenantId, transactionId)).toBeUndefined();
-    const heldAudit = auditOf(h).at(-1)!;
+    expect(await h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toMatchObject({ status: 202 });
+    expect(await h.ledger.agents.get(h.tenantId, transactionId)).toMatchObject({ status: 'PENDING_APPROVAL', decidedAt: null });
+    expect(await h.store.transaction(h.tenantId, transactionId)).toBeUndefined();
+    const heldAudit = (await auditOf(h)).at(-1)!;
     expect(heldAudit.payload).toEqual({ transactionId, sessionId: 'big', status: 'PENDING_APPROVAL', lineCount: 2, idempotencyKey: key, ruleId: r.id });
 
     // Not by the key that executed it, nor by an agent key.
@@ -138,17 +138,17 @@ describe('agent transactions and policy rules', () => {
       code: 'FORBIDDEN',
       message: 'The key that executed a transaction cannot approve or reject it.',
     });
-    expect(() => h.ledger.agents.decide(h.tenantId, approver, ['AGENTS_EXECUTE', 'ADMIN'], transactionId, 'APPROVE')).toThrow(
+    await expect(h.ledger.agents.decide(h.tenantId, approver, ['AGENTS_EXECUTE', 'ADMIN'], transactionId, 'APPROVE')).rejects.toThrow(
       expect.objectContaining({ code: 'FORBIDDEN', message: 'An agent key (one with AGENTS_EXECUTE) cannot approve or reject.' }),
     );
     h.clock.advance(5000);
     const approved = await h.ledger.agents.decide(h.tenantId, approver, ['ADMIN'], transactionId, 'APPROVE');
     expect(approved).toEqual({ transactionId, status: 'POSTED' });
     const at = h.clock.now().toISOString();
-    expect(h.ledger.agents.get(h.tenantId, transactionId)).toMatchObject({ status: 'POSTED', decidedAt: at });
-    expect(h.store.agentTransaction(h.tenantId, transactionId)!.decidedBy).toBe(approver.keyId);
-    expect(JSON.parse(h.store.transaction(h.tenantId, transactionId)!.document).createdAt).toBe(at);
-    const approveAudit = auditOf(h).at(-1)!;
+    expect(await h.ledger.agents.get(h.tenantId, transactionId)).toMatchObject({ status: 'POSTED', decidedAt: at });
+    expect((await h.store.agentTransaction(h.tenantId, transactionId))!.decidedBy).toBe(approver.keyId);
+    expect(JSON.parse((await h.store.transaction(h.tenantId, transactionId))!.document).createdAt).toBe(at);
+    const approveAudit = (await auditOf(h)).at(-1)!;
     expect(approveAudit).toMatchObject({ action: 'AGENTS_APPROVE', actorKeyId: approver.keyId, type: 'HUMAN' });
     expect(approveAudit.payload).toEqual({ transactionId, sessionId: 'big', executedBy: agent.id });
     await expect(h.ledger.agents.decide(h.tenantId, approver, [], transactionId, 'REJECT')).rejects.toMatchObject({
@@ -157,11 +157,11 @@ describe('agent transactions and policy rules', () => {
     });
 
     const other = JSON.parse((await pay('200', 'big2')).body) as { transactionId: string };
-    const balance = h.store.currentBalance(h.tenantId, payable, 'USD');
+    const balance = await h.store.currentBalance(h.tenantId, payable, 'USD');
     expect(await h.ledger.agents.decide(h.tenantId, approver, [], other.transactionId, 'REJECT')).toEqual({ transactionId: other.transactionId, status: 'REJECTED' });
-    expect(h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(balance);
-    expect(h.store.transaction(h.tenantId, other.transactionId)).toBeUndefined();
-    const rejectAudit = auditOf(h).at(-1)!;
+    expect(await h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(balance);
+    expect(await h.store.transaction(h.tenantId, other.transactionId)).toBeUndefined();
+    const rejectAudit = (await auditOf(h)).at(-1)!;
     expect(rejectAudit.action).toBe('AGENTS_REJECT');
     expect(rejectAudit.payload).toEqual({ transactionId: other.transactionId, sessionId: 'big2', executedBy: agent.id });
     await expect(h.ledger.agents.decide(h.tenantId, approver, [], '0190a1b2-0000-7000-8000-0000000000ba', 'APPROVE')).rejects.toMatchObject({
@@ -173,24 +173,24 @@ describe('agent transactions and policy rules', () => {
 
   it('rolls back a POSTED agent transaction once, with the exact reverse, linked both ways', async () => {
     const { transactionId } = JSON.parse((await pay('7.5', 'rb')).body) as { transactionId: string };
-    const before = h.store.currentBalance(h.tenantId, payable, 'USD');
+    const before = await h.store.currentBalance(h.tenantId, payable, 'USD');
     h.clock.advance(1000);
     const rolled = await h.ledger.agents.rollback(h.tenantId, approver, transactionId);
     expect(rolled).toEqual({ transactionId: rolled.transactionId, reversesTransactionId: transactionId });
-    expect(h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(before - 750n);
-    const record = h.store.agentTransaction(h.tenantId, transactionId)!;
+    expect(await h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(before - 750n);
+    const record = (await h.store.agentTransaction(h.tenantId, transactionId))!;
     expect(record.status).toBe('ROLLED_BACK');
     expect(record.reversalTransactionId).toBe(rolled.transactionId);
     // The decision fields are kept as they were.
     expect(record.decidedAt).not.toBeNull();
     expect(record.decidedBy).toBeNull();
-    const reversal = JSON.parse(h.store.transaction(h.tenantId, rolled.transactionId)!.document);
+    const reversal = JSON.parse((await h.store.transaction(h.tenantId, rolled.transactionId))!.document);
     expect(reversal.metadata).toEqual({ reversesTransactionId: transactionId });
     expect(reversal.lines.map((l: { accountId: string; type: string }) => [l.accountId, l.type])).toEqual([
       [payable, 'CREDIT'],
       [cash, 'DEBIT'],
     ]);
-    const audit = auditOf(h).at(-1)!;
+    const audit = (await auditOf(h)).at(-1)!;
     expect(audit).toMatchObject({ action: 'AGENTS_ROLLBACK', actorKeyId: approver.keyId });
     expect(audit.payload).toEqual({ transactionId: rolled.transactionId, reversesTransactionId: transactionId, sessionId: 'rb' });
     await expect(h.ledger.agents.rollback(h.tenantId, approver, transactionId)).rejects.toMatchObject({
@@ -221,7 +221,7 @@ describe('agent transactions and policy rules', () => {
       transactionId: string;
     };
     await h.ledger.agents.rollback(h.tenantId, approver, posted.transactionId);
-    expect(h.ledger.settlements.get(h.tenantId, settlementId).status).toBe('PENDING');
+    expect((await h.ledger.settlements.get(h.tenantId, settlementId)).status).toBe('PENDING');
     // An approved agent posting settles too.
     const held = await h.ledger.settlements.register(h.tenantId, h.actor, newKey(), {
       accountId: cash,
@@ -233,13 +233,13 @@ describe('agent transactions and policy rules', () => {
     const heldId = (JSON.parse(held.body) as { settlementId: string }).settlementId;
     await rule({ type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '1' });
     const waiting = JSON.parse((await execute([chainLine(cash, 'DEBIT', '3', { txHash: '0xap' }), chainLine(payable, 'CREDIT', '3', { txHash: '0xap' })], 'chain')).body) as { transactionId: string };
-    expect(h.ledger.settlements.get(h.tenantId, heldId).status).toBe('PENDING');
+    expect((await h.ledger.settlements.get(h.tenantId, heldId)).status).toBe('PENDING');
     await h.ledger.agents.decide(h.tenantId, approver, [], waiting.transactionId, 'APPROVE');
-    expect(h.ledger.settlements.get(h.tenantId, heldId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: waiting.transactionId });
+    expect(await h.ledger.settlements.get(h.tenantId, heldId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: waiting.transactionId });
     await clearRules();
     // An agent posting itself does settle.
     await execute([chainLine(cash, 'DEBIT', '9', { txHash: '0xag' }), chainLine(payable, 'CREDIT', '9', { txHash: '0xag' })], 'chain');
-    expect(h.ledger.settlements.get(h.tenantId, settlementId).status).toBe('SETTLED');
+    expect((await h.ledger.settlements.get(h.tenantId, settlementId)).status).toBe('SETTLED');
   });
 
   it('ALLOWED_TOKENS and ALLOWED_CHAINS refuse on-chain lines outside their lists', async () => {
@@ -269,21 +269,21 @@ describe('agent transactions and policy rules', () => {
       await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '1' });
       const second = await run('2');
       const third = await run('3');
-      const ids = (q: Parameters<typeof t.ledger.agents.list>[1]) => t.ledger.agents.list(t.tenantId, q).items.map((i) => i.value.id);
-      expect(ids({})).toEqual([third, second, first]);
-      expect(ids({ status: 'POSTED' })).toEqual([first]);
-      expect(ids({ status: 'PENDING_APPROVAL' })).toEqual([third, second]);
-      const page = t.ledger.agents.list(t.tenantId, { status: 'PENDING_APPROVAL', limit: 1 });
-      expect(() => ids({ status: 'POSTED', limit: 1, cursor: page.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-      const auditPage = t.ledger.agents.audit(t.tenantId, { limit: 1 });
+      const ids = async (q: Parameters<typeof t.ledger.agents.list>[1]) => (await t.ledger.agents.list(t.tenantId, q)).items.map((i) => i.value.id);
+      expect(await ids({})).toEqual([third, second, first]);
+      expect(await ids({ status: 'POSTED' })).toEqual([first]);
+      expect(await ids({ status: 'PENDING_APPROVAL' })).toEqual([third, second]);
+      const page = await t.ledger.agents.list(t.tenantId, { status: 'PENDING_APPROVAL', limit: 1 });
+      await expect(ids({ status: 'POSTED', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      const auditPage = await t.ledger.agents.audit(t.tenantId, { limit: 1 });
       const otherTenant = await t.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
-      expect(() => t.ledger.agents.audit(otherTenant.tenantId, { cursor: auditPage.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-      expect(ids({ status: 'PENDING_APPROVAL', limit: 1, cursor: page.nextCursor! })).toEqual([second]);
-      expect(() => ids({ limit: 1, cursor: page.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-      const audit = t.ledger.agents.audit(t.tenantId, {});
+      await expect(t.ledger.agents.audit(otherTenant.tenantId, { cursor: auditPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      expect(await ids({ status: 'PENDING_APPROVAL', limit: 1, cursor: page.nextCursor! })).toEqual([second]);
+      await expect(ids({ limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      const audit = await t.ledger.agents.audit(t.tenantId, {});
       expect(audit.items.map((i) => i.value.action)).toEqual(['AGENTS_EXECUTE', 'AGENTS_EXECUTE', 'AGENTS_EXECUTE']);
       const item = JSON.parse(toJsonText(audit.items[0]!.value));
-      const stored = t.store.auditChainPage(t.tenantId, 0, 100).find((r) => r.id === item.id)!;
+      const stored = (await t.store.auditChainPage(t.tenantId, 0, 100)).find((r) => r.id === item.id)!;
       expect(item).toEqual({
         id: stored.id,
         type: 'AGENT',
@@ -294,7 +294,7 @@ describe('agent transactions and policy rules', () => {
         hash: stored.hash,
         prevHash: stored.prevHash,
       });
-      expect(() => t.ledger.agents.get(t.tenantId, '0190a1b2-0000-7000-8000-0000000000b8')).toThrow(
+      await expect(t.ledger.agents.get(t.tenantId, '0190a1b2-0000-7000-8000-0000000000b8')).rejects.toThrow(
         expect.objectContaining({ code: 'NOT_FOUND', message: 'Agent transaction 0190a1b2-0000-7000-8000-0000000000b8 was not found.' }),
       );
     } finally {
@@ -309,19 +309,19 @@ describe('agent transactions and policy rules', () => {
         h.clock.set('2030-04-05T00:00:00.000Z');
         const view = await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a', creditAccountId: 'b', agentKeyPrefix: 'sk_live_ab' });
         expect(view).toEqual({ id: view.id, type: 'FORBIDDEN_ACCOUNT_PAIR', agentKeyPrefix: 'sk_live_ab', params: { debitAccountId: 'a', creditAccountId: 'b' }, createdAt: t.clock.now().toISOString() });
-        const created = auditOf(t).at(-1)!;
+        const created = (await auditOf(t)).at(-1)!;
         expect(created.action).toBe('CREATE_POLICY_RULE');
         expect(created.payload).toEqual({ ruleId: view.id, type: 'FORBIDDEN_ACCOUNT_PAIR', agentKeyPrefix: 'sk_live_ab', params: { debitAccountId: 'a', creditAccountId: 'b' } });
         const second = await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'ALLOWED_CHAINS', chains: ['EVM'] });
         expect(second.agentKeyPrefix).toBeNull();
-        expect(t.ledger.listPolicyRules(t.tenantId)).toEqual([view, second]);
+        expect(await t.ledger.listPolicyRules(t.tenantId)).toEqual([view, second]);
         t.clock.advance(10);
         await t.ledger.deletePolicyRule(t.tenantId, t.actor, view.id);
-        const deleted = auditOf(t).at(-1)!;
+        const deleted = (await auditOf(t)).at(-1)!;
         expect(deleted.action).toBe('DELETE_POLICY_RULE');
         expect(deleted.occurredAt).toBe(t.clock.now().toISOString());
         expect(deleted.payload).toEqual({ ruleId: view.id });
-        expect(t.ledger.listPolicyRules(t.tenantId)).toEqual([second]);
+        expect(await t.ledger.listPolicyRules(t.tenantId)).toEqual([second]);
         await expect(t.ledger.deletePolicyRule(t.tenantId, t.actor, view.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Policy rule ${view.id} was not found.` });
       } finally {
         await t.close();
@@ -336,17 +336,17 @@ describe('agent transactions and policy rules', () => {
         return run(name, args);
       }) as typeof h.writer.run;
       try {
-        expect(() => h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a' })).toThrow(
+        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a' })).rejects.toThrow(
           expect.objectContaining({
             code: 'VALIDATION_FAILED',
             message: 'Invalid request body: FORBIDDEN_ACCOUNT_PAIR needs creditAccountId.',
             details: [{ path: 'creditAccountId', message: 'is required for FORBIDDEN_ACCOUNT_PAIR' }],
           }),
         );
-        expect(() => h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR' })).toThrow(
+        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR' })).rejects.toThrow(
           expect.objectContaining({ message: 'Invalid request body: FORBIDDEN_ACCOUNT_PAIR needs debitAccountId and creditAccountId.' }),
         );
-        expect(() => h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'MAX_DEBIT_PER_HOUR', amount: '1', tokens: ['USDC'], chains: ['EVM'] })).toThrow(
+        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'MAX_DEBIT_PER_HOUR', amount: '1', tokens: ['USDC'], chains: ['EVM'] })).rejects.toThrow(
           expect.objectContaining({
             message: 'Invalid request body: tokens and chains does not apply to MAX_DEBIT_PER_HOUR.',
             details: [

@@ -29,8 +29,8 @@ describe('tenants and API keys', () => {
     expect(isWellFormedKey(created.apiKey.rawKey)).toBe(true);
     expect(created.apiKey.prefix).toBe(created.apiKey.rawKey.slice(0, 12));
     expect(Object.keys(created.apiKey).sort()).toEqual(['createdAt', 'id', 'prefix', 'rawKey', 'scopes']);
-    expect(h.ledger.requireTenant(created.tenantId)).toEqual({ id: created.tenantId, name: 'Beta Corp', createdAt: created.apiKey.createdAt });
-    const audit = auditOf(h, created.tenantId);
+    expect(await h.ledger.requireTenant(created.tenantId)).toEqual({ id: created.tenantId, name: 'Beta Corp', createdAt: created.apiKey.createdAt });
+    const audit = await auditOf(h, created.tenantId);
     expect(audit.map((r) => [r.action, r.actorKeyId, r.type])).toEqual([
       ['CREATE_TENANT', 'cli', 'HUMAN'],
       ['CREATE_API_KEY', 'cli', 'HUMAN'],
@@ -38,13 +38,13 @@ describe('tenants and API keys', () => {
     expect(audit[0]!.payload).toEqual({ tenantId: created.tenantId, name: 'Beta Corp' });
     expect(audit[1]!.payload).toEqual({ keyId: created.apiKey.id, prefix: created.apiKey.prefix, scopes: ['ADMIN'] });
     // The store keeps only the keyed hash of the raw key.
-    const stored = h.store.apiKeyByHash(hashKey(h.ledger.deps.pepper, created.apiKey.rawKey));
+    const stored = await h.store.apiKeyByHash(hashKey(h.ledger.deps.pepper, created.apiKey.rawKey));
     expect(stored?.id).toBe(created.apiKey.id);
     expect(stored?.tenantId).toBe(created.tenantId);
   });
 
-  it('requireTenant answers 404 for an unknown tenant', () => {
-    expect(() => h.ledger.requireTenant('00000000-0000-7000-8000-000000000000')).toThrow(
+  it('requireTenant answers 404 for an unknown tenant', async () => {
+    await expect(h.ledger.requireTenant('00000000-0000-7000-8000-000000000000')).rejects.toThrow(
       expect.objectContaining({ code: 'NOT_FOUND', message: 'Tenant 00000000-0000-7000-8000-000000000000 was not found.' }),
     );
   });
@@ -52,17 +52,17 @@ describe('tenants and API keys', () => {
   it('authenticates a live key to its tenant, key id and scopes', async () => {
     const key = await h.ledger.createApiKey(h.tenantId, ['ACCOUNTS_READ', 'TRANSACTIONS_WRITE'], h.actor);
     expect(key.scopes).toEqual(['ACCOUNTS_READ', 'TRANSACTIONS_WRITE']);
-    expect(h.ledger.authenticate(key.rawKey)).toEqual({ tenantId: h.tenantId, keyId: key.id, scopes: ['ACCOUNTS_READ', 'TRANSACTIONS_WRITE'] });
-    const audit = auditOf(h).at(-1)!;
+    expect(await h.ledger.authenticate(key.rawKey)).toEqual({ tenantId: h.tenantId, keyId: key.id, scopes: ['ACCOUNTS_READ', 'TRANSACTIONS_WRITE'] });
+    const audit = (await auditOf(h)).at(-1)!;
     expect(audit.action).toBe('CREATE_API_KEY');
     expect(audit.actorKeyId).toBe(h.actor.keyId);
     expect(audit.payload).toEqual({ keyId: key.id, prefix: key.prefix, scopes: ['ACCOUNTS_READ', 'TRANSACTIONS_WRITE'] });
   });
 
   it('refuses a missing, malformed, unknown or revoked key with the same 401 code and a reason', async () => {
-    const refuse = (raw: string | null) => {
+    const refuse = async (raw: string | null) => {
       try {
-        h.ledger.authenticate(raw);
+        await h.ledger.authenticate(raw);
       } catch (error) {
         expect(error).toBeInstanceOf(LedgerError);
         expect((error as LedgerError).code).toBe('UNAUTHENTICATED');
@@ -71,31 +71,31 @@ describe('tenants and API keys', () => {
       }
       throw new Error('authenticated');
     };
-    expect(refuse(null)).toMatch(/^The request carries no API key\. /);
-    expect(refuse('sk_live_short')).toMatch(/^The API key is malformed\. /);
-    expect(refuse(`sk_live_${'0'.repeat(32)}`)).toMatch(/^The API key is unknown or revoked\. /);
+    expect(await refuse(null)).toMatch(/^The request carries no API key\. /);
+    expect(await refuse('sk_live_short')).toMatch(/^The API key is malformed\. /);
+    expect(await refuse(`sk_live_${'0'.repeat(32)}`)).toMatch(/^The API key is unknown or revoked\. /);
     const key = await h.ledger.createApiKey(h.tenantId, ['ACCOUNTS_READ'], h.actor);
-    expect(h.ledger.authenticate(key.rawKey).keyId).toBe(key.id);
+    expect((await h.ledger.authenticate(key.rawKey)).keyId).toBe(key.id);
     await h.ledger.revokeApiKey(h.tenantId, key.id, h.actor);
-    expect(refuse(key.rawKey)).toMatch(/^The API key is unknown or revoked\. /);
+    expect(await refuse(key.rawKey)).toMatch(/^The API key is unknown or revoked\. /);
   });
 
   it('revocation is audited once, is permanent, and revoking again changes nothing', async () => {
     const key = await h.ledger.createApiKey(h.tenantId, ['ACCOUNTS_READ'], h.actor);
     h.clock.advance(1000);
-    const before = auditOf(h).length;
+    const before = (await auditOf(h)).length;
     await h.ledger.revokeApiKey(h.tenantId, key.id, h.actor);
-    const listed = h.ledger.listApiKeys(h.tenantId).find((k) => k.id === key.id)!;
+    const listed = (await h.ledger.listApiKeys(h.tenantId)).find((k) => k.id === key.id)!;
     expect(listed.revokedAt).toBe(h.clock.now().toISOString());
-    const audit = auditOf(h);
+    const audit = await auditOf(h);
     expect(audit.length).toBe(before + 1);
     expect(audit.at(-1)!.action).toBe('REVOKE_API_KEY');
     expect(audit.at(-1)!.occurredAt).toBe(listed.revokedAt);
     expect(audit.at(-1)!.payload).toEqual({ keyId: key.id, prefix: key.prefix });
     h.clock.advance(1000);
     await h.ledger.revokeApiKey(h.tenantId, key.id, h.actor);
-    expect(auditOf(h).length).toBe(before + 1);
-    expect(h.ledger.listApiKeys(h.tenantId).find((k) => k.id === key.id)!.revokedAt).toBe(listed.revokedAt);
+    expect((await auditOf(h)).length).toBe(before + 1);
+    expect((await h.ledger.listApiKeys(h.tenantId)).find((k) => k.id === key.id)!.revokedAt).toBe(listed.revokedAt);
   });
 
   it('revoking an unknown key, or one of another tenant, is 404', async () => {
@@ -111,7 +111,7 @@ describe('tenants and API keys', () => {
     const t = await h.ledger.createTenant('Lister', { type: 'HUMAN', keyId: 'cli' });
     h.clock.advance(10);
     const second = await h.ledger.createApiKey(t.tenantId, ['WEBHOOK_MANAGE'], h.actor);
-    const list = h.ledger.listApiKeys(t.tenantId);
+    const list = await h.ledger.listApiKeys(t.tenantId);
     expect(list).toEqual([
       { id: second.id, prefix: second.prefix, scopes: ['WEBHOOK_MANAGE'], createdAt: second.createdAt, revokedAt: null },
       { id: t.apiKey.id, prefix: t.apiKey.prefix, scopes: ['ADMIN'], createdAt: t.apiKey.createdAt, revokedAt: null },

@@ -1,3 +1,4 @@
+import { collect } from '../helpers/rows.js';
 // The audit log (src/core/audit.ts, src/core/usecases/auditLog.ts): canonical JSON and hashing, the chain verifier,
 // the NDJSON export of a window in pages, and verification of a stored chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,11 +45,11 @@ describe('canonical JSON and the record hash', () => {
     }
   });
 
-  it('appendAudit chains each record to the last hash of its tenant', () => {
+  it('appendAudit chains each record to the last hash of its tenant', async () => {
     const appended: Array<Record<string, unknown>> = [];
     const tx = { lastAuditHash: (t: string) => (t === 't1' ? 'prev' : null), appendAudit: (r: Record<string, unknown>) => appended.push(r) };
     let n = 0;
-    appendAudit(tx as never, { next: () => `id${++n}` }, 't1', { type: 'AGENT', keyId: 'k' }, 'AGENTS_EXECUTE', '2030-01-01T00:00:00.000Z', { x: 1 });
+    await appendAudit(tx as never, { next: () => `id${++n}` }, 't1', { type: 'AGENT', keyId: 'k' }, 'AGENTS_EXECUTE', '2030-01-01T00:00:00.000Z', { x: 1 });
     const expected = { id: 'id1', type: 'AGENT', action: 'AGENTS_EXECUTE', actorKeyId: 'k', occurredAt: '2030-01-01T00:00:00.000Z', payload: { x: 1 }, prevHash: 'prev' } as const;
     expect(appended).toEqual([{ ...expected, tenantId: 't1', hash: auditHash(expected) }]);
     expect(SYSTEM_ACTOR).toEqual({ type: 'HUMAN', keyId: 'system' });
@@ -126,19 +127,19 @@ describe('audit export and stored chain verification', () => {
   });
   afterAll(async () => h?.close());
 
-  const exported = (from: string, to: string, type?: 'HUMAN' | 'AGENT' | 'ALL') =>
-    [...exportAudit(h.ledger.deps, h.tenantId, { from: Date.parse(from), to: Date.parse(to), ...(type ? { type } : {}) })].join('');
+  const exported = async (from: string, to: string, type?: 'HUMAN' | 'AGENT' | 'ALL') =>
+    (await collect(exportAudit(h.ledger.deps, h.tenantId, { from: Date.parse(from), to: Date.parse(to), ...(type ? { type } : {}) }))).join('');
 
-  it('exports the window [from, to) as NDJSON, oldest first, of one actor type or all', () => {
-    const all = exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+  it('exports the window [from, to) as NDJSON, oldest first, of one actor type or all', async () => {
+    const all = await exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
     const lines = all.trimEnd().split('\n').map((l) => JSON.parse(l) as { action: string; occurredAt: string; prevHash: string | null });
     expect(lines.map((l) => l.action)).toEqual(['CREATE_TENANT', 'CREATE_API_KEY', 'CREATE_ACCOUNT', 'CREATE_ACCOUNT']);
     expect(lines[0]!.prevHash).toBeNull();
-    expect(exported('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.000Z').trimEnd().split('\n')).toHaveLength(1);
-    expect(exported('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.001Z').trimEnd().split('\n')).toHaveLength(2);
-    expect(exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'ALL')).toBe(all);
-    expect(exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'HUMAN')).toBe(all);
-    expect(exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'AGENT')).toBe('');
+    expect((await exported('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.000Z')).trimEnd().split('\n')).toHaveLength(1);
+    expect((await exported('2030-01-02T00:00:00.000Z', '2030-01-03T00:00:00.001Z')).trimEnd().split('\n')).toHaveLength(2);
+    expect(await exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'ALL')).toBe(all);
+    expect(await exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'HUMAN')).toBe(all);
+    expect(await exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 'AGENT')).toBe('');
   });
 
   it('refuses a window whose to is not after its from, before reading anything', () => {
@@ -148,7 +149,7 @@ describe('audit export and stored chain verification', () => {
     expect(() => exportAudit(h.ledger.deps, h.tenantId, { from: 5, to: 6 })).not.toThrow();
   });
 
-  it('reads the export a page of rows at a time, continuing after the last record of each page', () => {
+  it('reads the export a page of rows at a time, continuing after the last record of each page', async () => {
     const rows = (n: number, from = 0): StoredAuditRecord[] =>
       Array.from({ length: n }, (_, i) => ({ ...record({ id: `r${from + i}`, occurredAt: `2030-01-01T00:00:${String(from + i).padStart(2, '0')}.000Z` }), hash: 'h', seq: from + i + 1, payloadJson: '{}' }) as StoredAuditRecord);
     const calls: Array<{ after: unknown; limit: number }> = [];
@@ -159,7 +160,7 @@ describe('audit export and stored chain verification', () => {
         return pages.shift() ?? [];
       },
     };
-    const chunks = [...exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })];
+    const chunks = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })))];
     expect(chunks).toHaveLength(2);
     expect(chunks[0]!.split('\n')).toHaveLength(AUDIT_PAGE_ROWS + 1);
     expect(chunks[1]!.split('\n')).toHaveLength(4);
@@ -169,23 +170,23 @@ describe('audit export and stored chain verification', () => {
     ]);
     // An empty window reads once and yields nothing.
     const empty = { auditPage: () => [] };
-    expect([...exportAudit({ store: empty } as unknown as Deps, 't', { from: 0, to: 1 })]).toEqual([]);
+    expect([...(await collect(exportAudit({ store: empty } as unknown as Deps, 't', { from: 0, to: 1 })))]).toEqual([]);
   });
 
-  it('verifies a stored chain, and names the first record changed or unreadable', () => {
-    expect(h.ledger.verifyAuditChain(h.tenantId)).toEqual({ ok: true, count: 4 });
-    const rows = h.store.auditChainPage(h.tenantId, 0, 100);
+  it('verifies a stored chain, and names the first record changed or unreadable', async () => {
+    expect(await h.ledger.verifyAuditChain(h.tenantId)).toEqual({ ok: true, count: 4 });
+    const rows = await h.store.auditChainPage(h.tenantId, 0, 100);
     const store = (change: (r: StoredAuditRecord, i: number) => StoredAuditRecord) => ({ auditChainPage: (_t: string, after: number) => (after === 0 ? rows.map(change) : []) });
     const deps = (s: unknown) => ({ store: s }) as unknown as Deps;
-    expect(verifyStoredChain(deps(store((r) => r)), h.tenantId)).toEqual({ ok: true, count: 4 });
-    expect(verifyStoredChain(deps(store((r, i) => (i === 2 ? { ...r, payloadJson: '{"name":"x"}' } : r))), h.tenantId)).toEqual({
+    expect(await verifyStoredChain(deps(store((r) => r)), h.tenantId)).toEqual({ ok: true, count: 4 });
+    expect(await verifyStoredChain(deps(store((r, i) => (i === 2 ? { ...r, payloadJson: '{"name":"x"}' } : r))), h.tenantId)).toEqual({
       ok: false,
       count: 3,
       position: 3,
       id: rows[2]!.id,
       reason: 'was changed: its hash does not match its content',
     });
-    expect(verifyStoredChain(deps(store((r, i) => (i === 1 ? { ...r, payloadJson: '{not json' } : r))), h.tenantId)).toEqual({
+    expect(await verifyStoredChain(deps(store((r, i) => (i === 1 ? { ...r, payloadJson: '{not json' } : r))), h.tenantId)).toEqual({
       ok: false,
       count: 2,
       position: 2,
@@ -196,30 +197,30 @@ describe('audit export and stored chain verification', () => {
     expect(withPayload({ ...rows[0]!, payloadJson: '{"n":1.50}' }).payload).toEqual({ n: new JsonNumber('1.50') });
   });
 
-  it('a record larger than the answer cap is still exported, alone; records that fill the cap exactly share a page', () => {
+  it('a record larger than the answer cap is still exported, alone; records that fill the cap exactly share a page', async () => {
     const row = (id: string, seq: number, payloadJson: string): StoredAuditRecord => ({ ...record({ id }), hash: 'h', seq, payloadJson }) as StoredAuditRecord;
-    const pagesOf = (rows: StoredAuditRecord[]) => {
+    const pagesOf = async (rows: StoredAuditRecord[]) => {
       const store = { auditPage: (_t: string, _r: unknown, after: { seq: number } | null) => rows.filter((r) => after === null || r.seq > after.seq) };
-      return [...exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })];
+      return [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })))];
     };
     const huge = row('big', 1, `"${'x'.repeat(ANSWER_SIZE_MAX_BYTES)}"`);
-    const chunks = pagesOf([huge, row('small', 2, '{}')]);
+    const chunks = await pagesOf([huge, row('small', 2, '{}')]);
     expect(chunks.map((c) => c.length)).toEqual([auditLine(huge).length, auditLine(row('small', 2, '{}')).length]);
     const first = row('a', 1, '{}');
     const fill = ANSWER_SIZE_MAX_BYTES - auditLine(first).length - auditLine(row('b', 2, '""')).length;
     const second = row('b', 2, `"${'y'.repeat(fill)}"`);
     expect(auditLine(first).length + auditLine(second).length).toBe(ANSWER_SIZE_MAX_BYTES);
-    expect(pagesOf([first, second])).toHaveLength(1);
-    expect(pagesOf([first, row('b', 2, `"${'y'.repeat(fill + 1)}"`)])).toHaveLength(2);
+    expect(await pagesOf([first, second])).toHaveLength(1);
+    expect(await pagesOf([first, row('b', 2, `"${'y'.repeat(fill + 1)}"`)])).toHaveLength(2);
   });
 
-  it('verification starts at the tenant\'s first record: a chain missing its head is broken at position 1', () => {
-    const rows = h.store.auditChainPage(h.tenantId, 0, 100).slice(1);
+  it('verification starts at the tenant\'s first record: a chain missing its head is broken at position 1', async () => {
+    const rows = (await h.store.auditChainPage(h.tenantId, 0, 100)).slice(1);
     const store = { auditChainPage: (_t: string, after: number) => rows.filter((r) => r.seq > after) };
-    expect(verifyStoredChain({ store } as unknown as Deps, h.tenantId)).toMatchObject({ ok: false, count: 1, position: 1, id: rows[0]!.id });
+    expect(await verifyStoredChain({ store } as unknown as Deps, h.tenantId)).toMatchObject({ ok: false, count: 1, position: 1, id: rows[0]!.id });
   });
 
-  it('verification reads the chain a page at a time after the last seq', () => {
+  it('verification reads the chain a page at a time after the last seq', async () => {
     const make = (i: number): StoredAuditRecord => {
       const prev = i === 0 ? null : hashes[i - 1]!;
       const base = { ...record({ id: `r${i}`, payload: {}, prevHash: prev }) };
@@ -236,7 +237,7 @@ describe('audit export and stored chain verification', () => {
         return all.filter((r) => r.seq > afterSeq).slice(0, limit);
       },
     };
-    expect(verifyStoredChain({ store } as unknown as Deps, 't')).toEqual({ ok: true, count: AUDIT_PAGE_ROWS + 2 });
+    expect(await verifyStoredChain({ store } as unknown as Deps, 't')).toEqual({ ok: true, count: AUDIT_PAGE_ROWS + 2 });
     expect(calls).toEqual([0, AUDIT_PAGE_ROWS]);
   });
 });

@@ -28,8 +28,8 @@ describe('balances, entries and statements', () => {
 
   const json = (value: unknown) => JSON.parse(toJsonText(value));
 
-  it('reports the current balance on the normal side, tokens sorted by name', () => {
-    expect(json(h.ledger.balance(h.tenantId, cash, undefined))).toEqual({
+  it('reports the current balance on the normal side, tokens sorted by name', async () => {
+    expect(json(await h.ledger.balance(h.tenantId, cash, undefined))).toEqual({
       accountId: cash,
       currency: 'USD',
       amount: 6,
@@ -41,7 +41,7 @@ describe('balances, entries and statements', () => {
         { token: 'USDT', amount: 3.5 },
       ],
     });
-    const revenue = h.ledger.balance(h.tenantId, sales, undefined);
+    const revenue = await h.ledger.balance(h.tenantId, sales, undefined);
     expect(revenue.amount.text).toBe('6');
     expect(revenue.normalBalance).toBe('CREDIT');
     expect(revenue.onChainBalances.map((b) => [b.token, b.amount.text])).toEqual([
@@ -51,76 +51,76 @@ describe('balances, entries and statements', () => {
     ]);
   });
 
-  it('as of an instant: only what was committed by then, inclusive, and nothing before the first entry', () => {
+  it('as of an instant: only what was committed by then, inclusive, and nothing before the first entry', async () => {
     const at = (iso: string) => h.ledger.balance(h.tenantId, cash, ms(iso));
-    expect(at('2030-04-30T00:00:00.000Z').amount.text).toBe('0');
-    expect(at('2030-04-30T00:00:00.000Z').onChainBalances).toEqual([]);
-    expect(at('2030-05-01T00:00:00.000Z').amount.text).toBe('10');
-    const second = at('2030-05-02T00:00:00.000Z');
+    expect((await at('2030-04-30T00:00:00.000Z')).amount.text).toBe('0');
+    expect((await at('2030-04-30T00:00:00.000Z')).onChainBalances).toEqual([]);
+    expect((await at('2030-05-01T00:00:00.000Z')).amount.text).toBe('10');
+    const second = await at('2030-05-02T00:00:00.000Z');
     expect(second.amount.text).toBe('10');
     expect(second.onChainBalances.map((b) => [b.token, b.amount.text])).toEqual([
       ['BRZ', '1'],
       ['USDT', '3.5'],
     ]);
-    expect(at('2030-05-02T23:59:59.999Z').amount.text).toBe('10');
-    expect(at('2030-05-03T00:00:00.000Z').amount.text).toBe('6');
-    expect(h.ledger.balance(h.tenantId, sales, ms('2030-05-03T00:00:00.000Z')).amount.text).toBe('6');
+    expect((await at('2030-05-02T23:59:59.999Z')).amount.text).toBe('10');
+    expect((await at('2030-05-03T00:00:00.000Z')).amount.text).toBe('6');
+    expect((await h.ledger.balance(h.tenantId, sales, ms('2030-05-03T00:00:00.000Z'))).amount.text).toBe('6');
   });
 
-  it('a balance, entries or statement of an unknown account is 404', () => {
+  it('a balance, entries or statement of an unknown account is 404', async () => {
     const unknown = '0190a1b2-0000-7000-8000-0000000000ee';
-    expect(() => h.ledger.balance(h.tenantId, unknown, undefined)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
-    expect(() => h.ledger.entries(h.tenantId, unknown, {})).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
-    expect(() => h.ledger.statement(h.tenantId, unknown, 0, 1)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    await expect(h.ledger.balance(h.tenantId, unknown, undefined)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    await expect(h.ledger.entries(h.tenantId, unknown, {})).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    await expect(h.ledger.statement(h.tenantId, unknown, 0, 1)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
   });
 
-  it('lists entries newest first, within a range, paged by a cursor of this account only', () => {
-    const all = h.ledger.entries(h.tenantId, cash, {});
+  it('lists entries newest first, within a range, paged by a cursor of this account only', async () => {
+    const all = await h.ledger.entries(h.tenantId, cash, {});
     const rows = JSON.parse(all.entries.text) as Array<{ transactionId: string; createdAt: string }>;
     expect(all.accountId).toBe(cash);
     expect(rows.map((r) => r.transactionId)).toEqual([...tx].reverse());
     expect(all.nextCursor).toBeNull();
 
-    const ranged = h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-02T00:00:00.000Z'), to: ms('2030-05-02T00:00:00.000Z') });
+    const ranged = await h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-02T00:00:00.000Z'), to: ms('2030-05-02T00:00:00.000Z') });
     expect((JSON.parse(ranged.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[2], tx[1]]);
-    expect((JSON.parse(h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-03T00:00:00.000Z') }).entries.text) as unknown[]).length).toBe(2);
-    expect((JSON.parse(h.ledger.entries(h.tenantId, cash, { to: ms('2030-05-01T00:00:00.000Z') }).entries.text) as unknown[]).length).toBe(1);
+    expect((JSON.parse((await h.ledger.entries(h.tenantId, cash, { from: ms('2030-05-03T00:00:00.000Z') })).entries.text) as unknown[]).length).toBe(2);
+    expect((JSON.parse((await h.ledger.entries(h.tenantId, cash, { to: ms('2030-05-01T00:00:00.000Z') })).entries.text) as unknown[]).length).toBe(1);
 
-    const first = h.ledger.entries(h.tenantId, cash, { limit: 2 });
+    const first = await h.ledger.entries(h.tenantId, cash, { limit: 2 });
     expect((JSON.parse(first.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[4], tx[3]]);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const next = h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: first.nextCursor! });
+    const next = await h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: first.nextCursor! });
     expect((JSON.parse(next.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[2], tx[1]]);
-    const last = h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: next.nextCursor! });
+    const last = await h.ledger.entries(h.tenantId, cash, { limit: 2, cursor: next.nextCursor! });
     expect((JSON.parse(last.entries.text) as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([tx[0]]);
     expect(last.nextCursor).toBeNull();
-    expect(() => h.ledger.entries(h.tenantId, sales, { cursor: first.nextCursor! })).toThrow(
+    await expect(h.ledger.entries(h.tenantId, sales, { cursor: first.nextCursor! })).rejects.toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', details: [{ path: 'cursor', message: 'not valid for this list' }] }),
     );
   });
 
-  it('entries: a range whose from is after its to is 400; equal bounds are fine', () => {
-    expect(() => h.ledger.entries(h.tenantId, cash, { from: 2, to: 1 })).toThrow(
+  it('entries: a range whose from is after its to is 400; equal bounds are fine', async () => {
+    await expect(h.ledger.entries(h.tenantId, cash, { from: 2, to: 1 })).rejects.toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must not be after to.', details: [{ path: 'from', message: 'is after to' }] }),
     );
-    expect(() => h.ledger.entries(h.tenantId, cash, { from: 1, to: 1 })).not.toThrow();
-    expect(() => h.ledger.entries(h.tenantId, cash, { from: 2 })).not.toThrow();
-    expect(() => h.ledger.entries(h.tenantId, cash, { to: 1 })).not.toThrow();
+    await expect(h.ledger.entries(h.tenantId, cash, { from: 1, to: 1 })).resolves.not.toThrow();
+    await expect(h.ledger.entries(h.tenantId, cash, { from: 2 })).resolves.not.toThrow();
+    await expect(h.ledger.entries(h.tenantId, cash, { to: 1 })).resolves.not.toThrow();
   });
 
-  it('entries: a cursor that is not a [createdAt, seq] position is refused', () => {
+  it('entries: a cursor that is not a [createdAt, seq] position is refused', async () => {
     const scope = `entries:${h.tenantId}:${cash}`;
     const now = h.clock.now().getTime();
     for (const position of [['2030-01-01', 1.5], [1, 1], ['x'], ['x', 1, 2], 'x', null]) {
       const cursor = h.ledger.deps.cursors.encode(scope, position, now);
-      expect(() => h.ledger.entries(h.tenantId, cash, { cursor })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
+      await expect(h.ledger.entries(h.tenantId, cash, { cursor })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
     }
     const good = h.ledger.deps.cursors.encode(scope, ['2030-05-02T00:00:00.000Z', 1_000_000], now);
-    expect(() => h.ledger.entries(h.tenantId, cash, { cursor: good })).not.toThrow();
+    await expect(h.ledger.entries(h.tenantId, cash, { cursor: good })).resolves.not.toThrow();
   });
 
-  it('a statement: opening balance before from, movements within, closing balance, on the normal side', () => {
-    const s = h.ledger.statement(h.tenantId, sales, ms('2030-05-02T00:00:00.000Z'), ms('2030-05-03T00:00:00.000Z'));
+  it('a statement: opening balance before from, movements within, closing balance, on the normal side', async () => {
+    const s = await h.ledger.statement(h.tenantId, sales, ms('2030-05-02T00:00:00.000Z'), ms('2030-05-03T00:00:00.000Z'));
     expect(json(s)).toEqual({
       accountId: sales,
       currency: 'USD',
@@ -130,13 +130,13 @@ describe('balances, entries and statements', () => {
       movements: [{ transactionId: tx[3], type: 'DEBIT', amount: 4, occurredAt: '2030-05-03T00:00:00.000Z' }],
       closingBalance: 6,
     });
-    const withDescription = h.ledger.statement(h.tenantId, cash, ms('2030-05-01T00:00:00.000Z'), ms('2030-05-01T00:00:00.000Z'));
+    const withDescription = await h.ledger.statement(h.tenantId, cash, ms('2030-05-01T00:00:00.000Z'), ms('2030-05-01T00:00:00.000Z'));
     expect(json(withDescription)).toMatchObject({ openingBalance: 0, closingBalance: 10, movements: [{ transactionId: tx[0], type: 'DEBIT', amount: 10, description: 'first' }] });
-    const empty = h.ledger.statement(h.tenantId, cash, ms('2030-06-01T00:00:00.000Z'), ms('2030-06-02T00:00:00.000Z'));
+    const empty = await h.ledger.statement(h.tenantId, cash, ms('2030-06-01T00:00:00.000Z'), ms('2030-06-02T00:00:00.000Z'));
     expect(json(empty)).toMatchObject({ openingBalance: 6, movements: [], closingBalance: 6 });
     // The same instant for both bounds is a valid (one-instant) period.
-    expect(() => h.ledger.statement(h.tenantId, cash, 5, 5)).not.toThrow();
-    expect(() => h.ledger.statement(h.tenantId, cash, 6, 5)).toThrow(
+    await expect(h.ledger.statement(h.tenantId, cash, 5, 5)).resolves.not.toThrow();
+    await expect(h.ledger.statement(h.tenantId, cash, 6, 5)).rejects.toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must be earlier than or equal to to.', details: [{ path: 'from', message: 'is after to' }] }),
     );
   });
@@ -155,7 +155,7 @@ describe('balances over a store stand-in', () => {
       ['BRZ', 2n],
       ['USDC', 3n],
     ]);
-    const view = balance(deps({ balances: () => balances }), 't', 'a', undefined);
+    const view = await balance(deps({ balances: () => balances }), 't', 'a', undefined);
     expect(view.onChainBalances.map((b) => b.token)).toEqual(['BRZ', 'USDC', 'USDT']);
     expect(view.amount.text).toBe('0.05');
   });
@@ -172,9 +172,9 @@ describe('balances over a store stand-in', () => {
         return Array.from({ length: Math.min(count, limit) }, () => entry);
       },
     });
-    expect(statement(deps(store(STATEMENT_MOVEMENTS_MAX)), 't', 'a', 0, 1).movements).toHaveLength(STATEMENT_MOVEMENTS_MAX);
+    expect((await statement(deps(store(STATEMENT_MOVEMENTS_MAX)), 't', 'a', 0, 1)).movements).toHaveLength(STATEMENT_MOVEMENTS_MAX);
     expect(asked).toEqual([STATEMENT_MOVEMENTS_MAX + 1]);
-    expect(() => statement(deps(store(STATEMENT_MOVEMENTS_MAX + 1)), 't', 'a', 0, 1)).toThrow(
+    await expect(statement(deps(store(STATEMENT_MOVEMENTS_MAX + 1)), 't', 'a', 0, 1)).rejects.toThrow(
       expect.objectContaining({
         code: 'VALIDATION_FAILED',
         message: `The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`,

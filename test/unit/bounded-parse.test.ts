@@ -1,3 +1,4 @@
+import { collect } from '../helpers/rows.js';
 // The request parser refuses as soon as a limit is broken, without reading further and without recursion; the rate limiter's arithmetic.
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
@@ -184,7 +185,7 @@ describe('rate limiter: a token bucket per key, burst = the rate', () => {
 });
 
 describe('the audit export holds at most 4 MiB of a page in memory', () => {
-  it('pages end before the record that would pass the cap, continue right after it, and read no row beyond', () => {
+  it('pages end before the record that would pass the cap, continue right after it, and read no row beyond', async () => {
     const payload = JSON.stringify({ note: 'p'.repeat(10_000) });
     const records: StoredAuditRecord[] = Array.from({ length: 3000 }, (_, i) => ({
       seq: i + 1,
@@ -207,7 +208,7 @@ describe('the audit export holds at most 4 MiB of a page in memory', () => {
         }
       },
     };
-    const chunks = [...exportAudit({ store } as unknown as Deps, 't', { from: 0, to: Date.UTC(2100, 0, 1) })];
+    const chunks = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: Date.UTC(2100, 0, 1) })))];
     expect(chunks.length).toBeGreaterThan(5);
     for (const chunk of chunks) expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(ANSWER_SIZE_MAX_BYTES);
     const ids = chunks.flatMap((c) => c.trimEnd().split('\n').map((l) => JSON.parse(l).id as string));

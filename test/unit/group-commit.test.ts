@@ -19,7 +19,7 @@ describe('group commit: large writes share the writer', () => {
   let committer: GroupCommitter;
   const done: string[] = [];
   const job = (name: string, weight: number, ms = 0) =>
-    committer.run(() => {
+    committer.run(async () => {
       busy(ms);
       db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
       done.push(name);
@@ -77,7 +77,7 @@ describe('group commit: large writes share the writer', () => {
     await job('L1', LARGE_WRITE_WEIGHT, 40);
     void job('s', 2); // contended: a small write is queued
     const waiting = job('L2', LARGE_WRITE_WEIGHT);
-    committer.flush(true);
+    await committer.flush(true);
     expect(done).toContain('L2');
     await waiting;
   });

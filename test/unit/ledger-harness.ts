@@ -41,8 +41,8 @@ export async function openLedger(options: { settlementTtlSeconds?: number } = {}
   const dir = mkdtempSync(join(tmpdir(), 'ledger-unit-'));
   const store = await SqliteStore.open(join(dir, 'ledger.db'));
   const clock = new ManualClock();
-  const writer = new LocalWriter(store, clock);
-  const ledger = new Ledger(store, writer, clock, options);
+  const writer = await LocalWriter.open(store, clock);
+  const ledger = await Ledger.open(store, writer, clock, options);
   const created = await ledger.createTenant('Acme', { type: 'HUMAN', keyId: 'cli' });
   return {
     dir,
@@ -55,15 +55,15 @@ export async function openLedger(options: { settlementTtlSeconds?: number } = {}
     actor: { type: 'HUMAN', keyId: created.apiKey.id },
     close: async () => {
       await writer.close();
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 /** The tenant's audit records in commit order, payloads parsed. */
-export function auditOf(h: Harness, tenantId = h.tenantId) {
-  return h.store.auditChainPage(tenantId, 0, 10_000).map((r) => ({ ...r, payload: JSON.parse(r.payloadJson) as Record<string, unknown> }));
+export async function auditOf(h: Harness, tenantId = h.tenantId) {
+  return (await h.store.auditChainPage(tenantId, 0, 10_000)).map((r) => ({ ...r, payload: JSON.parse(r.payloadJson) as Record<string, unknown> }));
 }
 
 export async function account(h: Harness, fields: { currency?: 'USD' | 'BRL' | 'EUR' | 'MXN'; type?: 'ASSET' | 'LIABILITY' | 'EQUITY' | 'REVENUE' | 'EXPENSE'; name?: string } = {}, tenantId = h.tenantId) {

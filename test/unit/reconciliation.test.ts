@@ -47,15 +47,15 @@ describe('batch reconciliation', () => {
       { transactionId: missing, outcome: 'NOT_FOUND' },
     ]);
     const at = h.clock.now().toISOString();
-    expect(h.ledger.settlements.get(h.tenantId, settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: early, txHash: '0x01', confirmedAt: at });
-    const results = h.ledger.listReconciliationResults(h.tenantId, {}).items.map((i) => i.value);
+    expect(await h.ledger.settlements.get(h.tenantId, settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: early, txHash: '0x01', confirmedAt: at });
+    const results = (await h.ledger.listReconciliationResults(h.tenantId, {})).items.map((i) => i.value);
     expect(results.slice(0, 4)).toEqual([
       { transactionId: missing, outcome: 'NOT_FOUND', settlementId: null, source: 'BATCH', reconciledAt: at },
       { transactionId: fiatOnly, outcome: 'NOT_APPLICABLE', settlementId: null, source: 'BATCH', reconciledAt: at },
       { transactionId: noMatch, outcome: 'UNMATCHED', settlementId: null, source: 'BATCH', reconciledAt: at },
       { transactionId: early, outcome: 'SETTLED', settlementId, source: 'BATCH', reconciledAt: at },
     ]);
-    const batch = auditOf(h).at(-1)!;
+    const batch = (await auditOf(h)).at(-1)!;
     expect(batch.action).toBe('RECONCILIATION_BATCH');
     expect(batch.payload).toEqual({
       results: [
@@ -65,15 +65,15 @@ describe('batch reconciliation', () => {
         { transactionId: missing, outcome: 'NOT_FOUND', settlementId: null },
       ],
     });
-    const matched = auditOf(h).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === settlementId)!;
+    const matched = (await auditOf(h)).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === settlementId)!;
     expect(matched.payload.source).toBe('BATCH');
 
     // Again: the transaction stays SETTLED by the settlement it settled, and settles no other.
     const second = await register(h, wallet);
     const again = await h.ledger.reconcileBatch(h.tenantId, h.actor, [early]);
     expect(again).toEqual([{ transactionId: early, outcome: 'SETTLED' }]);
-    expect(h.ledger.listReconciliationResults(h.tenantId, { limit: 1 }).items[0]!.value.settlementId).toBe(settlementId);
-    expect(h.ledger.settlements.get(h.tenantId, second).status).toBe('PENDING');
+    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(settlementId);
+    expect((await h.ledger.settlements.get(h.tenantId, second)).status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, second);
   });
 
@@ -84,7 +84,7 @@ describe('batch reconciliation', () => {
     const running = h.ledger.reconcileBatch(h.tenantId, h.actor, [tx]);
     await h.ledger.settlements.cancel(h.tenantId, h.actor, s);
     expect(await running).toEqual([{ transactionId: tx, outcome: 'UNMATCHED' }]);
-    expect(h.ledger.settlements.get(h.tenantId, s).status).toBe('CANCELLED');
+    expect((await h.ledger.settlements.get(h.tenantId, s)).status).toBe('CANCELLED');
   });
 
   it('two lines expecting the same transfer settle two settlements, oldest first', async () => {
@@ -99,9 +99,9 @@ describe('batch reconciliation', () => {
     h.clock.advance(1);
     const s2 = await register(h, wallet);
     expect(await h.ledger.reconcileBatch(h.tenantId, h.actor, [tx])).toEqual([{ transactionId: tx, outcome: 'SETTLED' }]);
-    expect(h.store.settlement(h.tenantId, s1)).toMatchObject({ status: 'SETTLED', matchedLineNo: 0 });
-    expect(h.store.settlement(h.tenantId, s2)).toMatchObject({ status: 'SETTLED', matchedLineNo: 1 });
-    expect(h.ledger.listReconciliationResults(h.tenantId, { limit: 1 }).items[0]!.value.settlementId).toBe(s1);
+    expect(await h.store.settlement(h.tenantId, s1)).toMatchObject({ status: 'SETTLED', matchedLineNo: 0 });
+    expect(await h.store.settlement(h.tenantId, s2)).toMatchObject({ status: 'SETTLED', matchedLineNo: 1 });
+    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(s1);
   });
 
   it('a batch with more candidate lines than one write takes is written in parts, the audit record last with every result', async () => {
@@ -129,13 +129,13 @@ describe('batch reconciliation', () => {
         [2, 2],
       ]);
       expect(outcomes.map((x) => x.outcome)).toEqual(['SETTLED', 'UNMATCHED', 'UNMATCHED', 'NOT_APPLICABLE']);
-      const batches = auditOf(t).filter((r) => r.action === 'RECONCILIATION_BATCH');
+      const batches = (await auditOf(t)).filter((r) => r.action === 'RECONCILIATION_BATCH');
       expect(batches).toHaveLength(1);
       expect((batches[0]!.payload.results as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([big, one, small, fiatOnly]);
       // A result list's cursor pages only its own tenant's results.
-      const page = t.ledger.listReconciliationResults(t.tenantId, { limit: 1 });
+      const page = await t.ledger.listReconciliationResults(t.tenantId, { limit: 1 });
       const other = await t.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
-      expect(() => t.ledger.listReconciliationResults(other.tenantId, { cursor: page.nextCursor! })).toThrow(
+      await expect(t.ledger.listReconciliationResults(other.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(
         expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }),
       );
       // Lines without candidates do not count toward a part: a batch of them is one write.
@@ -185,17 +185,17 @@ describe('chain watcher writes', () => {
 
   it('moves the checkpoint forward only, counting what it saw and matched', async () => {
     expect(await record([], 10, 'TRON')).toEqual({ seen: 0, matched: 0 });
-    expect(h.store.chainCheckpoint('TRON')).toMatchObject({ chain: 'TRON', nextBlock: 10, transfersSeen: 0, transfersMatched: 0, updatedAt: h.clock.now().toISOString() });
+    expect(await h.store.chainCheckpoint('TRON')).toMatchObject({ chain: 'TRON', nextBlock: 10, transfersSeen: 0, transfersMatched: 0, updatedAt: h.clock.now().toISOString() });
     await record([], 5, 'TRON');
-    expect(h.store.chainCheckpoint('TRON')!.nextBlock).toBe(10);
+    expect((await h.store.chainCheckpoint('TRON'))!.nextBlock).toBe(10);
     await record([], 11, 'TRON');
-    expect(h.store.chainCheckpoint('TRON')!.nextBlock).toBe(11);
+    expect((await h.store.chainCheckpoint('TRON'))!.nextBlock).toBe(11);
   });
 
   it('a transfer nobody watches is not recorded', async () => {
-    const before = h.store.chainCheckpoint('EVM');
+    const before = await h.store.chainCheckpoint('EVM');
     expect(await record([transfer()])).toEqual({ seen: 0, matched: 0 });
-    expect(h.store.chainCheckpoint('EVM')!.transfersSeen).toBe(before?.transfersSeen ?? 0);
+    expect((await h.store.chainCheckpoint('EVM'))!.transfersSeen).toBe(before?.transfersSeen ?? 0);
   });
 
   it('a transfer with no posting settles its settlement by a posting of its own against the clearing account', async () => {
@@ -204,24 +204,24 @@ describe('chain watcher writes', () => {
     h.clock.advance(1000);
     expect(await record([t])).toEqual({ seen: 1, matched: 1 });
     const at = h.clock.now().toISOString();
-    const settled = h.store.settlement(h.tenantId, s)!;
+    const settled = (await h.store.settlement(h.tenantId, s))!;
     expect(settled).toMatchObject({ status: 'SETTLED', txHash: t.txHash, blockNumber: 100, confirmedAt: at, matchedLineNo: 0 });
-    const clearingId = h.store.clearingAccountId(h.tenantId)!;
-    expect(h.ledger.getAccount(h.tenantId, clearingId)).toMatchObject({
+    const clearingId = (await h.store.clearingAccountId(h.tenantId))!;
+    expect(await h.ledger.getAccount(h.tenantId, clearingId)).toMatchObject({
       name: CLEARING_ACCOUNT_NAME,
       description: 'Credited by the ledger for on-chain receipts no posting recorded',
       currency: 'USD',
       type: 'LIABILITY',
     });
     // The service's own posting is found by its hash, as any posting is.
-    expect(h.store.onchainLineRefs(h.tenantId, 'EVM', t.txHash)).toEqual([
+    expect(await h.store.onchainLineRefs(h.tenantId, 'EVM', t.txHash)).toEqual([
       { transactionId: settled.matchedTransactionId, lineNo: 0 },
       { transactionId: settled.matchedTransactionId, lineNo: 1 },
     ]);
     expect(CLEARING_ACCOUNT_NAME).toBe('On-chain receipts clearing');
-    expect(h.store.currentBalance(h.tenantId, wallet, 'USDC')).toBe(5_000_000n);
-    expect(h.store.currentBalance(h.tenantId, clearingId, 'USDC')).toBe(-5_000_000n);
-    const doc = JSON.parse(h.store.transaction(h.tenantId, settled.matchedTransactionId!)!.document);
+    expect(await h.store.currentBalance(h.tenantId, wallet, 'USDC')).toBe(5_000_000n);
+    expect(await h.store.currentBalance(h.tenantId, clearingId, 'USDC')).toBe(-5_000_000n);
+    const doc = JSON.parse((await h.store.transaction(h.tenantId, settled.matchedTransactionId!))!.document);
     expect(doc.metadata).toEqual({ source: 'chain-watcher', settlementId: s });
     expect(doc.lines.map((l: { accountId: string; type: string }) => [l.accountId, l.type])).toEqual([
       [wallet, 'DEBIT'],
@@ -229,14 +229,14 @@ describe('chain watcher writes', () => {
     ]);
     expect(doc.lines[0].monetary).toMatchObject({ type: 'ONCHAIN', token: 'USDC', chainId: 'EVM', txHash: t.txHash, blockNumber: 100, walletAddress: t.to, tokenContract: t.tokenContract });
     expect(doc.lines[0]).not.toHaveProperty('description');
-    const audit = auditOf(h);
+    const audit = await auditOf(h);
     const posted = audit.find((r) => r.action === 'POST_TRANSACTION' && r.payload.source === 'CHAIN')!;
     expect(posted.actorKeyId).toBe('system');
     expect(posted.payload).toEqual({ transactionId: settled.matchedTransactionId, lineCount: 2, source: 'CHAIN', txHash: t.txHash, settlementId: s });
     const matched = audit.find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === s)!;
     expect(matched.payload.source).toBe('CHAIN');
     expect(matched.actorKeyId).toBe('system');
-    expect(h.ledger.listReconciliationResults(h.tenantId, { limit: 1 }).items[0]!.value).toEqual({
+    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value).toEqual({
       transactionId: settled.matchedTransactionId,
       outcome: 'SETTLED',
       settlementId: s,
@@ -248,9 +248,9 @@ describe('chain watcher writes', () => {
     // A second receipt reuses the clearing account.
     const s2 = await register(h, wallet);
     expect(await record([transfer()])).toEqual({ seen: 1, matched: 1 });
-    expect(h.store.settlement(h.tenantId, s2)!.status).toBe('SETTLED');
-    expect(h.store.clearingAccountId(h.tenantId)).toBe(clearingId);
-    expect(h.store.chainCheckpoint('EVM')).toMatchObject({ transfersSeen: 2, transfersMatched: 2 });
+    expect((await h.store.settlement(h.tenantId, s2))!.status).toBe('SETTLED');
+    expect(await h.store.clearingAccountId(h.tenantId)).toBe(clearingId);
+    expect(await h.store.chainCheckpoint('EVM')).toMatchObject({ transfersSeen: 2, transfersMatched: 2 });
   });
 
   it('a transfer a posting already records settles by that posting', async () => {
@@ -258,14 +258,14 @@ describe('chain watcher writes', () => {
     const { transactionId } = await postLines(h, [chainLine(other, 'CREDIT', '5', { txHash: hash }), chainLine(wallet, 'DEBIT', '5', { txHash: hash })]);
     const s = await register(h, wallet, { expectedFromAddress: SENDER });
     expect(await record([transfer({ txHash: hash })])).toEqual({ seen: 1, matched: 1 });
-    expect(h.store.settlement(h.tenantId, s)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 1 });
-    expect(h.ledger.listReconciliationResults(h.tenantId, { limit: 1 }).items[0]!.value).toMatchObject({ transactionId, outcome: 'SETTLED', settlementId: s, source: 'CHAIN' });
-    const matched = auditOf(h).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === s)!;
+    expect(await h.store.settlement(h.tenantId, s)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 1 });
+    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value).toMatchObject({ transactionId, outcome: 'SETTLED', settlementId: s, source: 'CHAIN' });
+    const matched = (await auditOf(h)).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === s)!;
     expect(matched.payload).toMatchObject({ transactionId, source: 'CHAIN', lineNo: 1 });
     // That line is taken: a second settlement is settled by a posting of the service's own.
     const s2 = await register(h, wallet, { expectedFromAddress: SENDER });
     expect(await record([transfer({ txHash: hash, logIndex: 1 })])).toEqual({ seen: 1, matched: 1 });
-    expect(h.store.settlement(h.tenantId, s2)!.matchedTransactionId).not.toBe(transactionId);
+    expect((await h.store.settlement(h.tenantId, s2))!.matchedTransactionId).not.toBe(transactionId);
   });
 
   it('a line of a posting settles one settlement; another line of the same posting may settle another', async () => {
@@ -277,17 +277,17 @@ describe('chain watcher writes', () => {
       chainLine(other, 'CREDIT', '4', { txHash: hash }),
     ]);
     expect(await record([transfer({ txHash: hash, amountMinor: 2_000_000n })])).toEqual({ seen: 1, matched: 1 });
-    expect(h.store.settlement(h.tenantId, s1)).toMatchObject({ matchedTransactionId: transactionId, matchedLineNo: 0 });
+    expect(await h.store.settlement(h.tenantId, s1)).toMatchObject({ matchedTransactionId: transactionId, matchedLineNo: 0 });
     const s2 = await register(h, wallet, { expectedAmount: '2', expectedFromAddress: SENDER });
     expect(await record([transfer({ txHash: hash, amountMinor: 2_000_000n, logIndex: 1 })])).toEqual({ seen: 1, matched: 1 });
-    expect(h.store.settlement(h.tenantId, s2)).toMatchObject({ matchedTransactionId: transactionId, matchedLineNo: 1 });
+    expect(await h.store.settlement(h.tenantId, s2)).toMatchObject({ matchedTransactionId: transactionId, matchedLineNo: 1 });
   });
 
   it('a sender other than the expected one, or another token or amount, settles nothing', async () => {
     const s = await register(h, wallet, { expectedFromAddress: SENDER });
     expect(await record([transfer({ from: '0x00000000000000000000000000000000000000dd' })])).toEqual({ seen: 1, matched: 0 });
     expect(await record([transfer({ amountMinor: 5_000_001n })])).toEqual({ seen: 1, matched: 0 });
-    expect(h.store.settlement(h.tenantId, s)!.status).toBe('PENDING');
+    expect((await h.store.settlement(h.tenantId, s))!.status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, s);
   });
 
@@ -298,8 +298,8 @@ describe('chain watcher writes', () => {
     const b = await register(h, w2, {}, t2.tenantId);
     const c = await register(h, w2, { expectedAmount: '6' }, t2.tenantId);
     expect(await record([transfer()])).toEqual({ seen: 2, matched: 2 });
-    expect(h.store.settlement(h.tenantId, a)!.status).toBe('SETTLED');
-    expect(h.store.settlement(t2.tenantId, b)!.status).toBe('SETTLED');
+    expect((await h.store.settlement(h.tenantId, a))!.status).toBe('SETTLED');
+    expect((await h.store.settlement(t2.tenantId, b))!.status).toBe('SETTLED');
     await h.ledger.settlements.cancel(t2.tenantId, h.actor, c);
   });
 });

@@ -1,6 +1,7 @@
 // The small pure parts of src/core: agent records, webhook bodies and retries, commit times, views, paging limits,
 // command weights, dependencies, scopes and errors.
 import { describe, expect, it } from 'vitest';
+import { rowsOf } from '../helpers/rows.js';
 import { agentTransactionView, inputFromJson, inputToJson, reverseOf, type AgentTransaction } from '../../src/core/agent.js';
 import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, secretPrefixOf, signature, type OutboxEvent } from '../../src/core/webhook.js';
 import { CommitClock, systemClock, toIso } from '../../src/core/time.js';
@@ -223,47 +224,47 @@ describe('paging', () => {
     const d = { clock: { now: () => new Date(1_000_000) }, cursors: new CursorCodec(Buffer.alloc(32, 1)) } as unknown as Deps;
     const fetch = (before: number | null, limit: number) => {
       calls.push([before, limit]);
-      return rows.filter((r) => before === null || r.seq < before).slice(0, limit);
+      return rowsOf(rows.filter((r) => before === null || r.seq < before).slice(0, limit));
     };
     return { d, fetch, calls };
   };
 
-  it('asks for one row more than the page, and continues after the last row shown', () => {
+  it('asks for one row more than the page, and continues after the last row shown', async () => {
     const rows = [5, 4, 3].map((seq) => ({ seq, text: `r${seq}` }));
     const { d, fetch, calls } = deps(rows);
-    const page = pageBySeq(d, 'scope', { limit: 2 }, fetch, (r) => ({ t: r.text }));
+    const page = await pageBySeq(d, 'scope', { limit: 2 }, fetch, (r) => ({ t: r.text }));
     expect(page.items.map((i) => i.value)).toEqual([{ t: 'r5' }, { t: 'r4' }]);
     expect(page.items.map((i) => i.text)).toEqual(['{"t":"r5"}', '{"t":"r4"}']);
     expect(page.items[0]).toBeInstanceOf(Rendered);
     expect(calls).toEqual([[null, 3]]);
-    const next = pageBySeq(d, 'scope', { limit: 2, cursor: page.nextCursor! }, fetch, (r) => ({ t: r.text }));
+    const next = await pageBySeq(d, 'scope', { limit: 2, cursor: page.nextCursor! }, fetch, (r) => ({ t: r.text }));
     expect(calls[1]).toEqual([4, 3]);
     expect(next.items.map((i) => i.value)).toEqual([{ t: 'r3' }]);
     expect(next.nextCursor).toBeNull();
-    pageBySeq(d, 'scope', {}, fetch, (r) => r);
+    await pageBySeq(d, 'scope', {}, fetch, (r) => r);
     expect(calls[2]).toEqual([null, PAGE_SIZE_DEFAULT + 1]);
     // A cursor of another list, or one whose position is not a positive integer, is refused.
-    expect(() => pageBySeq(d, 'other', { cursor: page.nextCursor! }, fetch, (r) => r)).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(pageBySeq(d, 'other', { cursor: page.nextCursor! }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
     for (const bad of [0, -1, 1.5, '4', null]) {
       const cursor = d.cursors.encode('scope', bad, 1_000_000);
-      expect(() => pageBySeq(d, 'scope', { cursor }, fetch, (r) => r)).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
+      await expect(pageBySeq(d, 'scope', { cursor }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
     }
   });
 
-  it('a RawJson view is written as its text, not rendered again', () => {
+  it('a RawJson view is written as its text, not rendered again', async () => {
     const { d, fetch } = deps([{ seq: 1, text: '{"a":1.50}' }]);
-    const page = pageBySeq(d, 's', {}, fetch, (r) => new RawJson(r.text));
+    const page = await pageBySeq(d, 's', {}, fetch, (r) => new RawJson(r.text));
     expect(page.items[0]!.text).toBe('{"a":1.50}');
   });
 
-  it('ends a page early, before the row that would pass the answer cap, with a cursor right there', () => {
+  it('ends a page early, before the row that would pass the answer cap, with a cursor right there', async () => {
     const big = 'x'.repeat(Math.floor(ANSWER_SIZE_MAX_BYTES / 2));
     const rows = [3, 2, 1].map((seq) => ({ seq, text: big }));
     const { d, fetch } = deps(rows);
-    const page = pageBySeq(d, 's', { limit: 10 }, fetch, (r) => new RawJson(r.text));
+    const page = await pageBySeq(d, 's', { limit: 10 }, fetch, (r) => new RawJson(r.text));
     expect(page.items).toHaveLength(1);
     expect(page.nextCursor).not.toBeNull();
-    const next = pageBySeq(d, 's', { limit: 10, cursor: page.nextCursor! }, fetch, (r) => new RawJson(r.text));
+    const next = await pageBySeq(d, 's', { limit: 10, cursor: page.nextCursor! }, fetch, (r) => new RawJson(r.text));
     expect(next.items).toHaveLength(1);
     expect(next.items[0]!.value).toBeInstanceOf(RawJson);
     // The envelope, each text and its comma: exactly the cap fits, one byte more does not.
@@ -272,17 +273,17 @@ describe('paging', () => {
       { seq: 2, text: 'a'.repeat(room - 10) },
       { seq: 1, text: 'b'.repeat(10) },
     ]);
-    expect(pageBySeq(exact.d, 's', {}, exact.fetch, (r) => new RawJson(r.text)).items).toHaveLength(2);
+    expect((await pageBySeq(exact.d, 's', {}, exact.fetch, (r) => new RawJson(r.text))).items).toHaveLength(2);
     const over = deps([
       { seq: 2, text: 'a'.repeat(room - 10) },
       { seq: 1, text: 'b'.repeat(11) },
     ]);
-    const cut = pageBySeq(over.d, 's', {}, over.fetch, (r) => new RawJson(r.text));
+    const cut = await pageBySeq(over.d, 's', {}, over.fetch, (r) => new RawJson(r.text));
     expect(cut.items).toHaveLength(1);
     expect(cut.nextCursor).not.toBeNull();
     // One row larger than the cap on its own is still shown.
     const huge = deps([{ seq: 1, text: 'y'.repeat(ANSWER_SIZE_MAX_BYTES) }]);
-    expect(pageBySeq(huge.d, 's', {}, huge.fetch, (r) => new RawJson(r.text)).items).toHaveLength(1);
+    expect((await pageBySeq(huge.d, 's', {}, huge.fetch, (r) => new RawJson(r.text))).items).toHaveLength(1);
   });
 
   it('countWithinAnswer counts what fits the cap with its envelope, the first always', () => {
@@ -308,7 +309,7 @@ describe('commands and dependencies', () => {
     expect(commandWeight('expireSettlements', { limit: 5 })).toBe(1);
   });
 
-  it('runs each command by its name', () => {
+  it('runs each command by its name', async () => {
     expect(Object.keys(commands).sort()).toEqual(
       [
         'createTenant',
@@ -336,19 +337,19 @@ describe('commands and dependencies', () => {
       tx: { expiredSettlements: (at: string, limit: number) => (expired.push(`${at}/${limit}`), []) },
       commitClock: { next: () => 'T' },
     };
-    expect(runCommand(ctx as never, 'expireSettlements', { limit: 7 })).toBe(0);
+    expect(await runCommand(ctx as never, 'expireSettlements', { limit: 7 })).toBe(0);
     expect(expired).toEqual(['T/7']);
   });
 
-  it('makeDeps reads the secrets of the database and the settlement TTL', () => {
+  it('makeDeps reads the secrets of the database and the settlement TTL', async () => {
     const asked: string[] = [];
     const store = { secret: (name: string) => (asked.push(name), Buffer.from(name)) } as unknown as Store;
-    const deps = makeDeps(store, {} as never, systemClock);
+    const deps = await makeDeps(store, {} as never, systemClock);
     expect(asked.sort()).toEqual(['api_key_pepper', 'cursor_signing_key']);
     expect(PEPPER_SECRET).toBe('api_key_pepper');
     expect(deps.pepper).toEqual(Buffer.from('api_key_pepper'));
     expect(deps.settlementTtlMs).toBe(SETTLEMENT_TTL_DEFAULT_SECONDS * 1000);
-    expect(makeDeps(store, {} as never, systemClock, { settlementTtlSeconds: 2 }).settlementTtlMs).toBe(2000);
+    expect((await makeDeps(store, {} as never, systemClock, { settlementTtlSeconds: 2 })).settlementTtlMs).toBe(2000);
     // The cursor key is the cursor secret: a cursor signed with it decodes.
     const signed = new CursorCodec(Buffer.from('cursor_signing_key')).encode('s', 1, 0);
     expect(deps.cursors.decode('s', signed, 0, (p): p is number => typeof p === 'number')).toBe(1);

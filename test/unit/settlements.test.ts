@@ -61,9 +61,9 @@ describe('settlements', () => {
       expiresAt: '2030-07-01T01:00:00.000Z',
       createdAt: '2030-07-01T00:00:00.000Z',
     });
-    expect(h.store.idempotency(h.tenantId, REGISTER_SETTLEMENT_ENDPOINT, key)).toMatchObject({ status: 201, body: res.body });
+    expect(await h.store.idempotency(h.tenantId, REGISTER_SETTLEMENT_ENDPOINT, key)).toMatchObject({ status: 201, body: res.body });
     expect(REGISTER_SETTLEMENT_ENDPOINT).toBe('POST /api/v1/settlements');
-    const record = auditOf(h).at(-1)!;
+    const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('REGISTER_SETTLEMENT');
     expect(record.payload).toEqual({
       settlementId: view.settlementId,
@@ -76,8 +76,8 @@ describe('settlements', () => {
       expiresAt: '2030-07-01T01:00:00.000Z',
       idempotencyKey: key,
     });
-    expect(h.ledger.settlements.get(h.tenantId, view.settlementId)).toEqual(view);
-    const stored = h.store.settlement(h.tenantId, view.settlementId)!;
+    expect(await h.ledger.settlements.get(h.tenantId, view.settlementId)).toEqual(view);
+    const stored = (await h.store.settlement(h.tenantId, view.settlementId))!;
     expect(stored.amountMinor).toBe(10_500_000n);
     expect(stored.fromAddress).toBe(SENDER);
     await h.ledger.settlements.cancel(h.tenantId, h.actor, view.settlementId);
@@ -110,8 +110,8 @@ describe('settlements', () => {
     await expect(register({ accountId: unknown })).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND', message: `accountId ${unknown} is not an account of this tenant.` });
   });
 
-  it('get answers 404 for an unknown settlement', () => {
-    expect(() => h.ledger.settlements.get(h.tenantId, '0190a1b2-0000-7000-8000-0000000000dc')).toThrow(
+  it('get answers 404 for an unknown settlement', async () => {
+    await expect(h.ledger.settlements.get(h.tenantId, '0190a1b2-0000-7000-8000-0000000000dc')).rejects.toThrow(
       expect.objectContaining({ code: 'NOT_FOUND', message: 'Settlement 0190a1b2-0000-7000-8000-0000000000dc was not found.' }),
     );
   });
@@ -122,13 +122,13 @@ describe('settlements', () => {
     const cancelled = await h.ledger.settlements.cancel(h.tenantId, h.actor, view.settlementId);
     expect(cancelled).toMatchObject({ settlementId: view.settlementId, status: 'CANCELLED' });
     expect(cancelled).not.toHaveProperty('expiresAt');
-    const record = auditOf(h).at(-1)!;
+    const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('CANCEL_SETTLEMENT');
     expect(record.occurredAt).toBe(h.clock.now().toISOString());
     expect(record.payload).toEqual({ settlementId: view.settlementId, accountId: wallet });
-    const audits = auditOf(h).length;
+    const audits = (await auditOf(h)).length;
     expect(await h.ledger.settlements.cancel(h.tenantId, h.actor, view.settlementId)).toEqual(cancelled);
-    expect(auditOf(h).length).toBe(audits);
+    expect((await auditOf(h)).length).toBe(audits);
     await expect(h.ledger.settlements.cancel(h.tenantId, h.actor, '0190a1b2-0000-7000-8000-0000000000db')).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: 'Settlement 0190a1b2-0000-7000-8000-0000000000db was not found.',
@@ -136,7 +136,7 @@ describe('settlements', () => {
     // A SETTLED one cannot be cancelled.
     const settled = await register({ expectedAmount: '2' });
     await postLines(h, [chainLine(wallet, 'DEBIT', '2', { txHash: '0xcancel' }), chainLine(clearing, 'CREDIT', '2', { txHash: '0xcancel' })]);
-    expect(h.ledger.settlements.get(h.tenantId, settled.view.settlementId).status).toBe('SETTLED');
+    expect((await h.ledger.settlements.get(h.tenantId, settled.view.settlementId)).status).toBe('SETTLED');
     await expect(h.ledger.settlements.cancel(h.tenantId, h.actor, settled.view.settlementId)).rejects.toMatchObject({
       code: 'CONFLICT',
       message: `Settlement ${settled.view.settlementId} is SETTLED; only a PENDING settlement can be cancelled.`,
@@ -154,23 +154,23 @@ describe('settlements', () => {
       chainLine(wallet, 'DEBIT', '7', { txHash: '0xfeed', blockNumber: 99 }),
     ]);
     const at = h.clock.now().toISOString();
-    expect(h.ledger.settlements.get(h.tenantId, older.view.settlementId)).toMatchObject({
+    expect(await h.ledger.settlements.get(h.tenantId, older.view.settlementId)).toMatchObject({
       status: 'SETTLED',
       matchedTransactionId: transactionId,
       txHash: '0xfeed',
       blockNumber: 99,
       confirmedAt: at,
     });
-    expect(h.ledger.settlements.get(h.tenantId, older.view.settlementId)).not.toHaveProperty('expiresAt');
-    expect(h.store.settlement(h.tenantId, older.view.settlementId)!.matchedLineNo).toBe(1);
-    expect(h.ledger.settlements.get(h.tenantId, newer.view.settlementId).status).toBe('PENDING');
-    const matched = auditOf(h).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === older.view.settlementId)!;
+    expect(await h.ledger.settlements.get(h.tenantId, older.view.settlementId)).not.toHaveProperty('expiresAt');
+    expect((await h.store.settlement(h.tenantId, older.view.settlementId))!.matchedLineNo).toBe(1);
+    expect((await h.ledger.settlements.get(h.tenantId, newer.view.settlementId)).status).toBe('PENDING');
+    const matched = (await auditOf(h)).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === older.view.settlementId)!;
     expect(matched.payload).toEqual({ settlementId: older.view.settlementId, transactionId, lineNo: 1, txHash: '0xfeed', source: 'POSTING' });
     expect(matched.actorKeyId).toBe(h.actor.keyId);
-    const event = h.store.outboxAfter(h.tenantId, h.store.lastOutboxSeq(h.tenantId) - 1)!;
+    const event = (await h.store.outboxAfter(h.tenantId, (await h.store.lastOutboxSeq(h.tenantId)) - 1))!;
     expect(event.type).toBe('settlement.matched');
     expect(JSON.parse(event.payload)).toMatchObject({ settlementId: older.view.settlementId, status: 'SETTLED', matchedTransactionId: transactionId });
-    const results = h.ledger.listReconciliationResults(h.tenantId, {}).items.map((i) => i.value);
+    const results = (await h.ledger.listReconciliationResults(h.tenantId, {})).items.map((i) => i.value);
     expect(results[0]).toEqual({ transactionId, outcome: 'SETTLED', settlementId: older.view.settlementId, source: 'POSTING', reconciledAt: at });
     await h.ledger.settlements.cancel(h.tenantId, h.actor, newer.view.settlementId);
   });
@@ -182,14 +182,14 @@ describe('settlements', () => {
     await postLines(h, [chainLine(wallet, 'DEBIT', '3.000001'), chainLine(clearing, 'CREDIT', '3.000001')]);
     await postLines(h, [chainLine(wallet, 'DEBIT', '3', { chainId: 'SOLANA' }), chainLine(clearing, 'CREDIT', '3', { chainId: 'SOLANA' })]);
     await postLines(h, [chainLine(wallet, 'DEBIT', '3', { walletAddress: '0x00000000000000000000000000000000000000cc' }), chainLine(clearing, 'CREDIT', '3')]);
-    expect(h.ledger.settlements.get(h.tenantId, view.settlementId).status).toBe('PENDING');
+    expect((await h.ledger.settlements.get(h.tenantId, view.settlementId)).status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, view.settlementId);
   });
 
   it('a settlement that expects a sender is settled by a posting only once a watcher has seen that sender', async () => {
     const { view } = await register({ expectedAmount: '4', expectedFromAddress: SENDER });
     await postLines(h, [chainLine(wallet, 'DEBIT', '4', { txHash: '0xs1' }), chainLine(clearing, 'CREDIT', '4', { txHash: '0xs1' })]);
-    expect(h.ledger.settlements.get(h.tenantId, view.settlementId).status).toBe('PENDING');
+    expect((await h.ledger.settlements.get(h.tenantId, view.settlementId)).status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, view.settlementId);
   });
 
@@ -208,7 +208,7 @@ describe('settlements', () => {
     await h.ledger.settlements.cancel(h.tenantId, h.actor, watching.view.settlementId);
     const { view } = await register({ expectedAmount: '4', expectedFromAddress: SENDER });
     const { transactionId } = await postLines(h, [chainLine(wallet, 'DEBIT', '4', { txHash: '0xabcd12' }), chainLine(clearing, 'CREDIT', '4', { txHash: '0xabcd12' })]);
-    expect(h.ledger.settlements.get(h.tenantId, view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId });
+    expect(await h.ledger.settlements.get(h.tenantId, view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId });
   });
 
   it('two debit lines expecting different transfers each settle their own settlement', async () => {
@@ -219,8 +219,8 @@ describe('settlements', () => {
       chainLine(wallet, 'DEBIT', '6.25', { txHash: '0x5256' }),
       chainLine(clearing, 'CREDIT', '11.5', { txHash: '0x5256' }),
     ]);
-    expect(h.store.settlement(h.tenantId, five.view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 0 });
-    expect(h.store.settlement(h.tenantId, six.view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 1 });
+    expect(await h.store.settlement(h.tenantId, five.view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 0 });
+    expect(await h.store.settlement(h.tenantId, six.view.settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 1 });
   });
 
   it('the sender a watcher saw is looked up when any candidate expects one, so the oldest that expects it settles', async () => {
@@ -236,8 +236,8 @@ describe('settlements', () => {
     h.clock.advance(1);
     const anySender = await register({ expectedAmount: '8' });
     await postLines(h, [chainLine(wallet, 'DEBIT', '8', { txHash: '0xabcd88' }), chainLine(clearing, 'CREDIT', '8', { txHash: '0xabcd88' })]);
-    expect(h.store.settlement(h.tenantId, withSender.view.settlementId)!.status).toBe('SETTLED');
-    expect(h.store.settlement(h.tenantId, anySender.view.settlementId)!.status).toBe('PENDING');
+    expect((await h.store.settlement(h.tenantId, withSender.view.settlementId))!.status).toBe('SETTLED');
+    expect((await h.store.settlement(h.tenantId, anySender.view.settlementId))!.status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, anySender.view.settlementId);
   });
 
@@ -253,29 +253,29 @@ describe('settlements', () => {
     const b = await reg('2030-08-02T00:00:00.000Z');
     const c = await reg('2030-08-03T00:00:00.000Z');
     await h.ledger.settlements.cancel(t.tenantId, h.actor, b);
-    const ids = (q: Parameters<typeof h.ledger.settlements.list>[1]) => h.ledger.settlements.list(t.tenantId, q).items.map((i) => i.value.settlementId);
-    expect(ids({})).toEqual([c, b, a]);
-    expect(ids({ status: 'PENDING' })).toEqual([c, a]);
-    expect(ids({ status: 'CANCELLED' })).toEqual([b]);
-    expect(ids({ from: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([c, b]);
-    expect(ids({ to: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([b, a]);
-    expect(ids({ from: Date.parse('2030-08-02T00:00:00.000Z'), to: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([b]);
-    expect(() => ids({ from: 2, to: 1 })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must not be after to.', details: [{ path: 'from', message: 'is after to' }] }));
-    const page = h.ledger.settlements.list(t.tenantId, { limit: 1 });
-    expect(ids({ limit: 1, cursor: page.nextCursor! })).toEqual([b]);
+    const ids = async (q: Parameters<typeof h.ledger.settlements.list>[1]) => (await h.ledger.settlements.list(t.tenantId, q)).items.map((i) => i.value.settlementId);
+    expect(await ids({})).toEqual([c, b, a]);
+    expect(await ids({ status: 'PENDING' })).toEqual([c, a]);
+    expect(await ids({ status: 'CANCELLED' })).toEqual([b]);
+    expect(await ids({ from: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([c, b]);
+    expect(await ids({ to: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([b, a]);
+    expect(await ids({ from: Date.parse('2030-08-02T00:00:00.000Z'), to: Date.parse('2030-08-02T00:00:00.000Z') })).toEqual([b]);
+    await expect(ids({ from: 2, to: 1 })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: from must not be after to.', details: [{ path: 'from', message: 'is after to' }] }));
+    const page = await h.ledger.settlements.list(t.tenantId, { limit: 1 });
+    expect(await ids({ limit: 1, cursor: page.nextCursor! })).toEqual([b]);
     for (const other of [{ status: 'PENDING' as const }, { from: 1 }, { to: Date.parse('2031-01-01T00:00:00.000Z') }]) {
-      expect(() => ids({ ...other, cursor: page.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      await expect(ids({ ...other, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
     }
     // A cursor of one filter does not page another filter of the same kind, nor another tenant's list.
-    const pendingPage = h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
-    expect(() => ids({ status: 'CANCELLED', cursor: pendingPage.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-    const fromPage = h.ledger.settlements.list(t.tenantId, { from: 1, limit: 1 });
-    expect(() => ids({ from: 2, cursor: fromPage.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-    const toPage = h.ledger.settlements.list(t.tenantId, { to: Date.parse('2031-01-01T00:00:00.000Z'), limit: 1 });
-    expect(() => ids({ to: Date.parse('2031-01-02T00:00:00.000Z'), cursor: toPage.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-    expect(() => h.ledger.settlements.list(h.tenantId, { limit: 1, cursor: page.nextCursor! })).toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
-    const filtered = h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
-    expect(ids({ status: 'PENDING', limit: 1, cursor: filtered.nextCursor! })).toEqual([a]);
+    const pendingPage = await h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
+    await expect(ids({ status: 'CANCELLED', cursor: pendingPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    const fromPage = await h.ledger.settlements.list(t.tenantId, { from: 1, limit: 1 });
+    await expect(ids({ from: 2, cursor: fromPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    const toPage = await h.ledger.settlements.list(t.tenantId, { to: Date.parse('2031-01-01T00:00:00.000Z'), limit: 1 });
+    await expect(ids({ to: Date.parse('2031-01-02T00:00:00.000Z'), cursor: toPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(h.ledger.settlements.list(h.tenantId, { limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    const filtered = await h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
+    expect(await ids({ status: 'PENDING', limit: 1, cursor: filtered.nextCursor! })).toEqual([a]);
     await h.ledger.settlements.cancel(t.tenantId, h.actor, a);
     await h.ledger.settlements.cancel(t.tenantId, h.actor, c);
   });
@@ -292,15 +292,15 @@ describe('settlements', () => {
       expect(await t.ledger.settlements.expireDue(100)).toBe(0);
       t.clock.set('2030-09-01T00:01:00.000Z');
       expect(await t.ledger.settlements.expireDue(100)).toBe(1);
-      const expired = t.ledger.settlements.get(t.tenantId, id);
+      const expired = await t.ledger.settlements.get(t.tenantId, id);
       expect(expired.status).toBe('UNMATCHED');
       expect(expired).not.toHaveProperty('expiresAt');
-      const record = auditOf(t).at(-1)!;
+      const record = (await auditOf(t)).at(-1)!;
       expect(record.action).toBe('SETTLEMENT_UNMATCHED');
       expect(record.actorKeyId).toBe('system');
       expect(record.type).toBe('HUMAN');
       expect(record.payload).toEqual({ settlementId: id, accountId: acct, expiredAt: '2030-09-01T00:01:00.000Z' });
-      const event = t.store.outboxAfter(t.tenantId, t.store.lastOutboxSeq(t.tenantId) - 1)!;
+      const event = (await t.store.outboxAfter(t.tenantId, (await t.store.lastOutboxSeq(t.tenantId)) - 1))!;
       expect(event.type).toBe('settlement.unmatched');
       expect(event.createdAt).toBe('2030-09-01T00:01:00.000Z');
       expect(JSON.parse(event.payload)).toMatchObject({ settlementId: id, status: 'UNMATCHED' });
@@ -331,7 +331,7 @@ describe('settlements', () => {
       expect(reads.n).toBe(1);
       expect(await t.ledger.settlements.expireDue(10)).toBe(1);
       expect(reads.n).toBe(2);
-      expect(t.ledger.settlements.get(t.tenantId, (JSON.parse(res.body) as { settlementId: string }).settlementId).status).toBe('UNMATCHED');
+      expect((await t.ledger.settlements.get(t.tenantId, (JSON.parse(res.body) as { settlementId: string }).settlementId)).status).toBe('UNMATCHED');
       // After a sweep the expiry is read again on the next call.
       expect(await t.ledger.settlements.expireDue(10)).toBe(0);
       expect(reads.n).toBe(3);

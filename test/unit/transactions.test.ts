@@ -49,24 +49,24 @@ describe('transactions', () => {
     expect(res.status).toBe(201);
     const { transactionId } = JSON.parse(res.body) as { transactionId: string };
     expect(Object.keys(JSON.parse(res.body))).toEqual(['transactionId']);
-    const doc = JSON.parse(toJsonText(h.ledger.transactions.get(h.tenantId, transactionId)));
+    const doc = JSON.parse(toJsonText(await h.ledger.transactions.get(h.tenantId, transactionId)));
     expect(doc).toMatchObject({ transactionId, metadata: { order: '42' }, createdAt: '2030-03-01T10:00:00.000Z' });
     expect(doc.lines).toHaveLength(2);
     expect(doc.lines[0]).toMatchObject({ accountId: cash, transactionId, type: 'DEBIT', description: 'in', monetary: { type: 'FIAT', amount: 12.3, currency: 'USD', rail: 'ACH', bankReference: null } });
     expect(doc.lines[1]).toMatchObject({ accountId: sales, type: 'CREDIT', createdAt: '2030-03-01T10:00:00.000Z' });
     expect(doc.lines[1]).not.toHaveProperty('description');
-    expect(h.store.currentBalance(h.tenantId, cash, 'USD')).toBe(1230n);
-    expect(h.store.currentBalance(h.tenantId, sales, 'USD')).toBe(-1230n);
-    const record = auditOf(h).at(-1)!;
+    expect(await h.store.currentBalance(h.tenantId, cash, 'USD')).toBe(1230n);
+    expect(await h.store.currentBalance(h.tenantId, sales, 'USD')).toBe(-1230n);
+    const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('POST_TRANSACTION');
     expect(record.occurredAt).toBe('2030-03-01T10:00:00.000Z');
     expect(record.payload).toEqual({ transactionId, lineCount: 2, idempotencyKey: key });
-    const event = h.store.outboxAfter(h.tenantId, h.store.lastOutboxSeq(h.tenantId) - 1)!;
+    const event = (await h.store.outboxAfter(h.tenantId, (await h.store.lastOutboxSeq(h.tenantId)) - 1))!;
     expect(event.type).toBe('transaction.committed');
     expect(JSON.parse(event.payload)).toEqual(doc);
     expect(event.createdAt).toBe('2030-03-01T10:00:00.000Z');
     // The idempotency record holds the response and the request's hash.
-    const stored = h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key)!;
+    const stored = (await h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key))!;
     expect(stored).toEqual({ requestHash: stored.requestHash, status: 201, body: res.body });
     expect(POST_TRANSACTION_ENDPOINT).toBe('POST /api/v1/transactions');
   });
@@ -76,36 +76,36 @@ describe('transactions', () => {
     const b = await account(h, { type: 'LIABILITY' });
     const { transactionId } = await postLines(h, [fiatLine(a, 'DEBIT', '1'), fiatLine(a, 'DEBIT', '2'), fiatLine(b, 'CREDIT', '3')]);
     await postLines(h, [fiatLine(a, 'CREDIT', '0.5'), fiatLine(b, 'DEBIT', '0.5')]);
-    const statement = h.ledger.statement(h.tenantId, a, 0, h.clock.now().getTime());
+    const statement = await h.ledger.statement(h.tenantId, a, 0, h.clock.now().getTime());
     expect(statement.movements.map((m) => [m.type, m.amount.text])).toEqual([
       ['DEBIT', '1'],
       ['DEBIT', '2'],
       ['CREDIT', '0.5'],
     ]);
-    expect(h.store.entriesBetween(h.tenantId, a, 'USD', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 10).map((e) => [e.lineNo, e.balanceAfterMinor])).toEqual([
+    expect((await h.store.entriesBetween(h.tenantId, a, 'USD', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 10)).map((e) => [e.lineNo, e.balanceAfterMinor])).toEqual([
       [0, 100n],
       [1, 300n],
       [0, 250n],
     ]);
-    expect(h.store.balances(h.tenantId, a)).toEqual(new Map([['USD', 250n]]));
-    expect(h.store.balances(h.tenantId, b)).toEqual(new Map([['USD', -250n]]));
-    expect(h.store.entriesBetween(h.tenantId, b, 'USD', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 10)[0]!.transactionId).toBe(transactionId);
+    expect(await h.store.balances(h.tenantId, a)).toEqual(new Map([['USD', 250n]]));
+    expect(await h.store.balances(h.tenantId, b)).toEqual(new Map([['USD', -250n]]));
+    expect((await h.store.entriesBetween(h.tenantId, b, 'USD', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', 10))[0]!.transactionId).toBe(transactionId);
   });
 
   it('a replay answers the original response and writes nothing; another body under the key is refused', async () => {
     const key = newKey();
     const body = { lines: [fiatLine(cash, 'DEBIT', '2.5'), fiatLine(sales, 'CREDIT', '2.5')] };
     const first = await h.ledger.transactions.post(h.tenantId, h.actor, key, body);
-    const audits = auditOf(h).length;
+    const audits = (await auditOf(h)).length;
     const again = await h.ledger.transactions.post(h.tenantId, h.actor, key, { lines: [fiatLine(cash, 'DEBIT', '2.50'), fiatLine(sales, 'CREDIT', '2.50')] });
     expect(again).toEqual(first);
-    expect(auditOf(h).length).toBe(audits);
+    expect((await auditOf(h)).length).toBe(audits);
     await expect(h.ledger.transactions.post(h.tenantId, h.actor, key, { lines: [fiatLine(cash, 'DEBIT', '3'), fiatLine(sales, 'CREDIT', '3')] })).rejects.toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',
       message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
     });
     // The hash stored is the hash of the fingerprint.
-    const stored = h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key)!;
+    const stored = (await h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key))!;
     expect(stored.requestHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -124,7 +124,7 @@ describe('transactions', () => {
     await expect(h.ledger.transactions.post(h.tenantId, h.actor, key, { lines: [fiatLine(cash, 'DEBIT', '1'), fiatLine(sales, 'CREDIT', '2')] })).rejects.toMatchObject({
       code: 'UNBALANCED',
     });
-    expect(h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key)).toBeUndefined();
+    expect(await h.store.idempotency(h.tenantId, POST_TRANSACTION_ENDPOINT, key)).toBeUndefined();
   });
 
   it('refuses an unknown account and a fiat line in another currency, naming the line', async () => {
@@ -139,8 +139,8 @@ describe('transactions', () => {
     });
     // An on-chain line may sit on an account of any currency.
     const { transactionId } = await postLines(h, [chainLine(brl, 'DEBIT', '5'), chainLine(sales, 'CREDIT', '5')]);
-    expect(h.store.currentBalance(h.tenantId, brl, 'USDC')).toBe(5_000_000n);
-    expect(h.store.onchainLineRefs(h.tenantId, 'EVM', '0xabc')).toContainEqual({ transactionId, lineNo: 0 });
+    expect(await h.store.currentBalance(h.tenantId, brl, 'USDC')).toBe(5_000_000n);
+    expect(await h.store.onchainLineRefs(h.tenantId, 'EVM', '0xabc')).toContainEqual({ transactionId, lineNo: 0 });
     // Another tenant's account is not found either.
     const other = await h.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
     const theirs = await account(h, {}, other.tenantId);
@@ -150,10 +150,10 @@ describe('transactions', () => {
   it('checkAccounts checks every line, the last included', async () => {
     const unknown = '0190a1b2-0000-7000-8000-0000000000fe';
     const tx = h.store as unknown as Parameters<typeof checkAccounts>[0];
-    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(sales, 'CREDIT', 1n), usdLine(unknown, 'CREDIT', 1n)] })).toThrow(
+    await expect(checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(sales, 'CREDIT', 1n), usdLine(unknown, 'CREDIT', 1n)] })).rejects.toThrow(
       expect.objectContaining({ code: 'ACCOUNT_NOT_FOUND', message: expect.stringContaining('lines.2.accountId') }),
     );
-    expect(() => checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(brl, 'CREDIT', 1n, { asset: 'BRL' })] })).not.toThrow();
+    await expect(checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(brl, 'CREDIT', 1n, { asset: 'BRL' })] })).resolves.not.toThrow();
   });
 
   it('renderPosting gives each line an id and a head, under the transaction id given or a new one', () => {
@@ -168,8 +168,8 @@ describe('transactions', () => {
     expect(fresh.entryIds).toEqual(['id-4', 'id-5']);
   });
 
-  it('get answers 404 for an unknown transaction', () => {
-    expect(() => h.ledger.transactions.get(h.tenantId, '0190a1b2-0000-7000-8000-0000000000fd')).toThrow(
+  it('get answers 404 for an unknown transaction', async () => {
+    await expect(h.ledger.transactions.get(h.tenantId, '0190a1b2-0000-7000-8000-0000000000fd')).rejects.toThrow(
       expect.objectContaining({ code: 'NOT_FOUND', message: 'Transaction 0190a1b2-0000-7000-8000-0000000000fd was not found.' }),
     );
   });
@@ -180,12 +180,12 @@ describe('transactions', () => {
     const b = await account(h, {}, t.tenantId);
     const ids: string[] = [];
     for (let i = 1; i <= 3; i++) ids.push((await postLines(h, [fiatLine(a, 'DEBIT', `${i}`), fiatLine(b, 'CREDIT', `${i}`)], undefined, t.tenantId)).transactionId);
-    const page = h.ledger.transactions.list(t.tenantId, { limit: 2 });
+    const page = await h.ledger.transactions.list(t.tenantId, { limit: 2 });
     expect(page.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[2], ids[1]]);
-    const rest = h.ledger.transactions.list(t.tenantId, { limit: 2, cursor: page.nextCursor! });
+    const rest = await h.ledger.transactions.list(t.tenantId, { limit: 2, cursor: page.nextCursor! });
     expect(rest.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[0]]);
     expect(rest.nextCursor).toBeNull();
-    expect(() => h.ledger.transactions.list(h.tenantId, { cursor: page.nextCursor! })).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    await expect(h.ledger.transactions.list(h.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 
   it('the request hash covers the fingerprint', () => {

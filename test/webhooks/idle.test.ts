@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
+import { collect } from '../helpers/rows.js';
 import { makeTenant } from './support.js';
 
 describe('webhook sender at rest', () => {
@@ -25,8 +26,8 @@ describe('webhook sender at rest', () => {
 
     // Both deliveries recorded as DELIVERED: from here on nothing is committed, so the sender should rest.
     const store = t.server.ledger.store;
-    const delivered = (tenantId: string) => [...store.webhookDeliveriesPage(tenantId, null, 10)].map((d) => d.status);
-    await until('both deliveries recorded', () => tenants.every((tn) => delivered(tn.id).join() === 'DELIVERED'));
+    const delivered = async (tenantId: string) => (await collect(store.webhookDeliveriesPage(tenantId, null, 10))).map((d) => d.status);
+    await until('both deliveries recorded', async () => (await Promise.all(tenants.map((tn) => delivered(tn.id)))).every((s) => s.join() === 'DELIVERED'));
 
     // Counts how often the sender lists the tenants' webhooks while nothing is committed.
     const list = store.webhooks.bind(store);

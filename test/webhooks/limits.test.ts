@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { collect } from '../helpers/rows.js';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { generate } from 'selfsigned';
@@ -28,7 +29,7 @@ const KiB = 1024;
 const realSetTimeout = globalThis.setTimeout;
 const realSleep = (ms: number) => new Promise<void>((resolve) => realSetTimeout(resolve, ms));
 
-const deliveries = (store: Pick<SqliteStore, 'webhookDeliveriesPage'>, tenantId: string): DeliveryState[] => [...store.webhookDeliveriesPage(tenantId, null, 20)];
+const deliveries = (store: Pick<SqliteStore, 'webhookDeliveriesPage'>, tenantId: string): Promise<DeliveryState[]> => collect(store.webhookDeliveriesPage(tenantId, null, 20));
 const attemptsAt = (r: Receiver, path: string) => r.received.filter((x) => x.path.split('?')[0] === path);
 
 describe('at most 64 KiB of the answer is read (real server and sender, receiver answering an endless body)', () => {
@@ -89,8 +90,8 @@ describe('at most 64 KiB of the answer is read (real server and sender, receiver
     await tn.setWebhook(`${r.url}/endless-200`);
     const started = Date.now();
     await tn.pay('1.00');
-    const [state] = await until('the event DELIVERED', () => {
-      const ds = deliveries(t.server.ledger.store, tn.id);
+    const [state] = await until('the event DELIVERED', async () => {
+      const ds = (await deliveries(t.server.ledger.store, tn.id));
       return ds[0]?.status === 'DELIVERED' && ds;
     });
     // well within the 10 s time-out: the sender did not wait for the body to end
@@ -114,8 +115,8 @@ describe('at most 64 KiB of the answer is read (real server and sender, receiver
     expect(attemptsAt(r, '/endless-500').slice(0, 2).map((x) => x.headers['x-ledger-delivery-attempt'])).toEqual(['1', '2']);
     await until('two answers closed', () => answers.filter((a) => a.closed).length >= 2);
     for (const a of answers.filter((x) => x.closed)) readThenClosed(a);
-    const [state] = await until('two attempts recorded', () => {
-      const ds = deliveries(t.server.ledger.store, tn.id);
+    const [state] = await until('two attempts recorded', async () => {
+      const ds = (await deliveries(t.server.ledger.store, tn.id));
       return (ds[0]?.attempts ?? 0) >= 2 && ds;
     });
     expect(state).toMatchObject({ status: 'PENDING', lastStatusCode: 500, lastError: 'answered 500' });
@@ -145,12 +146,12 @@ describe('the time-out of an attempt', () => {
     };
     dir = mkdtempSync(join(tmpdir(), 'ledger-wh-timeout-'));
     store = await SqliteStore.open(join(dir, 'ledger.db'));
-    writer = new LocalWriter(store);
-    ledger = new Ledger(store, writer);
+    writer = await LocalWriter.open(store);
+    ledger = await Ledger.open(store, writer);
   });
   afterAll(async () => {
     await writer?.close();
-    store?.close();
+    await store?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     await r?.close();
   });
@@ -199,8 +200,8 @@ describe('the time-out of an attempt', () => {
         ],
       });
       // the first attempt fails by the time-out, and is recorded so
-      const first = await until('the first attempt recorded', () => {
-        const [s] = deliveries(store, tenantId);
+      const first = await until('the first attempt recorded', async () => {
+        const [s] = (await deliveries(store, tenantId));
         return s?.attempts === 1 && s;
       });
       expect(first).toMatchObject({ status: 'PENDING', lastStatusCode: null, lastError: `no answer within ${TIMEOUT} ms` });
@@ -212,17 +213,17 @@ describe('the time-out of an attempt', () => {
       expect(wait).toBeLessThanOrEqual(DELAY * 1.2);
       const h1 = hung[from]!;
       expect(h1.attempt).toBe('1');
-      await until('the connection of attempt 1 closed', () => h1.closedAt !== undefined);
+      await until('the connection of attempt 1 closed', async () => h1.closedAt !== undefined);
       expect(h1.closedAt! - h1.at).toBeLessThanOrEqual(TIMEOUT + 1_000);
       // retried: attempt 2 comes and is abandoned the same way
-      await until('attempt 2 recorded', () => deliveries(store, tenantId)[0]?.attempts === 2, 10_000);
+      await until('attempt 2 recorded', async () => (await deliveries(store, tenantId))[0]?.attempts === 2, 10_000);
       expect(hung.slice(from).map((h) => h.attempt)).toEqual(['1', '2']);
       expect(hung[from + 1]!.at - h1.at).toBeGreaterThanOrEqual(DELAY * 0.8);
-      expect(deliveries(store, tenantId)[0]).toMatchObject({ status: 'PENDING', attempts: 2, lastError: `no answer within ${TIMEOUT} ms` });
+      expect((await deliveries(store, tenantId))[0]).toMatchObject({ status: 'PENDING', attempts: 2, lastError: `no answer within ${TIMEOUT} ms` });
       // a receiver that answers again gets it on attempt 3
       answerHang = true;
-      const done = await until('the event DELIVERED', () => {
-        const [s] = deliveries(store, tenantId);
+      const done = await until('the event DELIVERED', async () => {
+        const [s] = (await deliveries(store, tenantId));
         return s?.status === 'DELIVERED' && s;
       });
       expect(done).toMatchObject({ attempts: 3, lastStatusCode: 200, lastError: null });
@@ -322,16 +323,16 @@ describe('the certificate is checked against the name (receiver certificate from
     await wrong.setWebhook(`https://${WRONG}:${port}/wrong`);
     // the right name first: a kept-alive connection to 127.0.0.1:port exists when the other name is tried
     await right.pay('1.00');
-    const [ok] = await until('the right name DELIVERED', () => {
-      const ds = deliveries(t.server.ledger.store, right.id);
+    const [ok] = await until('the right name DELIVERED', async () => {
+      const ds = (await deliveries(t.server.ledger.store, right.id));
       return ds[0]?.status === 'DELIVERED' && ds;
     });
     expect(ok).toMatchObject({ attempts: 1, lastStatusCode: 200 });
     expect(received).toEqual([{ path: '/right', servername: RIGHT }]);
 
     await wrong.pay('1.00');
-    const [refused] = await until('two attempts to the wrong name recorded', () => {
-      const ds = deliveries(t.server.ledger.store, wrong.id);
+    const [refused] = await until('two attempts to the wrong name recorded', async () => {
+      const ds = (await deliveries(t.server.ledger.store, wrong.id));
       return (ds[0]?.attempts ?? 0) >= 2 && ds;
     });
     expect(refused).toMatchObject({ status: 'PENDING', lastStatusCode: null });
@@ -343,7 +344,7 @@ describe('the certificate is checked against the name (receiver certificate from
 
     // the right name still goes through beside it
     await right.pay('2.00');
-    await until('the second event of the right name DELIVERED', () => deliveries(t.server.ledger.store, right.id).filter((d) => d.status === 'DELIVERED').length === 2);
-    expect(deliveries(t.server.ledger.store, wrong.id).every((d) => d.status !== 'DELIVERED')).toBe(true);
+    await until('the second event of the right name DELIVERED', async () => (await deliveries(t.server.ledger.store, right.id)).filter((d) => d.status === 'DELIVERED').length === 2);
+    expect((await deliveries(t.server.ledger.store, wrong.id)).every((d) => d.status !== 'DELIVERED')).toBe(true);
   });
 });

@@ -46,8 +46,8 @@ export function registerAccounts(program: Command): void {
       action(async (options: CreateOptions, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const body = parseWith(createAccountBody, await askMissing(options), 'account');
-        const account = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const account = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.createAccount(tenantId, body, cliActor);
         });
         if (options.json) return printJson(account);
@@ -74,9 +74,9 @@ export function registerAccounts(program: Command): void {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const range = parseWith(statementQuery, { from: options.from, to: options.to }, 'period');
-        const { account, statement } = await withLedger(command, (ledger) => ({
-          account: accountView(ledger.getAccount(tenantId, id)),
-          statement: ledger.statement(tenantId, id, range.from!, range.to!),
+        const { account, statement } = await withLedger(command, async (ledger) => ({
+          account: accountView(await ledger.getAccount(tenantId, id)),
+          statement: await ledger.statement(tenantId, id, range.from!, range.to!),
         }));
         if (options.json) return printJson(statement);
         process.stdout.write(`${bold(account.name)} (${account.type}, ${statement.currency})\n${statement.from} to ${statement.to}\n`);

@@ -58,8 +58,8 @@ export function registerAgents(program: Command): void {
           },
           'options',
         );
-        const rule = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const rule = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.createPolicyRule(tenantId, cliActor, body);
         });
         if (options.json) return printJson(rule);
@@ -75,8 +75,8 @@ export function registerAgents(program: Command): void {
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const rules = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const rules = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.listPolicyRules(tenantId);
         });
         if (options.json) return printJson(rules);
@@ -96,8 +96,8 @@ export function registerAgents(program: Command): void {
       action(async (ruleId: string, options: { tenant: string }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const id = parseWith(uuidSchema, ruleId, 'ruleId');
-        await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.deletePolicyRule(tenantId, cliActor, id);
         });
         process.stdout.write(`Policy rule ${id} deleted.\n`);
@@ -114,8 +114,8 @@ export function registerAgents(program: Command): void {
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const page = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const page = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.agents.list(tenantId, { status: 'PENDING_APPROVAL', limit: PAGE_SIZE_MAX });
         });
         if (options.json) return printJson(page);
@@ -146,8 +146,8 @@ export function registerAgents(program: Command): void {
         action(async (rawId: string, options: { tenant: string; json?: boolean }, command: Command) => {
           const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
           const id = parseWith(uuidSchema, rawId, 'id');
-          const result = await withLedger(command, (ledger) => {
-            ledger.requireTenant(tenantId);
+          const result = await withLedger(command, async (ledger) => {
+            await ledger.requireTenant(tenantId);
             return ledger.agents.decide(tenantId, operatorOnAgents, [], id, decision);
           });
           if (options.json) return printJson(result);

@@ -19,10 +19,10 @@ interface ExportOptions {
 }
 
 /** Writes the export to stdout as it is read, waiting when the pipe is full; a progress count on stderr at a terminal. */
-async function writeExport(chunks: Iterable<string>): Promise<void> {
+async function writeExport(chunks: AsyncIterable<string>): Promise<void> {
   const progress = process.stderr.isTTY;
   let records = 0;
-  for (const chunk of chunks) {
+  for await (const chunk of chunks) {
     if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
     if (progress) {
       for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) records++;
@@ -84,7 +84,7 @@ export function registerAudit(program: Command): void {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const query = parseWith(auditExportQuery, { from: options.from, to: options.to, type: options.type }, 'options');
         await withLedger(command, async (ledger) => {
-          ledger.requireTenant(tenantId);
+          await ledger.requireTenant(tenantId);
           await writeExport(ledger.exportAudit(tenantId, query));
         });
       }),
@@ -101,8 +101,8 @@ export function registerAudit(program: Command): void {
         if (options.file !== undefined) return printReport(await verifyFile(options.file));
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         printReport(
-          await withLedger(command, (ledger) => {
-            ledger.requireTenant(tenantId);
+          await withLedger(command, async (ledger) => {
+            await ledger.requireTenant(tenantId);
             return ledger.verifyAuditChain(tenantId);
           }),
         );

@@ -27,8 +27,8 @@ export function registerKeys(program: Command): void {
       action(async (options: { tenant: string; scopes?: string; json?: boolean }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const body = parseWith(createApiKeyBody, { scopes: await chooseScopes(options.scopes) }, '--scopes');
-        const key = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const key = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.createApiKey(tenantId, body.scopes, cliActor);
         });
         if (options.json) return printJson(key);
@@ -44,8 +44,8 @@ export function registerKeys(program: Command): void {
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const list = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const list = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.listApiKeys(tenantId);
         });
         if (options.json) return printJson(list);

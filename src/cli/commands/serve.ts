@@ -1,6 +1,6 @@
 // `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
 import type { Command } from 'commander';
-import { action, dbPath } from '../common.js';
+import { action, dbOption } from '../common.js';
 import { startServer, untilSignal } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
@@ -74,7 +74,7 @@ export function registerServe(program: Command): void {
   addChainOptions(addWebhookOptions(serve)).action(
       action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string } & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
-          dbPath: dbPath(command),
+          db: dbOption(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),

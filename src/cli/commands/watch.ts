@@ -1,9 +1,6 @@
 // `ledger watch`: the chain watchers alone, beside a server on the same database; `ledger watch status`: how far each got.
 import type { Command } from 'commander';
-import { action, dbPath, printJson, printTable, withLedger } from '../common.js';
-import { Ledger } from '../../core/ledger.js';
-import { SqliteStore } from '../../store/sqliteStore.js';
-import { LocalWriter } from '../../store/localWriter.js';
+import { action, openCommandLedger, printJson, printTable, withLedger } from '../common.js';
 import { startWatchers, untilSignal } from '../../server/serve.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { chains } from '../../core/money.js';
@@ -26,14 +23,12 @@ export function registerWatch(program: Command): void {
       if (!settings.evmRpc && !settings.solanaRpc && !settings.tronApi) {
         throw invalid('Nothing to watch: give --evm-rpc, --solana-rpc or --tron-api (or LEDGER_EVM_RPC_URL, LEDGER_SOLANA_RPC_URL, LEDGER_TRON_API_URL).');
       }
-      const store = await SqliteStore.open(dbPath(command));
-      const writer = new LocalWriter(store);
+      const opened = await openCommandLedger(command);
       let watchers: Array<{ close(): Promise<void> }>;
       try {
-        watchers = await startWatchers(new Ledger(store, writer), log, settings);
+        watchers = await startWatchers(opened.ledger, log, settings);
       } catch (error) {
-        await writer.close();
-        store.close();
+        await opened.close();
         throw error;
       }
       const keepOpen = setInterval(() => {}, 60_000);
@@ -43,8 +38,7 @@ export function registerWatch(program: Command): void {
           close: async () => {
             clearInterval(keepOpen);
             await Promise.all(watchers.map((w) => w.close()));
-            await writer.close();
-            store.close();
+            await opened.close();
           },
         },
         log,
@@ -66,7 +60,7 @@ export function registerWatch(program: Command): void {
         const rows = await withLedger(command, async (ledger) =>
           Promise.all(
             chains.map(async (chain) => {
-              const checkpoint = ledger.store.chainCheckpoint(chain);
+              const checkpoint = await ledger.store.chainCheckpoint(chain);
               const endpoint = { EVM: flags.evmRpc, SOLANA: flags.solanaRpc, TRON: flags.tronApi }[chain] ?? null;
               const head = endpoint === null ? null : await headOf[chain](endpoint);
               return {

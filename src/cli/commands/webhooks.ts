@@ -1,11 +1,8 @@
 // `ledger webhooks run|deliveries|redeliver`: the sender on its own, and what it has done.
 import type { Command } from 'commander';
-import { action, dbPath, pagedListing, withLedger } from '../common.js';
+import { action, openCommandLedger, pagedListing, withLedger } from '../common.js';
 import { uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { Ledger } from '../../core/ledger.js';
-import { SqliteStore } from '../../store/sqliteStore.js';
-import { LocalWriter } from '../../store/localWriter.js';
 import { WebhookSender } from '../../server/webhooks/sender.js';
 import { untilSignal, urlPolicyOf } from '../../server/serve.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
@@ -18,9 +15,8 @@ export function registerWebhooks(program: Command): void {
     webhooks.command('run').description('run the webhook sender alone, beside a server on the same database, until SIGINT or SIGTERM'),
   ).action(
     action(async (options: WebhookFlags, command: Command) => {
-      const store = await SqliteStore.open(dbPath(command));
-      const writer = new LocalWriter(store);
-      const sender = new WebhookSender(new Ledger(store, writer), log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
+      const opened = await openCommandLedger(command);
+      const sender = new WebhookSender(opened.ledger, log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
       // The sender's own timer does not hold the process open (beside a server it need not); here it is all there is.
       const keepOpen = setInterval(() => {}, 60_000);
       // The signals are handled before the line a supervisor waits for is printed.
@@ -29,8 +25,7 @@ export function registerWebhooks(program: Command): void {
           close: async () => {
             clearInterval(keepOpen);
             await sender.close();
-            await writer.close();
-            store.close();
+            await opened.close();
           },
         },
         log,
@@ -56,8 +51,8 @@ export function registerWebhooks(program: Command): void {
       action(async (eventId: string, options: { tenant: string }, command: Command) => {
         const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
         const id = parseWith(uuidSchema, eventId, 'eventId');
-        const queued = await withLedger(command, (ledger) => {
-          ledger.requireTenant(tenantId);
+        const queued = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
           return ledger.redeliver(tenantId, id);
         });
         process.stdout.write(`Event ${queued.eventId} queued for delivery (${queued.status}).\n`);

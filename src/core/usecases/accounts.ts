@@ -8,7 +8,7 @@ import type { Account } from '../types.js';
 import { accountView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 
-export function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
+export async function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
   const { tx, ids, commitClock } = ctx;
   const { body } = args;
   const account: Omit<Account, 'seq'> = {
@@ -20,8 +20,8 @@ export function createAccountCommand(ctx: WriteContext, args: { tenantId: string
     type: body.type,
     createdAt: commitClock.next(),
   };
-  tx.insertAccount(account);
-  appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_ACCOUNT', account.createdAt, {
+  await tx.insertAccount(account);
+  await appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_ACCOUNT', account.createdAt, {
     accountId: account.id,
     name: account.name,
     currency: account.currency,
@@ -33,8 +33,8 @@ export function createAccountCommand(ctx: WriteContext, args: { tenantId: string
 export const createAccount = (deps: Deps, tenantId: string, body: CreateAccountBody, actor: Actor) =>
   deps.writer.run('createAccount', { tenantId, body, actor });
 
-export function requireAccount(deps: Deps, tenantId: string, accountId: string): Account {
-  const account = deps.store.account(tenantId, accountId);
+export async function requireAccount(deps: Deps, tenantId: string, accountId: string): Promise<Account> {
+  const account = await deps.store.account(tenantId, accountId);
   if (!account) throw notFound(`Account ${accountId}`);
   return account;
 }

@@ -32,24 +32,24 @@ export type ExecuteOutcome = StoredResponse | { refused: { ruleId: string; messa
  * Judges and then posts, holds, or refuses, all in one write: the limits count what is committed before this
  * transaction, so concurrent requests cannot both slip under one. A refusal writes only its audit record.
  */
-export function executeAgentTransactionCommand(
+export async function executeAgentTransactionCommand(
   ctx: WriteContext,
   args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
-): ExecuteOutcome {
+): Promise<ExecuteOutcome> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
-  checkAccounts(tx, tenantId, input);
+  await checkAccounts(tx, tenantId, input);
   const at = commitClock.next();
   const debits = debitsOf(input.lines);
-  const verdict = evaluatePolicy(tx.policyRules(tenantId), {
+  const verdict = evaluatePolicy(await tx.policyRules(tenantId), {
     rawKey: args.rawKey,
     lines: input.lines,
     debits,
-    sessionDebits: sumDebits(tx.agentDebits(tenantId, actor.keyId, { sessionId })),
-    hourDebits: sumDebits(tx.agentDebits(tenantId, actor.keyId, { since: toIso(Date.parse(at) - AGENT_HOUR_MS) })),
+    sessionDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { sessionId })),
+    hourDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { since: toIso(Date.parse(at) - AGENT_HOUR_MS) })),
   });
   if (verdict.kind === 'REFUSE') {
-    appendAudit(tx, ids, tenantId, actor, 'POLICY_VIOLATION', at, {
+    await appendAudit(tx, ids, tenantId, actor, 'POLICY_VIOLATION', at, {
       ruleId: verdict.rule.id,
       ruleType: verdict.rule.type,
       sessionId,
@@ -60,58 +60,58 @@ export function executeAgentTransactionCommand(
   }
   const { transactionId } = args.rendered;
   const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
-  tx.insertAgentTransaction(
+  await tx.insertAgentTransaction(
     { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
     debitsJson(debits),
   );
   const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
   if (status === 'POSTED') {
-    writePosting(ctx, { tenantId, actor, input, rendered: args.rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+    await writePosting(ctx, { tenantId, actor, input, rendered: args.rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
   } else {
-    appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
+    await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
   }
   const response: StoredResponse = { status: status === 'POSTED' ? 201 : 202, body: JSON.stringify({ transactionId, status }) };
-  tx.insertIdempotency(tenantId, AGENT_EXECUTE_ENDPOINT, key, { requestHash: args.hash, ...response }, at);
+  await tx.insertIdempotency(tenantId, AGENT_EXECUTE_ENDPOINT, key, { requestHash: args.hash, ...response }, at);
   return response;
 }
 
-function requireRecord(ctx: WriteContext, tenantId: string, id: string): AgentTransaction {
-  const record = ctx.tx.agentTransaction(tenantId, id);
+async function requireRecord(ctx: WriteContext, tenantId: string, id: string): Promise<AgentTransaction> {
+  const record = await ctx.tx.agentTransaction(tenantId, id);
   if (!record) throw notFound(`Agent transaction ${id}`);
   return record;
 }
 
 /** A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. */
-export function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT' }) {
+export async function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT' }) {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, id } = args;
-  const record = requireRecord(ctx, tenantId, id);
+  const record = await requireRecord(ctx, tenantId, id);
   if (record.actorKeyId === actor.keyId) throw new LedgerError('FORBIDDEN', 'The key that executed a transaction cannot approve or reject it.');
   if (record.status !== 'PENDING_APPROVAL') throw new LedgerError('CONFLICT', `Agent transaction ${id} is ${record.status}, not PENDING_APPROVAL.`);
   const at = commitClock.next();
   const status: AgentStatus = args.decision === 'APPROVE' ? 'POSTED' : 'REJECTED';
-  const moved = tx.decideAgentTransaction(tenantId, id, 'PENDING_APPROVAL', { status, decidedAt: at, decidedBy: actor.keyId, reversalTransactionId: null });
+  const moved = await tx.decideAgentTransaction(tenantId, id, 'PENDING_APPROVAL', { status, decidedAt: at, decidedBy: actor.keyId, reversalTransactionId: null });
   if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} was decided meanwhile.`);
   const payload = { transactionId: id, sessionId: record.sessionId, executedBy: record.actorKeyId };
   if (status === 'POSTED') {
     const rendered = renderPosting(record.input, ids, id);
-    writePosting(ctx, { tenantId, actor, input: record.input, rendered, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
+    await writePosting(ctx, { tenantId, actor, input: record.input, rendered, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
   } else {
-    appendAudit(tx, ids, tenantId, actor, 'AGENTS_REJECT', at, payload);
+    await appendAudit(tx, ids, tenantId, actor, 'AGENTS_REJECT', at, payload);
   }
   return { transactionId: id, status };
 }
 
 /** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. */
-export function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string }) {
+export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string }) {
   const { ids, commitClock, tx } = ctx;
   const { tenantId, actor, id } = args;
-  const record = requireRecord(ctx, tenantId, id);
+  const record = await requireRecord(ctx, tenantId, id);
   if (record.status === 'ROLLED_BACK') throw new LedgerError('CONFLICT', `Agent transaction ${id} was already rolled back by ${record.reversalTransactionId}.`);
   if (record.status !== 'POSTED') throw new LedgerError('CONFLICT', `Agent transaction ${id} is ${record.status}; only a POSTED one can be rolled back.`);
   const at = commitClock.next();
   const reversalId = ids.next();
-  const moved = tx.decideAgentTransaction(tenantId, id, 'POSTED', {
+  const moved = await tx.decideAgentTransaction(tenantId, id, 'POSTED', {
     status: 'ROLLED_BACK',
     decidedAt: record.decidedAt,
     decidedBy: record.decidedBy,
@@ -119,7 +119,7 @@ export function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenan
   });
   if (!moved) throw new LedgerError('CONFLICT', `Agent transaction ${id} changed meanwhile.`);
   const reversal = reverseOf(record.input, id);
-  writePosting(ctx, {
+  await writePosting(ctx, {
     tenantId,
     actor,
     input: reversal,
@@ -163,7 +163,7 @@ export class AgentService {
   }
 
   /** Approving and rejecting are for people: a key whose own scopes list AGENTS_EXECUTE is refused (ADMIN may). */
-  decide(tenantId: string, actor: Actor, scopes: readonly Scope[], id: string, decision: 'APPROVE' | 'REJECT') {
+  async decide(tenantId: string, actor: Actor, scopes: readonly Scope[], id: string, decision: 'APPROVE' | 'REJECT') {
     if (scopes.includes('AGENTS_EXECUTE')) throw new LedgerError('FORBIDDEN', 'An agent key (one with AGENTS_EXECUTE) cannot approve or reject.');
     return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision });
   }
@@ -172,8 +172,8 @@ export class AgentService {
     return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id });
   }
 
-  get(tenantId: string, id: string) {
-    const record = this.deps.store.agentTransaction(tenantId, id);
+  async get(tenantId: string, id: string) {
+    const record = await this.deps.store.agentTransaction(tenantId, id);
     if (!record) throw notFound(`Agent transaction ${id}`);
     return agentTransactionView(record);
   }

@@ -8,7 +8,7 @@ import type { ApiKey, Tenant } from '../types.js';
 import type { WriteContext } from '../ports.js';
 import { apiKeyCreatedView, apiKeyListView } from '../views.js';
 
-export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor }) {
+export async function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string; scopes: Scope[]; actor: Actor }) {
   const { tx, ids, commitClock, pepper } = ctx;
   const rawKey = generateRawKey();
   const key: ApiKey = {
@@ -19,34 +19,34 @@ export function createApiKeyCommand(ctx: WriteContext, args: { tenantId: string;
     createdAt: commitClock.next(),
     revokedAt: null,
   };
-  tx.insertApiKey(key, hashKey(pepper, rawKey));
-  appendAudit(tx, ids, key.tenantId, args.actor, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes: key.scopes });
+  await tx.insertApiKey(key, hashKey(pepper, rawKey));
+  await appendAudit(tx, ids, key.tenantId, args.actor, 'CREATE_API_KEY', key.createdAt, { keyId: key.id, prefix: key.prefix, scopes: key.scopes });
   return apiKeyCreatedView(key, rawKey);
 }
 
-export function createTenantCommand(ctx: WriteContext, args: { name: string; actor: Actor }) {
+export async function createTenantCommand(ctx: WriteContext, args: { name: string; actor: Actor }) {
   const { tx, ids, commitClock } = ctx;
   const tenant: Tenant = { id: ids.next(), name: args.name, createdAt: commitClock.next() };
-  tx.insertTenant(tenant);
-  appendAudit(tx, ids, tenant.id, args.actor, 'CREATE_TENANT', tenant.createdAt, { tenantId: tenant.id, name: tenant.name });
-  const apiKey = createApiKeyCommand(ctx, { tenantId: tenant.id, scopes: ['ADMIN'], actor: args.actor });
+  await tx.insertTenant(tenant);
+  await appendAudit(tx, ids, tenant.id, args.actor, 'CREATE_TENANT', tenant.createdAt, { tenantId: tenant.id, name: tenant.name });
+  const apiKey = await createApiKeyCommand(ctx, { tenantId: tenant.id, scopes: ['ADMIN'], actor: args.actor });
   return { tenantId: tenant.id, name: tenant.name, apiKey };
 }
 
-export function revokeApiKeyCommand(ctx: WriteContext, args: { tenantId: string; keyId: string; actor: Actor }): void {
+export async function revokeApiKeyCommand(ctx: WriteContext, args: { tenantId: string; keyId: string; actor: Actor }): Promise<void> {
   const { tx, ids, commitClock } = ctx;
-  const key = tx.apiKey(args.tenantId, args.keyId);
+  const key = await tx.apiKey(args.tenantId, args.keyId);
   if (!key) throw notFound(`API key ${args.keyId}`);
   if (key.revokedAt !== null) return; // Revocation is permanent; revoking again changes nothing.
   const revokedAt = commitClock.next();
-  tx.revokeApiKey(args.tenantId, args.keyId, revokedAt);
-  appendAudit(tx, ids, args.tenantId, args.actor, 'REVOKE_API_KEY', revokedAt, { keyId: args.keyId, prefix: key.prefix });
+  await tx.revokeApiKey(args.tenantId, args.keyId, revokedAt);
+  await appendAudit(tx, ids, args.tenantId, args.actor, 'REVOKE_API_KEY', revokedAt, { keyId: args.keyId, prefix: key.prefix });
 }
 
 export const createTenant = (deps: Deps, name: string, actor: Actor) => deps.writer.run('createTenant', { name, actor });
 
-export function requireTenant(deps: Deps, tenantId: string): Tenant {
-  const tenant = deps.store.tenant(tenantId);
+export async function requireTenant(deps: Deps, tenantId: string): Promise<Tenant> {
+  const tenant = await deps.store.tenant(tenantId);
   if (!tenant) throw notFound(`Tenant ${tenantId}`);
   return tenant;
 }
@@ -54,7 +54,7 @@ export function requireTenant(deps: Deps, tenantId: string): Tenant {
 export const createApiKey = (deps: Deps, tenantId: string, scopes: Scope[], actor: Actor) =>
   deps.writer.run('createApiKey', { tenantId, scopes, actor });
 
-export const listApiKeys = (deps: Deps, tenantId: string) => deps.store.apiKeys(tenantId).map(apiKeyListView);
+export const listApiKeys = async (deps: Deps, tenantId: string) => (await deps.store.apiKeys(tenantId)).map(apiKeyListView);
 
 export const revokeApiKey = (deps: Deps, tenantId: string, keyId: string, actor: Actor) =>
   deps.writer.run('revokeApiKey', { tenantId, keyId, actor });
@@ -62,10 +62,10 @@ export const revokeApiKey = (deps: Deps, tenantId: string, keyId: string, actor:
 const unauthenticated = (why: string) => new LedgerError('UNAUTHENTICATED', `${why} Send "Authorization: Bearer sk_live_…" with a live key.`);
 
 /** Resolves a presented raw key to its tenant and scopes; every failure is the same 401. */
-export function authenticate(deps: Deps, rawKey: string | null): Principal {
+export async function authenticate(deps: Deps, rawKey: string | null): Promise<Principal> {
   if (rawKey === null) throw unauthenticated('The request carries no API key.');
   if (!isWellFormedKey(rawKey)) throw unauthenticated('The API key is malformed.');
-  const key = deps.store.apiKeyByHash(hashKey(deps.pepper, rawKey));
+  const key = await deps.store.apiKeyByHash(hashKey(deps.pepper, rawKey));
   if (!key || key.revokedAt !== null) throw unauthenticated('The API key is unknown or revoked.');
   return { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
 }

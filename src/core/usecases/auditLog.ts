@@ -12,7 +12,7 @@ import type { AuditExportQuery } from '../schemas.js';
  * The export as chunks of NDJSON text, oldest first, one page of records per chunk: read lazily, so memory stays flat
  * however large the window. The query is checked before the first chunk is asked for.
  */
-export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuery): Iterable<string> {
+export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuery): AsyncIterable<string> {
   if (query.from >= query.to) throw invalid('Invalid query: to must be after from.', [{ path: 'to', message: 'must be after from' }]);
   const range = { from: toIso(query.from), to: toIso(query.to), type: query.type === undefined || query.type === 'ALL' ? null : query.type };
   return exportPages(deps.store, tenantId, range);
@@ -22,14 +22,14 @@ export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuer
  * Pages of at most AUDIT_PAGE_ROWS records, and never more than ANSWER_SIZE_MAX_BYTES of text in memory: a page that
  * would pass it ends early, and the next one starts right after its last record.
  */
-function* exportPages(store: ReadStore, tenantId: string, range: Parameters<ReadStore['auditPage']>[1]): Generator<string> {
+async function* exportPages(store: ReadStore, tenantId: string, range: Parameters<ReadStore['auditPage']>[1]): AsyncGenerator<string> {
   let after: { occurredAt: string; seq: number } | null = null;
   for (;;) {
     const lines: string[] = [];
     let bytes = 0;
     let full = false;
     let last: StoredAuditRecord | undefined;
-    for (const row of store.auditPage(tenantId, range, after, AUDIT_PAGE_ROWS)) {
+    for await (const row of store.auditPage(tenantId, range, after, AUDIT_PAGE_ROWS)) {
       const line = auditLine(row);
       bytes += Buffer.byteLength(line);
       if (lines.length > 0 && bytes > ANSWER_SIZE_MAX_BYTES) {
@@ -62,11 +62,11 @@ function parsed(row: StoredAuditRecord) {
 export type ChainReport = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
 
 /** Recomputes a tenant's chain from its first record; the first break found, or how many records hold. */
-export function verifyStoredChain(deps: Deps, tenantId: string): ChainReport {
+export async function verifyStoredChain(deps: Deps, tenantId: string): Promise<ChainReport> {
   const verifier = new ChainVerifier(true);
   let afterSeq = 0;
   for (;;) {
-    const rows = deps.store.auditChainPage(tenantId, afterSeq, AUDIT_PAGE_ROWS);
+    const rows = await deps.store.auditChainPage(tenantId, afterSeq, AUDIT_PAGE_ROWS);
     for (const row of rows) {
       const record = parsed(row);
       const broken = record ? verifier.check(record) : verifier.unreadable(row.id);

@@ -15,17 +15,17 @@ import { requireAccount } from './accounts.js';
 /** Raw balances are debits minus credits; an account reports them on its normal side. */
 const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
 
-export function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined) {
-  const account = requireAccount(deps, tenantId, accountId);
+export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined) {
+  const account = await requireAccount(deps, tenantId, accountId);
   const computedAt = deps.clock.now().toISOString();
   // One row per asset the account has ever held; as of an instant, one seek per such asset and no more.
-  let rawByAsset = deps.store.balances(tenantId, accountId);
+  let rawByAsset = await deps.store.balances(tenantId, accountId);
   if (asOfMs !== undefined) {
     const asOf = toIso(asOfMs);
     const held = [...rawByAsset.keys()];
     rawByAsset = new Map();
     for (const asset of held) {
-      const raw = deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
+      const raw = await deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
       if (raw !== null) rawByAsset.set(asset, raw);
     }
   }
@@ -46,7 +46,7 @@ export function balance(deps: Deps, tenantId: string, accountId: string, asOfMs:
 const isPosition = (p: unknown): p is [string, number] =>
   Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
 
-export function entries(
+export async function entries(
   deps: Deps,
   tenantId: string,
   accountId: string,
@@ -55,7 +55,7 @@ export function entries(
   if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
     throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
   }
-  requireAccount(deps, tenantId, accountId);
+  await requireAccount(deps, tenantId, accountId);
   const scope = `entries:${tenantId}:${accountId}`;
   const now = deps.clock.now().getTime();
   const position = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
@@ -64,7 +64,7 @@ export function entries(
     from: query.from === undefined ? null : toIso(query.from),
     to: query.to === undefined ? null : toIso(query.to),
   };
-  const page = deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
+  const page = await deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
   return {
     accountId,
     entries: new RawJson(`[${page.views.join(',')}]`),
@@ -72,14 +72,14 @@ export function entries(
   };
 }
 
-export function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number) {
+export async function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number) {
   if (fromMs > toMs) throw invalid('Invalid query: from must be earlier than or equal to to.', [{ path: 'from', message: 'is after to' }]);
-  const account = requireAccount(deps, tenantId, accountId);
+  const account = await requireAccount(deps, tenantId, accountId);
   const asset = account.currency;
   const from = toIso(fromMs);
   const to = toIso(toMs);
-  const opening = deps.store.balanceAt(tenantId, accountId, asset, from, false) ?? 0n;
-  const lines = deps.store.entriesBetween(tenantId, accountId, asset, from, to, STATEMENT_MOVEMENTS_MAX + 1);
+  const opening = (await deps.store.balanceAt(tenantId, accountId, asset, from, false)) ?? 0n;
+  const lines = await deps.store.entriesBetween(tenantId, accountId, asset, from, to, STATEMENT_MOVEMENTS_MAX + 1);
   if (lines.length > STATEMENT_MOVEMENTS_MAX) {
     throw invalid(`The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`, [
       { path: 'to', message: 'period too long' },

@@ -24,31 +24,31 @@ const lineOfTransfer = (t: ObservedTransfer, accountId: string, lineNo: number, 
 });
 
 /** The tenant's clearing account, made on first use: what the service credits when it records a receipt itself. */
-function clearingAccount(ctx: WriteContext, tenantId: string, at: string): string {
-  const existing = ctx.tx.clearingAccountId(tenantId);
+async function clearingAccount(ctx: WriteContext, tenantId: string, at: string): Promise<string> {
+  const existing = await ctx.tx.clearingAccountId(tenantId);
   if (existing) return existing;
   const id = ctx.ids.next();
-  ctx.tx.insertAccount({ id, tenantId, name: CLEARING_ACCOUNT_NAME, description: 'Credited by the ledger for on-chain receipts no posting recorded', currency: 'USD', type: 'LIABILITY', createdAt: at });
-  ctx.tx.setClearingAccountId(tenantId, id);
+  await ctx.tx.insertAccount({ id, tenantId, name: CLEARING_ACCOUNT_NAME, description: 'Credited by the ledger for on-chain receipts no posting recorded', currency: 'USD', type: 'LIABILITY', createdAt: at });
+  await ctx.tx.setClearingAccountId(tenantId, id);
   return id;
 }
 
 /** Settles the settlement with the transfer: by a posting that already records it, else by a posting of the service's own. */
-function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settlement, t: ObservedTransfer, at: string): void {
+async function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settlement, t: ObservedTransfer, at: string): Promise<void> {
   const { tx, ids } = ctx;
-  for (const ref of tx.onchainLineRefs(tenantId, t.chain, t.txHash)) {
-    const line = onchainLinesOf(tx.onchainEntries(tenantId, ref.transactionId)).find((l) => l.lineNo === ref.lineNo);
+  for (const ref of await tx.onchainLineRefs(tenantId, t.chain, t.txHash)) {
+    const line = onchainLinesOf(await tx.onchainEntries(tenantId, ref.transactionId)).find((l) => l.lineNo === ref.lineNo);
     if (!line) continue;
     // One line settles at most one settlement.
-    const taken = tx.settlementsMatchedTo(tenantId, ref.transactionId).some((s) => s.matchedLineNo === ref.lineNo);
+    const taken = (await tx.settlementsMatchedTo(tenantId, ref.transactionId)).some((s) => s.matchedLineNo === ref.lineNo);
     if (!taken && lineMatches(settlement, { ...line, fromAddress: t.from })) {
-      settleOne(ctx, tenantId, SYSTEM_ACTOR, settlement, line, ref.transactionId, at, 'CHAIN');
-      tx.insertReconciliationResult(tenantId, { transactionId: ref.transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'CHAIN', reconciledAt: at });
+      await settleOne(ctx, tenantId, SYSTEM_ACTOR, settlement, line, ref.transactionId, at, 'CHAIN');
+      await tx.insertReconciliationResult(tenantId, { transactionId: ref.transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'CHAIN', reconciledAt: at });
       return;
     }
   }
   const transactionId = ids.next();
-  const clearing = clearingAccount(ctx, tenantId, at);
+  const clearing = await clearingAccount(ctx, tenantId, at);
   const debit = lineOfTransfer(t, settlement.accountId, 0, 'DEBIT');
   const input: TransactionInput = {
     metadata: { source: 'chain-watcher', settlementId: settlement.id },
@@ -61,7 +61,7 @@ function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settl
       description: null,
     })),
   };
-  writePosting(ctx, {
+  await writePosting(ctx, {
     tenantId,
     actor: SYSTEM_ACTOR,
     input,
@@ -70,21 +70,21 @@ function settleByTransfer(ctx: WriteContext, tenantId: string, settlement: Settl
     audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: 2, source: 'CHAIN', txHash: t.txHash, settlementId: settlement.id } },
     matchSettlements: false,
   });
-  settleOne(ctx, tenantId, SYSTEM_ACTOR, settlement, debit, transactionId, at, 'CHAIN');
-  tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'CHAIN', reconciledAt: at });
+  await settleOne(ctx, tenantId, SYSTEM_ACTOR, settlement, debit, transactionId, at, 'CHAIN');
+  await tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'CHAIN', reconciledAt: at });
 }
 
 /**
  * Records each transfer once for every tenant watching its receiving wallet, settles the oldest PENDING settlement it
  * matches (sender included), and moves the checkpoint, all in one write: a restart or a re-scan settles nothing twice.
  */
-export function recordTransfersCommand(ctx: WriteContext, args: { chain: Chain; transfers: ObservedTransfer[]; nextBlock: number }) {
+export async function recordTransfersCommand(ctx: WriteContext, args: { chain: Chain; transfers: ObservedTransfer[]; nextBlock: number }) {
   const { tx, commitClock } = ctx;
   const at = commitClock.next();
   // Who watches which wallet, read only when there is a transfer to place (most calls just move the checkpoint).
   const watchers = new Map<string, string[]>();
   if (args.transfers.length > 0) {
-    for (const w of tx.watchedWallets(args.chain)) {
+    for (const w of await tx.watchedWallets(args.chain)) {
       const tenants = watchers.get(w.walletCanonical) ?? [];
       if (!tenants.includes(w.tenantId)) watchers.set(w.walletCanonical, [...tenants, w.tenantId]);
     }
@@ -93,20 +93,18 @@ export function recordTransfersCommand(ctx: WriteContext, args: { chain: Chain; 
   let matched = 0;
   for (const t of args.transfers) {
     for (const tenantId of watchers.get(canonicalAddress(t.chain, t.to)) ?? []) {
-      if (!tx.insertChainTransfer(tenantId, t, at)) continue;
+      if (!await tx.insertChainTransfer(tenantId, t, at)) continue;
       seen++;
       const target = { token: t.token, amountMinor: t.amountMinor, chain: t.chain, walletCanonical: canonicalAddress(t.chain, t.to) };
-      const settlement = tx
-        .pendingSettlementsForWallet(tenantId, target, SETTLEMENT_CANDIDATES_MAX)
-        .find((s) => lineMatches(s, lineOfTransfer(t, s.accountId, 0, 'DEBIT')));
+      const settlement = (await tx.pendingSettlementsForWallet(tenantId, target, SETTLEMENT_CANDIDATES_MAX)).find((s) => lineMatches(s, lineOfTransfer(t, s.accountId, 0, 'DEBIT')));
       if (!settlement) continue;
-      settleByTransfer(ctx, tenantId, settlement, t, at);
-      tx.setTransferSettlement(tenantId, t, settlement.id);
+      await settleByTransfer(ctx, tenantId, settlement, t, at);
+      await tx.setTransferSettlement(tenantId, t, settlement.id);
       matched++;
     }
   }
-  const previous = tx.chainCheckpoint(args.chain);
-  tx.setChainCheckpoint({
+  const previous = await tx.chainCheckpoint(args.chain);
+  await tx.setChainCheckpoint({
     chain: args.chain,
     nextBlock: Math.max(args.nextBlock, previous?.nextBlock ?? 0),
     transfersSeen: (previous?.transfersSeen ?? 0) + seen,

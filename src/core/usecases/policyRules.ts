@@ -22,7 +22,7 @@ function paramsFor(body: CreatePolicyRuleBody): PolicyParams {
   return Object.fromEntries(needed.map((f) => [f, body[f]])) as PolicyParams;
 }
 
-export function createPolicyRuleCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; body: CreatePolicyRuleBody }) {
+export async function createPolicyRuleCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; body: CreatePolicyRuleBody }) {
   const { tx, ids, commitClock } = ctx;
   const at = commitClock.next();
   const rule: PolicyRule = {
@@ -33,24 +33,24 @@ export function createPolicyRuleCommand(ctx: WriteContext, args: { tenantId: str
     params: paramsFor(args.body),
     createdAt: at,
   };
-  tx.insertPolicyRule(rule);
-  appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_POLICY_RULE', at, { ruleId: rule.id, type: rule.type, agentKeyPrefix: rule.agentKeyPrefix, params: rule.params });
+  await tx.insertPolicyRule(rule);
+  await appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_POLICY_RULE', at, { ruleId: rule.id, type: rule.type, agentKeyPrefix: rule.agentKeyPrefix, params: rule.params });
   return policyRuleView(rule);
 }
 
-export function deletePolicyRuleCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; ruleId: string }): void {
+export async function deletePolicyRuleCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; ruleId: string }): Promise<void> {
   const { tx, ids, commitClock } = ctx;
-  if (!tx.deletePolicyRule(args.tenantId, args.ruleId)) throw notFound(`Policy rule ${args.ruleId}`);
-  appendAudit(tx, ids, args.tenantId, args.actor, 'DELETE_POLICY_RULE', commitClock.next(), { ruleId: args.ruleId });
+  if (!await tx.deletePolicyRule(args.tenantId, args.ruleId)) throw notFound(`Policy rule ${args.ruleId}`);
+  await appendAudit(tx, ids, args.tenantId, args.actor, 'DELETE_POLICY_RULE', commitClock.next(), { ruleId: args.ruleId });
 }
 
-export const createPolicyRule = (deps: Deps, tenantId: string, actor: Actor, body: CreatePolicyRuleBody) => {
+export const createPolicyRule = async (deps: Deps, tenantId: string, actor: Actor, body: CreatePolicyRuleBody) => {
   // Checked before the write too, so a bad body never waits for the writer.
   paramsFor(body);
   return deps.writer.run('createPolicyRule', { tenantId, actor, body });
 };
 
-export const listPolicyRules = (deps: Deps, tenantId: string) => deps.store.policyRules(tenantId).map(policyRuleView);
+export const listPolicyRules = async (deps: Deps, tenantId: string) => (await deps.store.policyRules(tenantId)).map(policyRuleView);
 
 export const deletePolicyRule = (deps: Deps, tenantId: string, actor: Actor, ruleId: string) =>
   deps.writer.run('deletePolicyRule', { tenantId, actor, ruleId });

@@ -25,11 +25,11 @@ interface Outcome {
 }
 
 /** Reads one transaction's on-chain lines (from their columns, not its document) and the settlements they could settle. */
-function planOne(reader: ReadStore, tenantId: string, transactionId: string): Plan {
-  if (!reader.hasTransaction(tenantId, transactionId)) return { transactionId, found: false, onchain: false, candidates: null };
-  const lines = onchainLinesOf(reader.onchainEntries(tenantId, transactionId));
+async function planOne(reader: ReadStore, tenantId: string, transactionId: string): Promise<Plan> {
+  if (!(await reader.hasTransaction(tenantId, transactionId))) return { transactionId, found: false, onchain: false, candidates: null };
+  const lines = onchainLinesOf(await reader.onchainEntries(tenantId, transactionId));
   if (lines.length === 0) return { transactionId, found: true, onchain: false, candidates: null };
-  const candidates = findCandidates(reader, tenantId, lines);
+  const candidates = await findCandidates(reader, tenantId, lines);
   return { transactionId, found: true, onchain: true, candidates: candidates.byLine.size > 0 ? candidates : null };
 }
 
@@ -37,12 +37,12 @@ function planOne(reader: ReadStore, tenantId: string, transactionId: string): Pl
  * Decides one planned transaction against the state of this write: a line that already settled a settlement settles
  * no other, and a candidate read before is settled only if it is still PENDING now.
  */
-function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan, at: string): Outcome {
+async function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan, at: string): Promise<Outcome> {
   const { tx } = ctx;
   const { transactionId } = plan;
   if (!plan.found) return { transactionId, outcome: 'NOT_FOUND', settlementId: null };
   if (!plan.onchain) return { transactionId, outcome: 'NOT_APPLICABLE', settlementId: null };
-  const earlier = tx.settlementsMatchedTo(tenantId, transactionId);
+  const earlier = await tx.settlementsMatchedTo(tenantId, transactionId);
   let matches: Match[] = [];
   if (plan.candidates) {
     const used = new Set(earlier.map((s) => s.matchedLineNo));
@@ -52,29 +52,40 @@ function decideOne(ctx: WriteContext, tenantId: string, actor: Actor, plan: Plan
     for (const [lineNo, found] of plan.candidates.byLine) {
       if (used.has(lineNo)) continue;
       let current = fresh.get(found);
-      if (!current) fresh.set(found, (current = found.flatMap((s) => tx.settlement(tenantId, s.id) ?? []).filter((s) => s.status === 'PENDING')));
+      if (!current) fresh.set(found, (current = await stillPending(tx, tenantId, found)));
       if (current.length > 0) byLine.set(lineNo, current);
     }
-    matches = settleCandidates(ctx, tenantId, actor, transactionId, { lines: plan.candidates.lines, byLine }, at, 'BATCH');
+    matches = await settleCandidates(ctx, tenantId, actor, transactionId, { lines: plan.candidates.lines, byLine }, at, 'BATCH');
   }
   const settlementId = earlier[0]?.id ?? matches[0]?.settlement.id ?? null;
   return { transactionId, outcome: settlementId ? 'SETTLED' : 'UNMATCHED', settlementId };
+}
+
+/** The settlements as they are now, of those read before, that are still PENDING. */
+async function stillPending(tx: WriteContext['tx'], tenantId: string, found: readonly Settlement[]): Promise<Settlement[]> {
+  const pending: Settlement[] = [];
+  for (const s of found) {
+    const current = await tx.settlement(tenantId, s.id);
+    if (current?.status === 'PENDING') pending.push(current);
+  }
+  return pending;
 }
 
 /** About the rows a part writes: a result per transaction, and a settlement (with its audit and event) per line with candidates. */
 export const planWeight = (plans: readonly Plan[]): number => plans.reduce((rows, plan) => rows + 1 + (plan.candidates?.byLine.size ?? 0), 0);
 
 /** One write of a batch: its part of the plans decided and recorded; the last part also writes the batch's audit record. */
-export function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; plans: Plan[]; before: Outcome[] | null }): Outcome[] {
+export async function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; plans: Plan[]; before: Outcome[] | null }): Promise<Outcome[]> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor } = args;
   const at = commitClock.next();
-  const outcomes = args.plans.map((plan) => {
-    const outcome = decideOne(ctx, tenantId, actor, plan, at);
-    tx.insertReconciliationResult(tenantId, { ...outcome, source: 'BATCH', reconciledAt: at });
-    return outcome;
-  });
-  if (args.before) appendAudit(tx, ids, tenantId, actor, 'RECONCILIATION_BATCH', at, { results: [...args.before, ...outcomes] });
+  const outcomes: Outcome[] = [];
+  for (const plan of args.plans) {
+    const outcome = await decideOne(ctx, tenantId, actor, plan, at);
+    await tx.insertReconciliationResult(tenantId, { ...outcome, source: 'BATCH', reconciledAt: at });
+    outcomes.push(outcome);
+  }
+  if (args.before) await appendAudit(tx, ids, tenantId, actor, 'RECONCILIATION_BATCH', at, { results: [...args.before, ...outcomes] });
   return outcomes;
 }
 
@@ -90,7 +101,7 @@ export async function reconcileBatch(deps: Deps, tenantId: string, actor: Actor,
   const parts: Plan[][] = [[]];
   let linesInPart = 0;
   for (const transactionId of transactionIds) {
-    const plan = planOne(deps.store, tenantId, transactionId);
+    const plan = await planOne(deps.store, tenantId, transactionId);
     const lines = plan.candidates?.byLine.size ?? 0;
     if (linesInPart > 0 && linesInPart + lines > RECONCILIATION_CANDIDATE_LINES_PER_WRITE) {
       parts.push([]);

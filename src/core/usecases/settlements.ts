@@ -46,13 +46,13 @@ function toSettlementInput(body: RegisterSettlementBody): SettlementInput {
 const fingerprint = (i: SettlementInput): string =>
   JSON.stringify([i.accountId, i.token, i.amountMinor.toString(), i.chain, i.walletAddress, i.fromAddress]);
 
-export function registerSettlementCommand(
+export async function registerSettlementCommand(
   ctx: WriteContext,
   args: { tenantId: string; actor: Actor; input: SettlementInput; key: string; hash: string; ttlMs: number },
-): StoredResponse {
+): Promise<StoredResponse> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, input } = args;
-  if (!tx.account(tenantId, input.accountId)) {
+  if (!await tx.account(tenantId, input.accountId)) {
     throw new LedgerError('ACCOUNT_NOT_FOUND', `accountId ${input.accountId} is not an account of this tenant.`);
   }
   const createdAt = commitClock.next();
@@ -69,10 +69,10 @@ export function registerSettlementCommand(
     expiresAt: toIso(Date.parse(createdAt) + args.ttlMs),
     createdAt,
   };
-  tx.insertSettlement(settlement);
+  await tx.insertSettlement(settlement);
   const response: StoredResponse = { status: 201, body: toJsonText(settlementView(settlement)) };
-  tx.insertIdempotency(tenantId, REGISTER_SETTLEMENT_ENDPOINT, args.key, { requestHash: args.hash, ...response }, createdAt);
-  appendAudit(tx, ids, tenantId, args.actor, 'REGISTER_SETTLEMENT', createdAt, {
+  await tx.insertIdempotency(tenantId, REGISTER_SETTLEMENT_ENDPOINT, args.key, { requestHash: args.hash, ...response }, createdAt);
+  await appendAudit(tx, ids, tenantId, args.actor, 'REGISTER_SETTLEMENT', createdAt, {
     settlementId: settlement.id,
     accountId: settlement.accountId,
     expectedToken: settlement.token,
@@ -87,10 +87,10 @@ export function registerSettlementCommand(
 }
 
 /** PENDING becomes CANCELLED; cancelling a CANCELLED one answers it unchanged; SETTLED and UNMATCHED are final (409). */
-export function cancelSettlementCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; settlementId: string }) {
+export async function cancelSettlementCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; settlementId: string }) {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, settlementId } = args;
-  const settlement = tx.settlement(tenantId, settlementId);
+  const settlement = await tx.settlement(tenantId, settlementId);
   if (!settlement) throw notFound(`Settlement ${settlementId}`);
   if (settlement.status === 'CANCELLED') return settlementView(settlement);
   if (settlement.status !== 'PENDING') {
@@ -98,33 +98,33 @@ export function cancelSettlementCommand(ctx: WriteContext, args: { tenantId: str
   }
   const at = commitClock.next();
   // Stryker disable next-line StringLiteral: the message of an invariant.
-  assert(tx.closeSettlement(tenantId, settlementId, 'CANCELLED'), 'a PENDING settlement closes within its own write');
-  appendAudit(tx, ids, tenantId, args.actor, 'CANCEL_SETTLEMENT', at, { settlementId, accountId: settlement.accountId });
+  assert(await tx.closeSettlement(tenantId, settlementId, 'CANCELLED'), 'a PENDING settlement closes within its own write');
+  await appendAudit(tx, ids, tenantId, args.actor, 'CANCEL_SETTLEMENT', at, { settlementId, accountId: settlement.accountId });
   return settlementView({ ...settlement, status: 'CANCELLED', expiresAt: null });
 }
 
 /** Turns PENDING settlements past their expiry into UNMATCHED, with their audit record and event; answers how many. */
-export function expireSettlementsCommand(ctx: WriteContext, args: { limit: number }): number {
+export async function expireSettlementsCommand(ctx: WriteContext, args: { limit: number }): Promise<number> {
   const { tx, ids, commitClock } = ctx;
   const at = commitClock.next();
-  const expired = tx.expiredSettlements(at, args.limit);
+  const expired = await tx.expiredSettlements(at, args.limit);
   for (const { tenantId, id } of expired) {
-    const settlement = tx.settlement(tenantId, id)!;
+    const settlement = (await tx.settlement(tenantId, id))!;
     // Stryker disable next-line StringLiteral: the message of an invariant.
-    assert(tx.closeSettlement(tenantId, id, 'UNMATCHED'), 'an expired PENDING settlement closes within its own write');
+    assert(await tx.closeSettlement(tenantId, id, 'UNMATCHED'), 'an expired PENDING settlement closes within its own write');
     const closed = { ...settlement, status: 'UNMATCHED' as const, expiresAt: null };
-    appendAudit(tx, ids, tenantId, SYSTEM_ACTOR, 'SETTLEMENT_UNMATCHED', at, {
+    await appendAudit(tx, ids, tenantId, SYSTEM_ACTOR, 'SETTLEMENT_UNMATCHED', at, {
       settlementId: id,
       accountId: settlement.accountId,
       expiredAt: settlement.expiresAt,
     });
-    tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.unmatched', payload: toJsonText(settlementView(closed)), createdAt: at });
+    await tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.unmatched', payload: toJsonText(settlementView(closed)), createdAt: at });
   }
   return expired.length;
 }
 
 /** Settles one PENDING settlement by a line of a transaction: status, matched fields, audit record and event together. */
-export function settleOne(
+export async function settleOne(
   ctx: WriteContext,
   tenantId: string,
   actor: Actor,
@@ -133,11 +133,11 @@ export function settleOne(
   transactionId: string,
   at: string,
   source: ReconciliationSource,
-): Settlement {
+): Promise<Settlement> {
   const { tx, ids } = ctx;
   const fields = { transactionId, lineNo: line.lineNo, txHash: line.details.txHash, blockNumber: line.details.blockNumber, confirmedAt: at };
   // Stryker disable next-line StringLiteral: the message of an invariant.
-  assert(tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
+  assert(await tx.settleSettlement(tenantId, settlement.id, fields), 'a candidate is still PENDING within its own write');
   const settled: Settlement = {
     ...settlement,
     status: 'SETTLED',
@@ -148,14 +148,14 @@ export function settleOne(
     confirmedAt: at,
     expiresAt: null,
   };
-  appendAudit(tx, ids, tenantId, actor, 'SETTLEMENT_MATCHED', at, {
+  await appendAudit(tx, ids, tenantId, actor, 'SETTLEMENT_MATCHED', at, {
     settlementId: settlement.id,
     transactionId,
     lineNo: line.lineNo,
     txHash: fields.txHash,
     source,
   });
-  tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.matched', payload: toJsonText(settlementView(settled)), createdAt: at });
+  await tx.insertOutbox({ id: ids.next(), tenantId, type: 'settlement.matched', payload: toJsonText(settlementView(settled)), createdAt: at });
   return settled;
 }
 
@@ -170,27 +170,30 @@ export interface Candidates {
  * watcher saw for a line, only where a candidate expects one. A read: inside a write, or before it (batch
  * reconciliation reads outside the writer, and the writer checks the candidates again).
  */
-export function findCandidates(reader: ReadStore, tenantId: string, lines: readonly OnchainLine[]): Candidates {
+export async function findCandidates(reader: ReadStore, tenantId: string, lines: readonly OnchainLine[]): Promise<Candidates> {
   const byLine = new Map<number, Settlement[]>();
   // Lines that expect the same transfer share one read (and one list: matching takes each settlement once).
   const byTarget = new Map<string, Settlement[]>();
-  const withSenders = lines.map((line) => {
+  const withSenders: OnchainLine[] = [];
+  for (const line of lines) withSenders.push(await withSender(line));
+  return { lines: withSenders, byLine };
+
+  async function withSender(line: OnchainLine): Promise<OnchainLine> {
     if (line.entryType !== 'DEBIT') return line;
     const { chainId, walletAddress, txHash } = line.details;
     const walletCanonical = canonicalAddress(chainId, walletAddress);
     const target = { accountId: line.accountId, token: line.token, amountMinor: line.amountMinor, chain: chainId, walletCanonical };
     const targetKey = `${target.accountId}|${target.token}|${target.amountMinor}|${target.chain}|${target.walletCanonical}`;
     let found = byTarget.get(targetKey);
-    if (!found) byTarget.set(targetKey, (found = reader.pendingSettlements(tenantId, target, SETTLEMENT_CANDIDATES_MAX)));
+    if (!found) byTarget.set(targetKey, (found = await reader.pendingSettlements(tenantId, target, SETTLEMENT_CANDIDATES_MAX)));
     if (found.length > 0) byLine.set(line.lineNo, found);
     if (line.fromAddress !== undefined || !found.some((s) => s.fromAddress !== null)) return line;
-    return { ...line, fromAddress: reader.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };
-  });
-  return { lines: withSenders, byLine };
+    return { ...line, fromAddress: await reader.transferSender(tenantId, chainId, canonicalTxHash(chainId, txHash), walletCanonical, line.amountMinor) };
+  }
 }
 
 /** Settles what the candidates match (each line at most one, the oldest first), inside the caller's write. */
-export function settleCandidates(
+export async function settleCandidates(
   ctx: WriteContext,
   tenantId: string,
   actor: Actor,
@@ -198,15 +201,15 @@ export function settleCandidates(
   candidates: Candidates,
   at: string,
   source: ReconciliationSource,
-): Match[] {
+): Promise<Match[]> {
   // Stryker disable next-line ArrayDeclaration: equivalent; anything but a PENDING settlement is never matched.
   const matches = matchLines(candidates.lines, (line) => candidates.byLine.get(line.lineNo) ?? []);
-  for (const { settlement, line } of matches) settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
+  for (const { settlement, line } of matches) await settleOne(ctx, tenantId, actor, settlement, line, transactionId, at, source);
   return matches;
 }
 
 /** Settles every PENDING settlement the lines match, inside the caller's write. Answers the matches made. */
-export const settleMatches = (
+export const settleMatches = async (
   ctx: WriteContext,
   tenantId: string,
   actor: Actor,
@@ -214,7 +217,7 @@ export const settleMatches = (
   lines: readonly OnchainLine[],
   at: string,
   source: ReconciliationSource,
-): Match[] => settleCandidates(ctx, tenantId, actor, transactionId, findCandidates(ctx.tx, tenantId, lines), at, source);
+): Promise<Match[]> => settleCandidates(ctx, tenantId, actor, transactionId, await findCandidates(ctx.tx, tenantId, lines), at, source);
 
 export class SettlementService {
   private readonly inFlight = new InFlightKeys();
@@ -224,7 +227,7 @@ export class SettlementService {
 
   constructor(private readonly deps: Deps) {}
 
-  register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
+  async register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
     const input = toSettlementInput(body);
     const hash = requestHash(fingerprint(input));
     return once(this.deps.store, this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
@@ -238,13 +241,13 @@ export class SettlementService {
     if (this.dueAt === null || (this.dueAt !== undefined && expiresAt < this.dueAt)) this.dueAt = expiresAt;
   }
 
-  get(tenantId: string, settlementId: string) {
-    const settlement = this.deps.store.settlement(tenantId, settlementId);
+  async get(tenantId: string, settlementId: string) {
+    const settlement = await this.deps.store.settlement(tenantId, settlementId);
     if (!settlement) throw notFound(`Settlement ${settlementId}`);
     return settlementView(settlement);
   }
 
-  list(tenantId: string, query: SettlementsQuery) {
+  async list(tenantId: string, query: SettlementsQuery) {
     if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
       throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
     }
@@ -270,7 +273,7 @@ export class SettlementService {
   async expireDue(limit: number): Promise<number> {
     const now = this.deps.clock.now();
     if (this.dueAt === undefined || now.getTime() - this.dueReadAtMs >= SETTLEMENT_DUE_REREAD_MS) {
-      this.dueAt = this.deps.store.nextExpiry();
+      this.dueAt = await this.deps.store.nextExpiry();
       this.dueReadAtMs = now.getTime();
     }
     if (this.dueAt === null || this.dueAt > now.toISOString()) return 0;

@@ -25,9 +25,9 @@ export const fingerprint = (input: TransactionInput): string =>
   ]);
 
 /** Checks every line against its account: it must be the tenant's, and a fiat line must be in the account's currency. */
-export function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): void {
+export async function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): Promise<void> {
   const ids = [...new Set(input.lines.map((l) => l.accountId))];
-  const accounts = new Map(tx.accountsByIds(tenantId, ids).map((a) => [a.id, a]));
+  const accounts = new Map((await tx.accountsByIds(tenantId, ids)).map((a) => [a.id, a]));
   input.lines.forEach((line, index) => {
     const account = accounts.get(line.accountId);
     if (!account) {
@@ -74,21 +74,22 @@ export interface Posting {
  * Writes the transaction, its entries with running balances, the balance rows, the audit record and the
  * `transaction.committed` event, and settles what its on-chain lines match: all inside the caller's write.
  */
-export function writePosting(ctx: WriteContext, p: Posting): void {
+export async function writePosting(ctx: WriteContext, p: Posting): Promise<void> {
   const { tx, ids } = ctx;
   const { tenantId, actor, input, createdAt } = p;
   const { transactionId, entryIds, heads } = p.rendered;
   // Stryker disable next-line LogicalOperator,StringLiteral: an invariant (every caller renders the posting from the same input), and its message.
   assert(entryIds.length === input.lines.length && heads.length === input.lines.length, 'a rendered posting has a text per line');
-  checkAccounts(tx, tenantId, input);
+  await checkAccounts(tx, tenantId, input);
+  // The balance of each account and asset before the posting, read first; the entries are then built without a read.
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
-  const entries: Entry[] = input.lines.map((line, lineNo) => {
+  for (const line of input.lines) {
     const slot = `${line.accountId}|${line.asset}`;
-    let current = running.get(slot);
-    if (!current) {
-      current = { accountId: line.accountId, asset: line.asset, balance: tx.currentBalance(tenantId, line.accountId, line.asset) };
-      running.set(slot, current);
-    }
+    if (running.has(slot)) continue;
+    running.set(slot, { accountId: line.accountId, asset: line.asset, balance: await tx.currentBalance(tenantId, line.accountId, line.asset) });
+  }
+  const entries: Entry[] = input.lines.map((line, lineNo) => {
+    const current = running.get(`${line.accountId}|${line.asset}`)!;
     current.balance += signedAmount(line);
     // Written out rather than spread: one object shape for every entry, which V8 builds fast (a thousand a posting).
     return {
@@ -109,35 +110,35 @@ export function writePosting(ctx: WriteContext, p: Posting): void {
   });
   // The parent row first: entries reference it.
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
-  tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
+  await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
   for (const entry of entries) {
-    tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
+    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
-    if (entry.details.kind === 'ONCHAIN') tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
+    if (entry.details.kind === 'ONCHAIN') await tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
   }
-  for (const { accountId, asset, balance } of running.values()) tx.setBalance(tenantId, accountId, asset, balance);
-  appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
+  for (const { accountId, asset, balance } of running.values()) await tx.setBalance(tenantId, accountId, asset, balance);
+  await appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
   // The event's body is the transaction's document, read from the transaction when sent.
-  tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', transactionId, createdAt });
+  await tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', transactionId, createdAt });
   if (!p.matchSettlements) return;
   // A posting that records an expected transfer settles it in this same commit.
-  const matches = settleMatches(ctx, tenantId, actor, transactionId, onchainLinesOf(entries), createdAt, 'POSTING');
+  const matches = await settleMatches(ctx, tenantId, actor, transactionId, onchainLinesOf(entries), createdAt, 'POSTING');
   for (const { settlement } of matches) {
-    tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'POSTING', reconciledAt: createdAt });
+    await tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'POSTING', reconciledAt: createdAt });
   }
 }
 
 /** A posting through `POST /api/v1/transactions`: the posting and its idempotency record, one unit. */
-export function postTransactionCommand(
+export async function postTransactionCommand(
   ctx: WriteContext,
   args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
-): StoredResponse {
+): Promise<StoredResponse> {
   const { tenantId, key } = args;
   // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
   // primary key of the idempotency table refuses a duplicate outright.
   const createdAt = ctx.commitClock.next();
   const { transactionId } = args.rendered;
-  writePosting(ctx, {
+  await writePosting(ctx, {
     tenantId,
     actor: args.actor,
     input: args.input,
@@ -147,7 +148,7 @@ export function postTransactionCommand(
     matchSettlements: true,
   });
   const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
-  ctx.tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
+  await ctx.tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
   return response;
 }
 
@@ -168,8 +169,8 @@ export class TransactionService {
     });
   }
 
-  get(tenantId: string, transactionId: string) {
-    const record = this.deps.store.transaction(tenantId, transactionId);
+  async get(tenantId: string, transactionId: string) {
+    const record = await this.deps.store.transaction(tenantId, transactionId);
     if (!record) throw notFound(`Transaction ${transactionId}`);
     return new RawJson(record.document);
   }

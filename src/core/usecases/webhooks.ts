@@ -10,12 +10,12 @@ import { secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } fr
 const SECRET_BYTES = 32;
 
 /** Sets the URL with a new secret; the previous secret stops working at once. Events from the first PUT on are delivered. */
-export function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; url: string }) {
+export async function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; url: string }) {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, url } = args;
   const at = commitClock.next();
-  const previous = tx.webhook(tenantId);
-  const startSeq = previous?.startSeq ?? tx.lastOutboxSeq(tenantId);
+  const previous = await tx.webhook(tenantId);
+  const startSeq = previous?.startSeq ?? (await tx.lastOutboxSeq(tenantId));
   const webhook: Webhook = {
     tenantId,
     url,
@@ -25,9 +25,9 @@ export function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; a
     createdAt: previous?.createdAt ?? at,
     updatedAt: at,
   };
-  tx.upsertWebhook(webhook);
-  if (previous) tx.wakeWebhookDeliveries(tenantId, at);
-  appendAudit(tx, ids, tenantId, args.actor, 'UPDATE_WEBHOOK', at, {
+  await tx.upsertWebhook(webhook);
+  if (previous) await tx.wakeWebhookDeliveries(tenantId, at);
+  await appendAudit(tx, ids, tenantId, args.actor, 'UPDATE_WEBHOOK', at, {
     webhookUrl: url,
     secretPrefix: secretPrefixOf(webhook.secret),
     previousUrl: previous?.url ?? null,
@@ -38,8 +38,8 @@ export function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; a
 export const setWebhook = (deps: Deps, tenantId: string, actor: Actor, url: string) =>
   deps.writer.run('setWebhook', { tenantId, actor, url });
 
-export function getWebhook(deps: Deps, tenantId: string) {
-  const webhook = deps.store.webhook(tenantId);
+export async function getWebhook(deps: Deps, tenantId: string) {
+  const webhook = await deps.store.webhook(tenantId);
   if (!webhook) throw notFound('A webhook for this tenant');
   return { webhookUrl: webhook.url, secretPrefix: secretPrefixOf(webhook.secret) };
 }
@@ -50,42 +50,42 @@ export type NextDelivery = { event: OutboxEvent; state: DeliveryState | undefine
  * The next delivery of a tenant: an operator's redelivery first, else the next event in commit order once it is due.
  * `waitUntil` when the next is a retry not due yet; null when there is nothing to send.
  */
-export function nextDelivery(store: ReadStore, webhook: Webhook, now: string): NextDelivery {
-  const queued = store.queuedRedelivery(webhook.tenantId);
+export async function nextDelivery(store: ReadStore, webhook: Webhook, now: string): Promise<NextDelivery> {
+  const queued = await store.queuedRedelivery(webhook.tenantId);
   if (queued) {
     if (queued.nextAttemptAt !== null && queued.nextAttemptAt > now) return { waitUntil: queued.nextAttemptAt };
-    const event = store.outboxEvent(webhook.tenantId, queued.eventId);
+    const event = await store.outboxEvent(webhook.tenantId, queued.eventId);
     return event ? { event, state: queued, redelivery: true } : null;
   }
-  const event = store.outboxAfter(webhook.tenantId, Math.max(webhook.startSeq, webhook.deliveredSeq));
+  const event = await store.outboxAfter(webhook.tenantId, Math.max(webhook.startSeq, webhook.deliveredSeq));
   if (!event) return null;
-  const state = store.webhookDelivery(webhook.tenantId, event.id);
+  const state = await store.webhookDelivery(webhook.tenantId, event.id);
   if (state?.nextAttemptAt && state.nextAttemptAt > now) return { waitUntil: state.nextAttemptAt };
   return { event, state, redelivery: false };
 }
 
 /** Records one attempt; a delivered (or given-up) event in commit order lets the next one go. */
-export function recordWebhookAttemptCommand(ctx: WriteContext, args: { state: DeliveryState; redelivery: boolean }): void {
+export async function recordWebhookAttemptCommand(ctx: WriteContext, args: { state: DeliveryState; redelivery: boolean }): Promise<void> {
   const { tx } = ctx;
   const { state } = args;
-  tx.upsertWebhookDelivery(state);
-  if (!args.redelivery && (state.status === 'DELIVERED' || state.status === 'DEAD')) tx.setWebhookDelivered(state.tenantId, state.eventSeq);
+  await tx.upsertWebhookDelivery(state);
+  if (!args.redelivery && (state.status === 'DELIVERED' || state.status === 'DEAD')) await tx.setWebhookDelivered(state.tenantId, state.eventSeq);
 }
 
 /** Queues an event again: a delivered or dead one is sent once more, one still being retried is tried at once. */
-export function redeliverCommand(ctx: WriteContext, args: { tenantId: string; eventId: string }) {
+export async function redeliverCommand(ctx: WriteContext, args: { tenantId: string; eventId: string }) {
   const { tx, commitClock } = ctx;
   const at = commitClock.next();
-  const event = tx.outboxEvent(args.tenantId, args.eventId);
+  const event = await tx.outboxEvent(args.tenantId, args.eventId);
   if (!event) throw notFound(`Event ${args.eventId}`);
-  const webhook = tx.webhook(args.tenantId);
+  const webhook = await tx.webhook(args.tenantId);
   if (!webhook) throw notFound('A webhook for this tenant');
   if (event.seq <= webhook.startSeq) {
     throw new LedgerError('CONFLICT', `Event ${args.eventId} was committed before the webhook was set and is never delivered.`);
   }
-  const state = tx.webhookDelivery(args.tenantId, args.eventId);
+  const state = await tx.webhookDelivery(args.tenantId, args.eventId);
   const pendingInOrder = event.seq > webhook.deliveredSeq;
-  tx.upsertWebhookDelivery({
+  await tx.upsertWebhookDelivery({
     tenantId: args.tenantId,
     eventId: event.id,
     eventSeq: event.seq,

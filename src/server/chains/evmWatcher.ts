@@ -95,13 +95,13 @@ export class EvmWatcher extends ChainPoller {
   protected async scan(): Promise<void> {
     const final = await this.finalBlock();
     this.final = final;
-    const checkpoint = this.ledger.store.chainCheckpoint('EVM');
+    const checkpoint = await this.ledger.store.chainCheckpoint('EVM');
     // A first start watches from the next block on: what happened before the ledger watched is not replayed.
     let from = checkpoint ? BigInt(checkpoint.nextBlock) : final + 1n;
     if (!checkpoint) await this.ledger.writer.run('recordTransfers', { chain: 'EVM', transfers: [], nextBlock: Number(from) });
     while (!this.stopped && from <= final) {
       const to = from + BigInt(EVM_BLOCK_RANGE_MAX) - 1n < final ? from + BigInt(EVM_BLOCK_RANGE_MAX) - 1n : final;
-      const wallets = [...new Set(this.ledger.store.watchedWallets('EVM').map((w) => w.walletCanonical))].filter((w) => /^0x[0-9a-f]{40}$/.test(w));
+      const wallets = [...new Set((await this.ledger.store.watchedWallets('EVM')).map((w) => w.walletCanonical))].filter((w) => /^0x[0-9a-f]{40}$/.test(w));
       const transfers = wallets.length === 0 ? [] : await this.transfersTo(wallets, from, to);
       await this.ledger.writer.run('recordTransfers', { chain: 'EVM', transfers, nextBlock: Number(to + 1n) });
       from = to + 1n;

@@ -157,11 +157,11 @@ export class SolanaWatcher extends ChainPoller {
   /** Reads the watched accounts' finalized transactions from the checkpoint slot on, a slot per write. */
   protected async scan(): Promise<void> {
     const head = Number(await this.rpc.getSlot({ commitment: 'finalized' }).send());
-    const checkpoint = this.ledger.store.chainCheckpoint('SOLANA');
+    const checkpoint = await this.ledger.store.chainCheckpoint('SOLANA');
     if (!checkpoint) return void (await this.record([], head + 1));
     const from = checkpoint.nextBlock;
     if (from > head) return;
-    const watched = this.ledger.store.watchedWallets('SOLANA').filter((w) => this.byToken.has(w.token));
+    const watched = (await this.ledger.store.watchedWallets('SOLANA')).filter((w) => this.byToken.has(w.token));
     const owners = new Set(watched.map((w) => w.walletCanonical));
     const slots = new Map<number, Set<Signature>>();
     const pairs = [...new Map(watched.map((w) => [`${w.walletCanonical} ${w.token}`, w])).values()];

@@ -95,12 +95,12 @@ export class TronWatcher extends ChainPoller {
   /** Scans solidified blocks from the checkpoint, recording each block's transfers with the checkpoint in one write. */
   protected async scan(): Promise<void> {
     const solid = await solidifiedHead(this.client);
-    const checkpoint = this.ledger.store.chainCheckpoint('TRON');
+    const checkpoint = await this.ledger.store.chainCheckpoint('TRON');
     let next = checkpoint ? checkpoint.nextBlock : solid + 1;
     if (!checkpoint) await this.ledger.writer.run('recordTransfers', { chain: 'TRON', transfers: [], nextBlock: next });
     const last = Math.min(solid, next + TRON_BLOCKS_PER_SCAN - 1);
     while (!this.stopped && next <= last) {
-      const wallets = new Set(this.ledger.store.watchedWallets('TRON').map((w) => w.walletCanonical));
+      const wallets = new Set((await this.ledger.store.watchedWallets('TRON')).map((w) => w.walletCanonical));
       if (wallets.size === 0) {
         // Nothing is watched: the blocks up to the head are passed over in one step.
         await this.ledger.writer.run('recordTransfers', { chain: 'TRON', transfers: [], nextBlock: last + 1 });

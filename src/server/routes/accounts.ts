@@ -25,7 +25,7 @@ export const accountRoutes = [
     scope: 'ACCOUNTS_READ',
     query: pageQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.listAccounts(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listAccounts(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -33,9 +33,9 @@ export const accountRoutes = [
     summary: 'Get an account',
     scope: 'ACCOUNTS_READ',
     responses: { 200: 'The account', ...readErrors },
-    handle: ({ ledger, principal, params }) => ({
+    handle: async ({ ledger, principal, params }) => ({
       status: 200,
-      body: accountView(ledger.getAccount(principal.tenantId, params.accountId!)),
+      body: accountView(await ledger.getAccount(principal.tenantId, params.accountId!)),
     }),
   }),
   defineRoute({
@@ -45,9 +45,9 @@ export const accountRoutes = [
     scope: 'ACCOUNTS_READ',
     query: balanceQuery,
     responses: { 200: 'The balance', 400: 'Invalid asOf', ...readErrors },
-    handle: ({ ledger, principal, params, query }) => ({
+    handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: ledger.balance(principal.tenantId, params.accountId!, query.asOf),
+      body: await ledger.balance(principal.tenantId, params.accountId!, query.asOf),
     }),
   }),
   defineRoute({
@@ -58,9 +58,9 @@ export const accountRoutes = [
     badIdStatus: 400,
     query: entriesQuery,
     responses: { 200: '{accountId, entries, nextCursor}', 400: 'Invalid id, limit, range or cursor', ...readErrors },
-    handle: ({ ledger, principal, params, query }) => ({
+    handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: ledger.entries(principal.tenantId, params.accountId!, query),
+      body: await ledger.entries(principal.tenantId, params.accountId!, query),
     }),
   }),
   defineRoute({
@@ -71,9 +71,9 @@ export const accountRoutes = [
     badIdStatus: 400,
     query: statementQuery,
     responses: { 200: 'The statement', 400: 'Missing or invalid from/to, invalid id', ...readErrors },
-    handle: ({ ledger, principal, params, query }) => ({
+    handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: ledger.statement(principal.tenantId, params.accountId!, query.from!, query.to!),
+      body: await ledger.statement(principal.tenantId, params.accountId!, query.from!, query.to!),
     }),
   }),
 ];

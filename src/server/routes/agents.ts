@@ -72,7 +72,7 @@ export const agentRoutes = [
     scope: 'AGENTS_AUDIT_READ',
     query: agentTransactionsQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid status, limit or cursor', ...auth },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.agents.list(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.agents.list(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -80,7 +80,7 @@ export const agentRoutes = [
     summary: 'One agent transaction record',
     scope: 'AGENTS_AUDIT_READ',
     responses: { 200: '{id, status, sessionId, actorKeyId, lines, createdAt, decidedAt}', ...auth, 404: 'Not found' },
-    handle: ({ ledger, principal, params }) => ({ status: 200, body: ledger.agents.get(principal.tenantId, params.transactionId!) }),
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.agents.get(principal.tenantId, params.transactionId!) }),
   }),
   defineRoute({
     method: 'GET',
@@ -89,6 +89,6 @@ export const agentRoutes = [
     scope: 'AGENTS_AUDIT_READ',
     query: pageQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', ...auth },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.agents.audit(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.agents.audit(principal.tenantId, query) }),
   }),
 ];

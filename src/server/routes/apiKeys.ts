@@ -21,7 +21,7 @@ export const apiKeyRoutes = [
     summary: 'List the API keys of the tenant',
     scope: 'ADMIN',
     responses: { 200: 'Array of keys', 401: 'Unauthenticated', 403: 'Forbidden' },
-    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.listApiKeys(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listApiKeys(principal.tenantId) }),
   }),
   defineRoute({
     method: 'DELETE',

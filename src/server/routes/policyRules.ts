@@ -20,7 +20,7 @@ export const policyRuleRoutes = [
     summary: 'The policy rules of the tenant, oldest first',
     scope: 'ADMIN',
     responses: { 200: 'Array of policy rules', ...auth },
-    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.listPolicyRules(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listPolicyRules(principal.tenantId) }),
   }),
   defineRoute({
     method: 'DELETE',

@@ -22,6 +22,6 @@ export const reconciliationRoutes = [
     scope: 'RECONCILIATION_READ',
     query: pageQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.listReconciliationResults(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listReconciliationResults(principal.tenantId, query) }),
   }),
 ];

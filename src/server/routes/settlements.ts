@@ -50,7 +50,7 @@ export const settlementRoutes = [
     scope: 'TRANSACTIONS_READ',
     query: settlementsQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid status, date range, limit or cursor', ...auth },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.settlements.list(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.settlements.list(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -58,7 +58,7 @@ export const settlementRoutes = [
     summary: 'Get a settlement',
     scope: 'TRANSACTIONS_READ',
     responses: { 200: 'The settlement', ...auth, 404: 'Not found for the tenant' },
-    handle: ({ ledger, principal, params }) => ({ status: 200, body: ledger.settlements.get(principal.tenantId, params.settlementId!) }),
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.settlements.get(principal.tenantId, params.settlementId!) }),
   }),
   defineRoute({
     method: 'DELETE',

@@ -34,7 +34,7 @@ export const transactionRoutes = [
     scope: 'TRANSACTIONS_READ',
     query: pageQuery,
     responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
-    handle: ({ ledger, principal, query }) => ({ status: 200, body: ledger.transactions.list(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.transactions.list(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -42,9 +42,9 @@ export const transactionRoutes = [
     summary: 'Get a transaction with its lines',
     scope: 'TRANSACTIONS_READ',
     responses: { 200: '{transactionId, metadata, lines, createdAt}', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'Not found' },
-    handle: ({ ledger, principal, params }) => ({
+    handle: async ({ ledger, principal, params }) => ({
       status: 200,
-      body: ledger.transactions.get(principal.tenantId, params.transactionId!),
+      body: await ledger.transactions.get(principal.tenantId, params.transactionId!),
     }),
   }),
 ];

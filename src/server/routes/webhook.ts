@@ -22,6 +22,6 @@ export const webhookRoutes = [
     summary: 'The webhook URL and the first characters of its secret',
     scope: 'WEBHOOK_MANAGE',
     responses: { 200: '{webhookUrl, secretPrefix}', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'No webhook configured' },
-    handle: ({ ledger, principal }) => ({ status: 200, body: ledger.getWebhook(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.getWebhook(principal.tenantId) }),
   }),
 ];

@@ -38,6 +38,9 @@ export class WebhookSender {
   private passVersion: string | null = null;
   private passDueAt = 0;
   private passAt = 0;
+  /** The pass under way (one at a time), and whether another was asked for meanwhile (forced or not). */
+  private passing: Promise<void> | undefined;
+  private passAgain: { force: boolean } | undefined;
 
   constructor(
     private readonly ledger: Ledger,
@@ -52,13 +55,26 @@ export class WebhookSender {
 
   private tick(force = false): void {
     if (this.stopped) return;
+    if (this.passing) {
+      this.passAgain = { force: force || (this.passAgain?.force ?? false) };
+      return;
+    }
+    this.passing = this.pass(force).finally(() => {
+      this.passing = undefined;
+      const again = this.passAgain;
+      this.passAgain = undefined;
+      if (again) this.tick(again.force);
+    });
+  }
+
+  private async pass(force: boolean): Promise<void> {
     const now = Date.now();
     let version: string;
     let webhooks: Webhook[];
     try {
-      version = this.ledger.store.changeVersion();
+      version = await this.ledger.store.changeVersion();
       if (!force && version === this.passVersion && now < this.passDueAt && now - this.passAt < RESCAN_MS) return;
-      webhooks = this.ledger.store.webhooks();
+      webhooks = await this.ledger.store.webhooks();
     } catch (error) {
       this.log(`webhook sender: could not read webhooks (retried next tick): ${String(error)}`);
       return;
@@ -66,14 +82,22 @@ export class WebhookSender {
     let dueAt = Infinity;
     let whole = true;
     for (const webhook of webhooks) {
+      if (this.stopped) return;
       if (this.inFlight.size >= IN_FLIGHT_MAX) {
         whole = false;
         break;
       }
       if (this.inFlight.has(webhook.tenantId)) continue;
       const finished = this.finished.get(webhook.tenantId) ?? 0;
-      const job = nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date(now).toISOString());
-      if (!job) continue;
+      let job: Awaited<ReturnType<typeof nextDelivery>>;
+      try {
+        job = await nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date(now).toISOString());
+      } catch (error) {
+        this.log(`webhook sender: could not read the outbox of ${webhook.tenantId} (retried next tick): ${String(error)}`);
+        whole = false;
+        continue;
+      }
+      if (!job || this.stopped) continue;
       if ('waitUntil' in job) {
         dueAt = Math.min(dueAt, Date.parse(job.waitUntil));
         continue;
@@ -147,6 +171,7 @@ export class WebhookSender {
     this.stopped = true;
     clearInterval(this.timer);
     this.stopping.abort();
+    await this.passing;
     await Promise.all(this.inFlight.values());
     await this.recording;
   }

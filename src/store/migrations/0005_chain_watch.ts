@@ -1,38 +1,40 @@
 // What the chain watchers need: where each stopped, every transfer they saw (once), and the on-chain lines of posted
 // transactions by transaction hash, so a seen transfer finds the posting that records it.
 import type { Kysely } from 'kysely';
+import { columnTypes } from './columns.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const t = columnTypes(db);
   const req = (c: any) => c.notNull();
 
   // Per chain, not per tenant: one scan of a chain serves every tenant (the one table without a tenant column).
   await db.schema
     .createTable('chain_checkpoints')
-    .addColumn('chain', 'text', (c) => c.primaryKey())
+    .addColumn('chain', t.text, (c) => c.primaryKey())
     // The next block (or slot) to scan.
-    .addColumn('next_block', 'integer', req)
-    .addColumn('transfers_seen', 'integer', req)
-    .addColumn('transfers_matched', 'integer', req)
-    .addColumn('updated_at', 'text', req)
+    .addColumn('next_block', t.int, req)
+    .addColumn('transfers_seen', t.int, req)
+    .addColumn('transfers_matched', t.int, req)
+    .addColumn('updated_at', t.text, req)
     .execute();
 
   await db.schema
     .createTable('chain_transfers')
-    .addColumn('seq', 'integer', (c) => c.primaryKey())
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
-    .addColumn('chain', 'text', req)
-    .addColumn('tx_hash', 'text', req)
-    .addColumn('log_index', 'integer', req)
-    .addColumn('token', 'text', req)
-    .addColumn('token_contract', 'text', req)
-    .addColumn('from_address', 'text', req)
-    .addColumn('to_address', 'text', req)
-    .addColumn('to_canonical', 'text', req)
-    .addColumn('amount', 'text', req)
-    .addColumn('block_number', 'integer', req)
-    .addColumn('block_hash', 'text', req)
-    .addColumn('settlement_id', 'text')
-    .addColumn('seen_at', 'text', req)
+    .addColumn('seq', t.seqType, t.seq)
+    .addColumn('tenant_id', t.text, (c) => c.notNull().references('tenants.id'))
+    .addColumn('chain', t.text, req)
+    .addColumn('tx_hash', t.text, req)
+    .addColumn('log_index', t.int, req)
+    .addColumn('token', t.text, req)
+    .addColumn('token_contract', t.text, req)
+    .addColumn('from_address', t.text, req)
+    .addColumn('to_address', t.text, req)
+    .addColumn('to_canonical', t.text, req)
+    .addColumn('amount', t.amount, req)
+    .addColumn('block_number', t.int, req)
+    .addColumn('block_hash', t.text, req)
+    .addColumn('settlement_id', t.text)
+    .addColumn('seen_at', t.text, req)
     .execute();
   await db.schema
     .createIndex('chain_transfers_tenant_transfer')
@@ -43,11 +45,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('onchain_lines')
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
-    .addColumn('chain', 'text', req)
-    .addColumn('tx_hash', 'text', req)
-    .addColumn('transaction_id', 'text', req)
-    .addColumn('line_no', 'integer', req)
+    .addColumn('tenant_id', t.text, (c) => c.notNull().references('tenants.id'))
+    .addColumn('chain', t.text, req)
+    .addColumn('tx_hash', t.text, req)
+    .addColumn('transaction_id', t.text, req)
+    .addColumn('line_no', t.int, req)
     .execute();
   await db.schema.createIndex('onchain_lines_tenant_hash').on('onchain_lines').columns(['tenant_id', 'chain', 'tx_hash']).execute();
 
@@ -61,7 +63,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The account the service credits when it posts a seen transfer itself, made on first use.
   await db.schema
     .createTable('clearing_accounts')
-    .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('tenants.id'))
-    .addColumn('account_id', 'text', req)
+    .addColumn('tenant_id', t.text, (c) => c.primaryKey().references('tenants.id'))
+    .addColumn('account_id', t.text, req)
     .execute();
 }

@@ -1,0 +1,98 @@
+// The one composition root: a `--db` value (a file path, or a postgres:// URL) becomes a store, its writer and the
+// Ledger over them. The CLI, the server, the workers and the bench all open a ledger here.
+import { Ledger } from '../core/ledger.js';
+import type { Clock, Store, Writer } from '../core/ports.js';
+import type { LedgerOptions } from '../core/context.js';
+import { systemClock } from '../core/time.js';
+import { invalid } from '../core/errors.js';
+import { SqliteStore } from './sqliteStore.js';
+import { LocalWriter } from './localWriter.js';
+import { ThreadWriter } from './threadWriter.js';
+import { Checkpointer } from './checkpointer.js';
+
+/** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
+export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
+const POSTGRES_SCHEMES = ['postgres:', 'postgresql:'];
+
+/** Reads a `--db` value; any other URL scheme is refused rather than taken for a file name. */
+export function parseDbTarget(value: string): DbTarget {
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(value)?.[1];
+  if (scheme === undefined) {
+    if (value.trim() === '') throw invalid('--db is empty: give a file path (SQLite) or a postgres:// URL.');
+    return { engine: 'sqlite', path: value };
+  }
+  if (POSTGRES_SCHEMES.includes(`${scheme.toLowerCase()}:`)) return { engine: 'postgres', url: value };
+  throw invalid(`--db ${scheme}:// is not a database this ledger runs on: give a file path (SQLite) or a postgres:// URL.`);
+}
+
+/** How a database is named in logs and messages: never with its password. */
+export function describeTarget(target: DbTarget): string {
+  if (target.engine === 'sqlite') return `SQLite ${target.path}`;
+  const url = new URL(target.url);
+  if (url.password) url.password = '***';
+  return `PostgreSQL ${url.toString()}`;
+}
+
+export interface OpenOptions {
+  /**
+   * `thread`: SQLite commits on a writer thread with a checkpoint thread beside it (the server). `local`: commits on
+   * this thread (the CLI, the workers run alone, tests that move the clock).
+   */
+  writer?: 'thread' | 'local';
+  clock?: Clock;
+  ledger?: LedgerOptions;
+  log?: (line: string) => void;
+}
+
+export interface OpenLedger {
+  ledger: Ledger;
+  store: Store;
+  writer: Writer;
+  /** One line for the start-up log: the engine, the database and the durability each connection runs with. */
+  storage: string;
+  /** Commits what is queued, then closes every connection; once. */
+  close(): Promise<void>;
+}
+
+/** Opens (creating and migrating on first use) the database a `--db` value names, with its writer and the Ledger. */
+export async function openLedger(db: string, options: OpenOptions = {}): Promise<OpenLedger> {
+  const target = parseDbTarget(db);
+  if (target.engine === 'postgres') throw invalid('PostgreSQL is not supported by this build yet.');
+  return openSqliteLedger(target.path, options);
+}
+
+async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {
+  const store = await SqliteStore.open(path);
+  let writer: LocalWriter | ThreadWriter | undefined;
+  let checkpointer: Checkpointer | undefined;
+  try {
+    if (options.writer === 'thread') {
+      writer = await ThreadWriter.start(path, options.log ?? (() => {}));
+      checkpointer = await Checkpointer.start(path);
+    } else {
+      writer = await LocalWriter.open(store, options.clock);
+    }
+    const connections =
+      writer instanceof ThreadWriter && checkpointer
+        ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
+        : `reader and writer ${store.durability()}`;
+    const ledger = await Ledger.open(store, writer, options.clock ?? systemClock, options.ledger);
+    return assemble(ledger, `SQLite ${path}: ${connections}`, async () => {
+      await writer?.close();
+      await checkpointer?.close();
+      await store.close();
+    });
+  } catch (error) {
+    await writer?.close();
+    await checkpointer?.close();
+    await store.close();
+    throw error;
+  }
+}
+
+/** The opened ledger, closed at most once whoever asks. */
+export function assemble(ledger: Ledger, storage: string, closeAll: () => Promise<void>): OpenLedger {
+  let closing: Promise<void> | undefined;
+  return { ledger, store: ledger.store, writer: ledger.writer, storage, close: () => (closing ??= closeAll()) };
+}

@@ -1,0 +1,37 @@
+// What the queries need from an engine: a statement prepared once from a Kysely query, run with named parameters.
+// SQLite answers at once (a synchronous driver); PostgreSQL answers with a promise. The store awaits either, so a
+// SQLite command runs start to end without waiting on anything.
+import type { Compilable, Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+export type Args = Record<string, unknown>;
+
+export interface Statement<Row> {
+  get(args?: Args): MaybePromise<Row | undefined>;
+  all(args?: Args): MaybePromise<Row[]>;
+  /** Rows in order; SQLite reads them as they are taken, and holds its connection until the iteration ends. */
+  iterate(args?: Args): MaybePromise<Iterable<Row>>;
+  /** How many rows it changed. */
+  run(args?: Args): MaybePromise<number>;
+}
+
+/** Prepares a query built with `param('name')` placeholders; with `pluck`, a one-column query answers its values. */
+export type Preparer = <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options?: { pluck?: boolean }) => Statement<Row>;
+
+const MARK = '\u0000param:';
+
+/** A named placeholder in a query built for a Preparer. */
+export const param = <T = string>(name: string): T => `${MARK}${name}` as unknown as T;
+
+/** The positional values of a compiled query from named arguments; a missing one is a bug, not a NULL. */
+export function compileSlots(parameters: readonly unknown[]): (args: Args) => unknown[] {
+  const slots: Array<{ name: string } | { value: unknown }> = parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p }));
+  return (args) =>
+    slots.map((slot) => {
+      if (!('name' in slot)) return slot.value;
+      const value = args[slot.name];
+      if (value === undefined) throw new Error(`Missing query parameter ${slot.name}`);
+      return value;
+    });
+}
