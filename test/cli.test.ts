@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, client, fiat, makeAccount, post, type Client } from './helpers/server.js';
+import { testDb, BIN, client, fiat, makeAccount, post, type Client } from './helpers/server.js';
 import { expectError, ISO_MS, UUID } from './helpers/expect.js';
 import { killAll, spawnServe } from './helpers/spawn.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
@@ -61,7 +61,7 @@ describe('ledger CLI', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-cli-'));
-    db = join(dir, 'ledger.db');
+    db = await testDb(dir);
     tenant = json(await ledger(['--db', db, 'tenants', 'create', 'Acme Payments', '--json']));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -269,9 +269,11 @@ describe('ledger CLI', () => {
 
 describe('ledger serve', () => {
   let dir: string;
+  let db: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-serve-'));
+    db = await testDb(dir);
   });
   afterEach(() => killAll());
   afterAll(() => {
@@ -280,7 +282,7 @@ describe('ledger serve', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('prints its URL, answers /healthz, and exits 0 on %s', async (signal) => {
-    const served = await spawnServe(join(dir, 'ledger.db'));
+    const served = await spawnServe(db);
     const url = served.url;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);

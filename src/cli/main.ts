@@ -10,11 +10,12 @@ import { registerTenants } from './commands/tenants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
 import { registerServe } from './commands/serve.js';
+import { registerDb } from './commands/db.js';
 
 const program = new Command('ledger')
-  .description('Multi-tenant double-entry ledger for bank rails and stablecoins, over SQLite.')
+  .description('Multi-tenant double-entry ledger for bank rails and stablecoins, on SQLite or PostgreSQL.')
   .version(VERSION)
-  .option('--db <path>', `SQLite database file (LEDGER_DB, default ${DEFAULT_DB})`)
+  .option('--db <path|url>', `a SQLite file, or a postgres:// (postgresql://) URL (LEDGER_DB, default ${DEFAULT_DB})`)
   .showHelpAfterError()
   // Usage errors (unknown option, missing argument) exit 2, like invalid values; failures of the work itself exit 1.
   .exitOverride();
@@ -27,6 +28,7 @@ registerAudit(program);
 registerWebhooks(program);
 registerAgents(program);
 registerWatch(program);
+registerDb(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -86,3 +86,7 @@ export const RATE_LIMIT_MAX_PER_SECOND = 1_000_000;
 export const RATE_LIMIT_BUCKETS_PRUNE_AT = 10_000;
 /** Lines with candidate settlements decided in one write of a batch reconciliation; a larger batch is written in parts. */
 export const RECONCILIATION_CANDIDATE_LINES_PER_WRITE = 1000;
+
+/** Rows `ledger db copy` reads and writes at a time (a batch a transaction), and fewer for tables whose rows hold whole documents (up to about 1.3 MB each). */
+export const COPY_BATCH_ROWS = 500;
+export const COPY_BATCH_DOCUMENT_ROWS = 25;

@@ -1,7 +1,7 @@
 // Group commit: writes that arrive while the event loop is busy are gathered and committed together,
 // each in its own savepoint so that one failure fails alone. Nobody is answered before the commit is durable.
-import type { SqliteDb } from './sqlite.js';
-import { asStoreError, BEGIN_WRITE } from './sqlite.js';
+// The same on every engine; how a transaction begins and ends is the engine's (TxControl).
+import type { MaybePromise } from './sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
   GROUP_COMMIT_WEIGHT_MAX,
@@ -18,6 +18,19 @@ interface Job {
   reject: (error: unknown) => void;
 }
 
+/** The transaction statements of one connection, and how the engine's errors read as the contract's. */
+export interface TxControl {
+  /** Begins the group's transaction, taking the write lock it relies on (see WriteTx in core/ports.ts). */
+  begin(): MaybePromise<void>;
+  commit(): MaybePromise<void>;
+  rollback(): MaybePromise<void>;
+  savepoint(): MaybePromise<void>;
+  release(): MaybePromise<void>;
+  rollbackTo(): MaybePromise<void>;
+  /** Conditions of the machine (a lock held elsewhere, a full disk, a lost connection) answer 503. */
+  asStoreError(error: unknown): unknown;
+}
+
 export class GroupCommitter {
   private queue: Job[] = [];
   private scheduled = false;
@@ -27,25 +40,12 @@ export class GroupCommitter {
   /** When the next large write may run while small ones are being made, and when a small one last committed. */
   private largeResumeAt = 0;
   private lastSmallAt = -Infinity;
-  private readonly begin;
-  private readonly commit;
-  private readonly rollback;
-  private readonly savepoint;
-  private readonly release;
-  private readonly rollbackTo;
 
   /** `forget` drops what the store remembers of the open transaction: called when a savepoint rolls back and after every batch. */
   constructor(
-    private readonly db: SqliteDb,
+    private readonly tx: TxControl,
     private readonly forget: () => void = () => {},
-  ) {
-    this.begin = db.prepare(BEGIN_WRITE);
-    this.commit = db.prepare('COMMIT');
-    this.rollback = db.prepare('ROLLBACK');
-    this.savepoint = db.prepare('SAVEPOINT job');
-    this.release = db.prepare('RELEASE job');
-    this.rollbackTo = db.prepare('ROLLBACK TO job');
-  }
+  ) {}
 
   run<T>(work: () => Promise<T>, weight = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -64,7 +64,9 @@ export class GroupCommitter {
    * small writes of every tenant keep flowing. With nothing small around, or on close (`all`), it runs at once.
    */
   async flush(all = false): Promise<void> {
-    // A flush already under way takes what is queued when it is done; `all` waits for it, then flushes the rest.
+    // The next job queued schedules a flush of its own; a flush already under way takes what is queued before it
+    // ends (its loop reads the queue after every commit); `all` waits for it, then flushes the rest.
+    this.scheduled = false;
     while (this.flushing) {
       if (!all) return;
       await this.flushing;
@@ -78,7 +80,6 @@ export class GroupCommitter {
   }
 
   private async flushQueued(all: boolean): Promise<void> {
-    this.scheduled = false;
     for (;;) {
       const now = performance.now();
       const contended = now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => job.weight < LARGE_WRITE_WEIGHT);
@@ -137,32 +138,38 @@ export class GroupCommitter {
   }
 
   private async commitBatchOnce(batch: Job[]): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>> {
+    const { tx } = this;
     try {
-      this.begin.run();
+      await tx.begin();
     } catch (error) {
-      return batch.map(() => ({ ok: false, error: asStoreError(error) }));
+      return batch.map(() => ({ ok: false, error: tx.asStoreError(error) }));
     }
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     // One command at a time: each in its own savepoint, and its reads see only what is before it in this batch.
-    for (const job of batch) {
-      this.savepoint.run();
-      try {
-        const value = await job.work();
-        this.release.run();
-        outcomes.push({ ok: true, value });
-      } catch (error) {
-        this.rollbackTo.run();
-        this.release.run();
-        this.forget();
-        outcomes.push({ ok: false, error });
-      }
-    }
     try {
-      this.commit.run();
+      for (const job of batch) {
+        await tx.savepoint();
+        try {
+          const value = await job.work();
+          await tx.release();
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await tx.rollbackTo();
+          await tx.release();
+          this.forget();
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await tx.commit();
       return outcomes;
     } catch (error) {
-      if (this.db.inTransaction) this.rollback.run();
-      return batch.map(() => ({ ok: false, error: asStoreError(error) }));
+      // The transaction itself failed (a savepoint, the commit, the connection): nothing of the group is written.
+      try {
+        await tx.rollback();
+      } catch {
+        // Already rolled back by the engine.
+      }
+      return batch.map(() => ({ ok: false, error: tx.asStoreError(error) }));
     }
   }
 }

@@ -1,24 +1,31 @@
-// The writer on this thread: commands run against the store's own connection, through group commit.
+// The writer on this thread: commands run against one connection of the store, through group commit.
 import { commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
 import type { Clock, IdGenerator, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
 import { uuidV7 } from '../core/ids.js';
-import { GroupCommitter } from './groupCommit.js';
+import { GroupCommitter, type TxControl } from './groupCommit.js';
+import { sqliteTxControl } from './sqlite.js';
 import type { SqliteStore } from './sqliteStore.js';
+import type { SqlStore } from './sql/sqlStore.js';
 
 export class LocalWriter implements Writer {
   private readonly committer: GroupCommitter;
   private readonly ctx: WriteContext;
 
-  private constructor(store: SqliteStore, ctx: WriteContext) {
-    this.committer = new GroupCommitter(store.sqlite, () => store.forgetWriteState());
+  private constructor(store: SqlStore, tx: TxControl, ctx: WriteContext) {
+    this.committer = new GroupCommitter(tx, () => store.forgetWriteState());
     this.ctx = ctx;
   }
 
-  /** Commits through the store's own connection; commit times continue from the last one stored. */
-  static async open(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
-    return new LocalWriter(store, {
+  /** Commits through the SQLite store's own connection. */
+  static open(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
+    return LocalWriter.over(store, sqliteTxControl(store.sqlite), clock, ids);
+  }
+
+  /** Commits through `store`, whose statements run on the connection `tx` controls; commit times continue from the last one stored. */
+  static async over(store: SqlStore, tx: TxControl, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
+    return new LocalWriter(store, tx, {
       tx: store,
       ids,
       clock,

@@ -26,14 +26,6 @@ export function parseDbTarget(value: string): DbTarget {
   throw invalid(`--db ${scheme}:// is not a database this ledger runs on: give a file path (SQLite) or a postgres:// URL.`);
 }
 
-/** How a database is named in logs and messages: never with its password. */
-export function describeTarget(target: DbTarget): string {
-  if (target.engine === 'sqlite') return `SQLite ${target.path}`;
-  const url = new URL(target.url);
-  if (url.password) url.password = '***';
-  return `PostgreSQL ${url.toString()}`;
-}
-
 export interface OpenOptions {
   /**
    * `thread`: SQLite commits on a writer thread with a checkpoint thread beside it (the server). `local`: commits on
@@ -58,7 +50,10 @@ export interface OpenLedger {
 /** Opens (creating and migrating on first use) the database a `--db` value names, with its writer and the Ledger. */
 export async function openLedger(db: string, options: OpenOptions = {}): Promise<OpenLedger> {
   const target = parseDbTarget(db);
-  if (target.engine === 'postgres') throw invalid('PostgreSQL is not supported by this build yet.');
+  if (target.engine === 'postgres') {
+    const { openPostgresLedger } = await import('./postgres/open.js');
+    return openPostgresLedger(target.url, options);
+  }
   return openSqliteLedger(target.path, options);
 }
 

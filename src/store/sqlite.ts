@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { LedgerError } from '../core/errors.js';
+import type { TxControl } from './groupCommit.js';
 
 export type SqliteDb = BetterSqlite3.Database;
 
@@ -105,5 +106,24 @@ export function asStoreError(error: unknown): unknown {
   return error;
 }
 
-/** SQLite takes the write lock up front, so a writer never fails half-way on a lock upgrade. */
-export const BEGIN_WRITE = 'BEGIN IMMEDIATE';
+/**
+ * The transaction statements of the writer's connection, prepared once. `BEGIN IMMEDIATE` takes the database's one
+ * write lock up front, so a writer never fails half-way on a lock upgrade; the group holds it until its commit.
+ */
+export function sqliteTxControl(db: SqliteDb): TxControl {
+  const statement = (text: string) => {
+    const prepared = db.prepare(text);
+    return () => void prepared.run();
+  };
+  return {
+    begin: statement('BEGIN IMMEDIATE'),
+    commit: statement('COMMIT'),
+    rollback: () => {
+      if (db.inTransaction) db.prepare('ROLLBACK').run();
+    },
+    savepoint: statement('SAVEPOINT job'),
+    release: statement('RELEASE job'),
+    rollbackTo: statement('ROLLBACK TO job'),
+    asStoreError,
+  };
+}

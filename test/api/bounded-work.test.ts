@@ -2,7 +2,7 @@
 // answered) cheaply while /healthz and another tenant's posting keep answering; answers stay under 4 MiB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
-import BetterSqlite3 from 'better-sqlite3';
+import { sqlOn } from '../helpers/sql.js';
 import { ANSWER_SIZE_MAX_BYTES, BODY_SIZE_MAX_BYTES } from '../../src/core/limits.js';
 import { expectError } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
@@ -201,15 +201,8 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
   // Last: it stops the server.
   it('on shutdown, a batch whose client has left is finished before the database closes (no 500, nothing logged)', async () => {
     const transactionIds = Array.from({ length: 100 }, (_, i) => heavyIds[i % heavyIds.length]!);
-    const batchResults = () => {
-      const db = new BetterSqlite3(t.dbPath, { readonly: true });
-      try {
-        return (db.prepare("SELECT count(*) AS n FROM reconciliation_results WHERE source = 'BATCH'").get() as { n: number }).n;
-      } finally {
-        db.close();
-      }
-    };
-    const before = batchResults();
+    const batchResults = async () => Number((await sqlOn<{ n: number }>(t.dbPath, "SELECT count(*) AS n FROM reconciliation_results WHERE source = 'BATCH'")).rows[0]!.n);
+    const before = await batchResults();
     const abort = new AbortController();
     const leaving = fetch(`${t.url}/api/v1/reconciliation/batch`, {
       method: 'POST',
@@ -224,6 +217,6 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
     await t.server.close();
     expect(logged.filter((line) => /internal error/.test(line))).toEqual([]);
     // The batch was finished and written, though nobody waits for its answer.
-    expect(batchResults()).toBe(before + 100);
+    expect(await batchResults()).toBe(before + 100);
   });
 });

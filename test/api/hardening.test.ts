@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { testDb, client, fiat, makeAccount, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { killAll, spawnServe, type Spawned } from '../helpers/spawn.js';
@@ -368,7 +368,7 @@ describe('hardening: an amount with a huge exponent does not take the server dow
     dir = t.dir;
     rawKey = t.tenant.apiKey.rawKey;
     await t.server.close();
-    server = await spawnServe(join(dir, 'ledger.db'), [], { nodeArgs: ['--max-old-space-size=256'] });
+    server = await spawnServe(t.dbPath, [], { nodeArgs: ['--max-old-space-size=256'] });
   });
   afterAll(async () => {
     killAll();

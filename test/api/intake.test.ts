@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { testDb, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { killAll, spawnLedger } from '../helpers/spawn.js';
@@ -504,7 +504,7 @@ describe('intake: serve flags', () => {
 
   /** The built binary, killed if it has not exited after 20 s (it would be listening instead of refusing its flags). */
   const serve = async (flags: string[]) => {
-    const child = spawnLedger(['--db', join(dir, 'ledger.db'), 'serve', '--host', '127.0.0.1', '--port', '0', ...flags]);
+    const child = spawnLedger(['--db', await testDb(dir), 'serve', '--host', '127.0.0.1', '--port', '0', ...flags]);
     const timer = setTimeout(() => child.kill(), 20_000);
     const { code } = await child.exited;
     clearTimeout(timer);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ChainSettings, type RunningServer } from '../../src/server/serve.js';
 import { BACKOFF_MAX_MS, nextScanDelayMs } from '../../src/server/chains/poller.js';
 import { EVM_BLOCK_RANGE_MAX } from '../../src/server/chains/evmWatcher.js';
-import { client, createTenant, makeAccount, type Client } from '../helpers/server.js';
+import { testDb, client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { deployToken, startAnvil, type Anvil, type TestToken } from './anvil.js';
 import { storedCheckpoint, until } from './support.js';
 
@@ -157,7 +157,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
     USDC = await deployToken(anvil, 'USD Coin', 'USDC', 6);
     await USDC.mint(anvil.deployer.address, usdc('1000000'));
     dir = mkdtempSync(join(tmpdir(), 'ledger-evm-claims-'));
-    dbPath = join(dir, 'ledger.db');
+    dbPath = await testDb(dir);
     apiKey = (await createTenant(dbPath)).apiKey.rawKey;
     // The ledger runs without watching first: settlements are registered, and a customer pays one of them.
     await start(false);
@@ -239,7 +239,7 @@ describe('EVM watcher claims against anvil (default finality: the `finalized` ta
   it('a backlog of more than 2,000 blocks is read in ranges of at most 2,000, back to back from the checkpoint to the finalized block', async () => {
     expect(EVM_BLOCK_RANGE_MAX).toBe(2_000);
     await stop();
-    const resumeAt = storedCheckpoint(dbPath, 'EVM').next;
+    const resumeAt = (await storedCheckpoint(dbPath, 'EVM')).next;
     // while stopped: 1,000 blocks, a payment, 1,200 more blocks, all final but the last 64
     await anvil.mine(1_000);
     const far = await USDC.transfer(W2, usdc('9'));

@@ -3,12 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { sqlOn } from '../helpers/sql.js';
 import { getAddress, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ChainSettings, type RunningServer } from '../../src/server/serve.js';
-import { cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
+import { cli, client, testDb, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { deployToken, startAnvil, type Anvil, type TestToken } from './anvil.js';
 import { until } from './support.js';
 
@@ -105,7 +105,7 @@ beforeAll(async () => {
   // The second account sends too (it has ether from anvil's genesis).
   await USDC.transfer(anvil.second.address, usdc('1000'));
   dir = mkdtempSync(join(tmpdir(), 'ledger-evm-'));
-  dbPath = join(dir, 'ledger.db');
+  dbPath = await testDb(dir);
   apiKey = (await createTenant(dbPath)).apiKey.rawKey;
   await start();
   receipts = await makeAccount(c, { name: 'receipts' });
@@ -308,9 +308,7 @@ describe('EVM watcher against anvil', () => {
 
     // The same blocks read again (the checkpoint moved back while stopped): both transfers are seen a second time.
     await stop();
-    const db = new Database(dbPath);
-    const rewound = db.prepare('UPDATE chain_checkpoints SET next_block = ? WHERE chain = ?').run(first.blockNumber, 'EVM');
-    db.close();
+    const rewound = await sqlOn(dbPath, 'UPDATE chain_checkpoints SET next_block = ? WHERE chain = ?', [first.blockNumber, 'EVM']);
     expect(rewound.changes).toBe(1);
     await start();
     await scannedToHead();

@@ -4,11 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { sqlOn } from '../helpers/sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address, KeyPairSigner } from '@solana/kit';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
-import { cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
+import { testDb, cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { startSolanaNode, type SolanaNode } from './solana-node.js';
 import { afterRequests, storedCheckpoint, until } from './support.js';
 
@@ -51,7 +51,7 @@ describe('Solana watcher', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-solana-'));
-    dbPath = join(dir, 'ledger.db');
+    dbPath = await testDb(dir);
     node = await startSolanaNode();
     USDC = await node.createMint('spl-token', 6);
     PYUSD = await node.createMint('spl-token-2022', 6);
@@ -102,9 +102,7 @@ describe('Solana watcher', () => {
     const records = exported.text.trim().split('\n').map((line) => JSON.parse(line));
     expect(records).toContainEqual(expect.objectContaining({ action: 'SETTLEMENT_MATCHED', actorKeyId: 'system', payload: expect.objectContaining({ settlementId: id, txHash: signature, source: 'CHAIN' }) }));
     expect(records).toContainEqual(expect.objectContaining({ action: 'POST_TRANSACTION', actorKeyId: 'system', payload: expect.objectContaining({ transactionId: done.matchedTransactionId }) }));
-    const db = new BetterSqlite3(dbPath, { readonly: true });
-    const events = db.prepare("SELECT payload FROM outbox WHERE type = 'settlement.matched'").all() as Array<{ payload: string }>;
-    db.close();
+    const events = (await sqlOn<{ payload: string }>(dbPath, "SELECT payload FROM outbox WHERE type = 'settlement.matched'")).rows;
     expect(events.map((e) => JSON.parse(e.payload))).toContainEqual(expect.objectContaining({ settlementId: id, status: 'SETTLED', txHash: signature }));
   });
 
@@ -221,13 +219,11 @@ describe('Solana watcher', () => {
     await caughtUp();
     await server.close();
 
-    const before = storedCheckpoint(dbPath, 'SOLANA');
+    const before = await storedCheckpoint(dbPath, 'SOLANA');
     // While the watcher is stopped: two more transfers become final, and the checkpoint is set back before all five.
     for (const amount of [7_040_000n, 7_050_000n]) await node.transfer(USDC, sender, [{ to: wallet, amount }]);
     node.finalize();
-    const db = new BetterSqlite3(dbPath);
-    db.prepare("UPDATE chain_checkpoints SET next_block = next_block - 12 WHERE chain = 'SOLANA'").run();
-    db.close();
+    await sqlOn(dbPath, "UPDATE chain_checkpoints SET next_block = next_block - 12 WHERE chain = 'SOLANA'");
     const transactionsBefore = await (async () => {
       server = await start();
       c = client(server.url, rawKey);
@@ -238,7 +234,7 @@ describe('Solana watcher', () => {
     // Only the two new transfers were recorded and posted; the three re-read ones changed nothing.
     expect(await transactionCount()).toBe(transactionsBefore + 2);
     await server.close();
-    const after = storedCheckpoint(dbPath, 'SOLANA');
+    const after = await storedCheckpoint(dbPath, 'SOLANA');
     expect(after.seen - before.seen).toBe(2);
     expect(after.matched - before.matched).toBe(2);
     expect(after.next).toBe(node.finalizedSlot + 1);
@@ -251,7 +247,7 @@ describe('Solana watcher', () => {
     await server.close();
     node.mine(4);
     node.finalize();
-    const cp = storedCheckpoint(dbPath, 'SOLANA');
+    const cp = await storedCheckpoint(dbPath, 'SOLANA');
     const res = await cli(['--db', dbPath, 'watch', 'status', '--json', '--solana-rpc', node.url]);
     expect(res.code, res.stderr).toBe(0);
     const solana = (JSON.parse(res.stdout) as any[]).find((r) => r.chain === 'SOLANA');

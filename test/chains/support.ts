@@ -1,6 +1,6 @@
 // What the chain watcher suites share: waiting for the watcher's polls, and reading a watcher's checkpoint row from the
 // database file while no server holds it.
-import BetterSqlite3 from 'better-sqlite3';
+import { sqlOn } from '../helpers/sql.js';
 import { until } from '../helpers/poll.js';
 import type { Chain } from '../../src/core/money.js';
 
@@ -16,15 +16,12 @@ export async function afterRequests(node: { requests: number }, n: number): Prom
 }
 
 /** The chain's checkpoint as stored: next block (or slot), transfers seen and matched. */
-export function storedCheckpoint(dbPath: string, chain: Chain): { next: number; seen: number; matched: number } {
-  const db = new BetterSqlite3(dbPath);
-  try {
-    return db.prepare('SELECT next_block AS next, transfers_seen AS seen, transfers_matched AS matched FROM chain_checkpoints WHERE chain = ?').get(chain) as {
-      next: number;
-      seen: number;
-      matched: number;
-    };
-  } finally {
-    db.close();
-  }
+export async function storedCheckpoint(db: string, chain: Chain): Promise<{ next: number; seen: number; matched: number }> {
+  const { rows } = await sqlOn<Record<'next' | 'seen' | 'matched', number | string>>(
+    db,
+    'SELECT next_block AS next, transfers_seen AS seen, transfers_matched AS matched FROM chain_checkpoints WHERE chain = ?',
+    [chain],
+  );
+  const row = rows[0]!;
+  return { next: Number(row.next), seen: Number(row.seen), matched: Number(row.matched) };
 }

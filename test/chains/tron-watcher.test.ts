@@ -3,10 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { sqlOn } from '../helpers/sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
-import { client, createTenant, makeAccount, type Client } from '../helpers/server.js';
+import { testDb, client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { startFakeTron, tronAddress, type FakeTron } from './tron-node.js';
 import { afterRequests, storedCheckpoint, until } from './support.js';
 
@@ -43,7 +43,7 @@ describe('TRON watcher', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-tron-'));
-    dbPath = join(dir, 'ledger.db');
+    dbPath = await testDb(dir);
     const tenant = await createTenant(dbPath);
     node = await startFakeTron({ decimals: { [USDT]: 6, [OTHER_TOKEN]: 6 } });
     server = await start();
@@ -125,11 +125,10 @@ describe('TRON watcher', () => {
     await until('the older settlement to settle', async () => (await settlement(older)).status === 'SETTLED');
     const transactionsBefore = (await c.get('/api/v1/transactions?limit=200')).body.items.length;
     await server.close();
-    const before = storedCheckpoint(dbPath, 'TRON');
-    const db = new BetterSqlite3(dbPath);
+    const before = await storedCheckpoint(dbPath, 'TRON');
+
     // Back to before the transfer: the same blocks are read again after the restart.
-    db.prepare("UPDATE chain_checkpoints SET next_block = next_block - ? WHERE chain = 'TRON'").run(node.lag + 3);
-    db.close();
+    await sqlOn(dbPath, "UPDATE chain_checkpoints SET next_block = next_block - ? WHERE chain = 'TRON'", [node.lag + 3]);
     // A transfer made while the watcher was stopped is read after the restart.
     const whileDown = await (async () => {
       const w = newWallet();
@@ -146,7 +145,7 @@ describe('TRON watcher', () => {
     expect((await settlement(newer)).status).toBe('PENDING');
     expect((await c.get('/api/v1/transactions?limit=200')).body.items.length).toBe(transactionsBefore + 1);
     await server.close();
-    const after = storedCheckpoint(dbPath, 'TRON');
+    const after = await storedCheckpoint(dbPath, 'TRON');
     expect([after.seen, after.matched]).toEqual([before.seen + 1, before.matched + 1]);
     server = await start();
     c = client(server.url, rawKey);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, createTenant, makeAccount } from '../helpers/server.js';
+import { testDb, cli, client, createTenant, makeAccount } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { killAll, spawnLedger, spawnServe } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
@@ -48,7 +48,7 @@ describe('serve configured through the environment', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-env-'));
-    db = join(dir, 'ledger.db');
+    db = await testDb(dir);
     rawKey = (await createTenant(db)).apiKey.rawKey;
   });
   afterEach(() => killAll());

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, createTenant } from '../helpers/server.js';
+import { testDb, cli, createTenant } from '../helpers/server.js';
 
 const ID = '0190f000-0000-7000-8000-00000000beef';
 const T = '$TENANT';
@@ -92,7 +92,7 @@ describe('exit code 2 for bad arguments, on every command', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-exit-codes-'));
-    db = join(dir, 'ledger.db');
+    db = await testDb(dir);
     tenantId = (await createTenant(db)).tenantId;
     const account = await cli(['--db', db, 'accounts', 'create', '--tenant', tenantId, '--name', 'cash', '--currency', 'USD', '--type', 'ASSET', '--json']);
     accountId = JSON.parse(account.stdout).id;

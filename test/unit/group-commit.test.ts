@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { GroupCommitter } from '../../src/store/groupCommit.js';
+import { sqliteTxControl } from '../../src/store/sqlite.js';
 import { LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
 
 const busy = (ms: number) => {
@@ -31,7 +32,7 @@ describe('group commit: large writes share the writer', () => {
     db = new BetterSqlite3(join(dir, 'x.db'));
     db.pragma('journal_mode = WAL');
     db.exec('CREATE TABLE log (name TEXT)');
-    committer = new GroupCommitter(db);
+    committer = new GroupCommitter(sqliteTxControl(db));
     done.length = 0;
   });
   afterEach(() => {

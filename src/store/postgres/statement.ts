@@ -3,11 +3,16 @@
 import { createHash } from 'node:crypto';
 import type { Compilable, Kysely } from 'kysely';
 import type pg from 'pg';
+import Cursor from 'pg-cursor';
 import type { Database } from '../schema.js';
 import { compileSlots, type Args, type Preparer, type Statement } from '../sql/statement.js';
 
 /** Where a statement runs: the pool (reads) or the connection of the open write transaction. */
-export type Queryable = Pick<pg.ClientBase, 'query'>;
+export type Queryable = pg.Pool | pg.PoolClient;
+
+/** A list is read a few rows at a time, more each time: a page of heavy rows stops after a handful, a page of small ones takes a few round trips. */
+const CURSOR_FIRST_ROWS = 4;
+const CURSOR_MAX_ROWS = 128;
 
 class PgStatement<Row> implements Statement<Row> {
   constructor(
@@ -33,9 +38,22 @@ class PgStatement<Row> implements Statement<Row> {
     return this.rows(args);
   }
 
-  /** Every list query carries its limit, so the whole result is bounded: it is read at once. */
-  iterate(args: Args = {}): Promise<Iterable<Row>> {
-    return this.rows(args);
+  /** Through a cursor on a connection of its own (from the pool) or of the write transaction. */
+  async *iterate(args: Args = {}): AsyncGenerator<Row> {
+    const on = this.on();
+    const pooled = 'totalCount' in on;
+    const client = pooled ? await on.connect() : on;
+    const cursor = client.query(new Cursor<Row>(this.text, this.bind(args)));
+    try {
+      for (let size = CURSOR_FIRST_ROWS; ; size = Math.min(size * 2, CURSOR_MAX_ROWS)) {
+        const rows = await cursor.read(size);
+        for (const row of rows) yield this.pluck ? (Object.values(row as object)[0] as Row) : row;
+        if (rows.length < size) return;
+      }
+    } finally {
+      await cursor.close().catch(() => {});
+      if (pooled) (client as pg.PoolClient).release();
+    }
   }
 
   async run(args: Args = {}): Promise<number> {

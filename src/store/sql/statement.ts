@@ -10,8 +10,11 @@ export type Args = Record<string, unknown>;
 export interface Statement<Row> {
   get(args?: Args): MaybePromise<Row | undefined>;
   all(args?: Args): MaybePromise<Row[]>;
-  /** Rows in order; SQLite reads them as they are taken, and holds its connection until the iteration ends. */
-  iterate(args?: Args): MaybePromise<Iterable<Row>>;
+  /**
+   * Rows in order, read as they are taken: the caller stops where its page ends and the rest is never read. The
+   * connection is held until the iteration ends or is stopped.
+   */
+  iterate(args?: Args): Iterable<Row> | AsyncIterable<Row>;
   /** How many rows it changed. */
   run(args?: Args): MaybePromise<number>;
 }

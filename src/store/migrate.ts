@@ -1,0 +1,74 @@
+// The schema of a database without opening a ledger on it: its engine, the migrations applied and pending, and
+// applying them (`ledger db status`, `ledger db migrate`, and the two ends of `ledger db copy`).
+import BetterSqlite3 from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+import { parseDbTarget, type DbTarget } from './open.js';
+import { openPgDatabase, redactedUrl } from './postgres/connect.js';
+import { openDatabase } from './sqlite.js';
+
+export interface SchemaHandle {
+  target: DbTarget;
+  kysely: Kysely<Database>;
+  /** The engine and database, for people (no password). */
+  describe: string;
+  close(): Promise<void>;
+}
+
+/** Opens a database's schema as it is, migrating nothing. A SQLite file that does not exist is not created. */
+export async function openSchema(db: string, options: { migrate: boolean }): Promise<SchemaHandle | null> {
+  const target = parseDbTarget(db);
+  if (target.engine === 'postgres') {
+    const { kysely } = await openPgDatabase(target.url, { migrate: options.migrate });
+    return { target, kysely, describe: `PostgreSQL ${redactedUrl(target.url)}`, close: () => kysely.destroy() };
+  }
+  const file = resolve(target.path);
+  if (!options.migrate && !existsSync(file)) return null;
+  if (options.migrate) {
+    const { db: sqlite, kysely } = await openDatabase(file);
+    return { target, kysely, describe: `SQLite ${target.path}`, close: async () => void sqlite.close() };
+  }
+  const sqlite = new BetterSqlite3(file, { fileMustExist: true });
+  sqlite.defaultSafeIntegers(true);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { target, kysely, describe: `SQLite ${target.path}`, close: async () => void sqlite.close() };
+}
+
+export interface SchemaStatus {
+  engine: 'sqlite' | 'postgres';
+  database: string;
+  /** The last migration applied; null for an empty database. */
+  version: string | null;
+  applied: string[];
+  pending: string[];
+}
+
+const migrator = (kysely: Kysely<Database>) => new Migrator({ db: kysely, provider: migrationProvider });
+
+export async function schemaStatus(db: string): Promise<SchemaStatus> {
+  const target = parseDbTarget(db);
+  const all = Object.keys(await migrationProvider.getMigrations());
+  const handle = await openSchema(db, { migrate: false });
+  const database = target.engine === 'postgres' ? redactedUrl(target.url) : target.path;
+  if (!handle) return { engine: 'sqlite', database, version: null, applied: [], pending: all };
+  try {
+    const migrations = await migrator(handle.kysely).getMigrations();
+    const applied = migrations.filter((m) => m.executedAt !== undefined).map((m) => m.name);
+    const pending = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+    return { engine: target.engine, database, version: applied.at(-1) ?? null, applied, pending };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Applies what is pending (under the database-wide lock on PostgreSQL); answers the names applied. */
+export async function migrateSchema(db: string): Promise<string[]> {
+  const before = await schemaStatus(db);
+  const handle = await openSchema(db, { migrate: true });
+  if (!handle) throw new Error('The database could not be opened.');
+  await handle.close();
+  return before.pending;
+}

@@ -1,0 +1,120 @@
+// Everything PostgreSQL-specific about connecting: the pool, the settings durability depends on, migrations under
+// the database-wide lock, and how the engine's errors read as the contract's.
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import type { Database } from '../schema.js';
+import { migrationProvider } from '../migrations/index.js';
+import { LedgerError } from '../../core/errors.js';
+import type { TxControl } from '../groupCommit.js';
+
+/** Connections the pool may open: readers of the HTTP side and the CLI. The writer holds one more of its own. */
+const POOL_SIZE = 10;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** int8 as bigint, as better-sqlite3's safeIntegers gives them; NUMERIC stays text of digits (exact). */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the PostgreSQL URL given';
+  }
+}
+
+/** SQLSTATE classes that are conditions of the server or the network, not of the request. */
+const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '40'];
+const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'];
+
+/** A lost connection, a server shutting down, out of resources, or a serialization failure: 503, nothing written. */
+export function asPgStoreError(error: unknown): unknown {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  if (NETWORK_CODES.includes(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) {
+    return new LedgerError('UNAVAILABLE', 'The database could not be written (PostgreSQL unavailable); nothing was written. Retry shortly.');
+  }
+  if (error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)) {
+    return new LedgerError('UNAVAILABLE', 'The database connection was lost; nothing was written. Retry shortly.');
+  }
+  return error;
+}
+
+/**
+ * A key of this ledger's own for the database-wide advisory lock the writer takes at the start of each group: one
+ * writer commits at a time, whichever process it is in (several writers on one database are the next step).
+ */
+const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
+
+/** BEGIN, then the writer lock, in one round trip; savepoints and commit as on SQLite. */
+export function pgTxControl(client: pg.PoolClient): TxControl {
+  const run = async (text: string) => void (await client.query(text));
+  return {
+    begin: () => run(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`),
+    commit: () => run('COMMIT'),
+    rollback: () => run('ROLLBACK'),
+    savepoint: () => run('SAVEPOINT job'),
+    release: () => run('RELEASE SAVEPOINT job'),
+    rollbackTo: () => run('ROLLBACK TO SAVEPOINT job'),
+    asStoreError: asPgStoreError,
+  };
+}
+
+export interface PgDatabase {
+  pool: pg.Pool;
+  kysely: Kysely<Database>;
+  /** The settings durability depends on, as the server reports them. */
+  durability: string;
+}
+
+/** Settings under which an acknowledged write could be lost: the ledger refuses to start on them. */
+async function checkDurability(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ fsync: string; synchronous_commit: string }>(
+    "SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit",
+  );
+  const { fsync, synchronous_commit } = rows[0]!;
+  if (fsync !== 'on') {
+    throw new LedgerError('UNAVAILABLE', `PostgreSQL runs with fsync=${fsync}: a crash could lose acknowledged writes. Set fsync = on.`);
+  }
+  if (synchronous_commit === 'off') {
+    throw new LedgerError(
+      'UNAVAILABLE',
+      'PostgreSQL runs with synchronous_commit=off: a crash could lose acknowledged writes. Set synchronous_commit = on (for this database or role).',
+    );
+  }
+  return `synchronous_commit=${synchronous_commit} fsync=${fsync}`;
+}
+
+/**
+ * Connects, checks durability, and migrates (once, under Kysely's advisory lock, however many processes start
+ * together). With `migrate: false` (reading the schema's status) it only connects.
+ */
+export async function openPgDatabase(url: string, options: { migrate?: boolean } = {}): Promise<PgDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+  // An idle connection the server dropped is replaced on next use; it must not crash the process.
+  pool.on('error', () => {});
+  try {
+    try {
+      await pool.query('SELECT 1');
+    } catch (error) {
+      throw new LedgerError('UNAVAILABLE', `Cannot connect to PostgreSQL at ${redactedUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    if (options.migrate === false) return { pool, kysely, durability: 'not checked' };
+    const durability = await checkDurability(pool);
+    const { error, results } = await new Migrator({ db: kysely, provider: migrationProvider }).migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { pool, kysely, durability };
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+// The audit log: append-only, hash-chained per tenant; every write appends one, so the newest carries the last commit time.
+import { param, type Preparer } from '../sql/statement.js';
+import { query } from './query.js';
+
+export function auditStatements(prepare: Preparer) {
+  const p = query(prepare);
+  const tenant = param('tenantId');
+  return {
+    // Every write appends an audit record, so the newest record carries the last commit time.
+    lastCommitTime: p((q) => q.selectFrom('audit_log').select('occurred_at').orderBy('seq', 'desc').limit(1)),
+    lastAuditHash: p((q) => q.selectFrom('audit_log').select('hash').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
+    appendAudit: p((q) =>
+      q.insertInto('audit_log').values({
+        tenant_id: tenant,
+        id: param('id'),
+        type: param('type'),
+        action: param('action'),
+        actor_key_id: param('actorKeyId'),
+        occurred_at: param('occurredAt'),
+        payload: param('payload'),
+        prev_hash: param<string | null>('prevHash'),
+        hash: param('hash'),
+      }),
+    ),
+    // Commit order within the window: the keyset (occurred_at, seq) walks the tenant-time index. The keyset's time is
+    // folded into the range's lower bound, so each page seeks straight to where the last one ended.
+    auditPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('occurred_at', '>=', param('lower'))
+        .where('occurred_at', '<', param('to'))
+        .where((eb) => eb.or([eb('occurred_at', '>', param('afterTime')), eb('seq', '>', param<bigint>('afterSeq'))]))
+        .where((eb) => eb.or([eb(eb.val(param('type')), '=', '*'), eb('type', '=', param('type'))]))
+        .orderBy('occurred_at', 'asc')
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    auditChainPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('seq', '>', param<bigint>('afterSeq'))
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    agentAuditPage: p((q) =>
+      q
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('type', '=', 'AGENT')
+        .where('seq', '<', param<bigint>('before'))
+        .orderBy('seq', 'desc')
+        .limit(param<number>('limit')),
+    ),
+  };
+}

@@ -1,0 +1,97 @@
+// Entries and kept balances: a balance row per account and asset, and on every entry the running balance after it.
+import { sql, type Kysely } from 'kysely';
+import { tokens } from '../../core/money.js';
+import type { Database } from '../schema.js';
+import { param, type Preparer } from '../sql/statement.js';
+import { query } from './query.js';
+
+export function entriesStatements(prepare: Preparer) {
+  const p = query(prepare);
+  const tenant = param('tenantId');
+  const account = param('accountId');
+  /** Entries of one account within a time range and before a keyset position, newest first. */
+  const entriesWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('entries')
+      .where('tenant_id', '=', tenant)
+      .where('account_id', '=', account)
+      // The keyset bound is folded into the range on created_at, so the index seeks straight to the cursor
+      // (a row-value comparison alone is not used as a range, and page 10,000 would scan 500,000 rows).
+      .where('created_at', '>=', param('from'))
+      .where('created_at', '<=', param('upTo'))
+      .where((eb) => eb.or([eb('created_at', '<', param('beforeTime')), eb('seq', '<', param<bigint>('beforeSeq'))]))
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc');
+  /** The running balance after the last entry of an asset before (or at) an instant: one index seek. */
+  const balanceAt = (op: '<' | '<=') =>
+    p((q) =>
+      q
+        .selectFrom('entries')
+        .select('balance_after')
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('asset', '=', param('asset'))
+        .where('created_at', op, param('at'))
+        .orderBy('created_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(1),
+    );
+  return {
+    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    balance: p((q) =>
+      q.selectFrom('balances').select('balance').where('tenant_id', '=', tenant).where('account_id', '=', account).where('asset', '=', param('asset')),
+    ),
+    setBalance: p((q) =>
+      q
+        .insertInto('balances')
+        .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: param('balance') })
+        .onConflict((oc) => oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ balance: (eb) => eb.ref('excluded.balance') })),
+    ),
+    balanceAtInclusive: balanceAt('<='),
+    balanceAtExclusive: balanceAt('<'),
+    // A page is read as its views alone (one string a row is far cheaper than a row object), and the keyset
+    // position of its last row by a second, covering seek.
+    entryViews: prepare<string>((q) => entriesWindow(q).select('view').limit(param<number>('limit')), { pluck: true }),
+    entryPosition: p((q) => entriesWindow(q).select(['created_at', 'seq']).limit(1).offset(param<number>('offset'))),
+    entriesBetween: p((q) =>
+      q
+        .selectFrom('entries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('asset', '=', param('asset'))
+        .where('created_at', '>=', param('from'))
+        .where('created_at', '<=', param('to'))
+        .orderBy('created_at', 'asc')
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    insertEntry: p((q) =>
+      q.insertInto('entries').values({
+        tenant_id: tenant,
+        id: param('id'),
+        transaction_id: param('transactionId'),
+        account_id: account,
+        line_no: param<bigint>('lineNo'),
+        entry_type: param('entryType'),
+        asset: param('asset'),
+        amount: param('amount'),
+        details: param('details'),
+        description: param('description'),
+        created_at: param('createdAt'),
+        balance_after: param('balanceAfter'),
+        view: param('view'),
+      }),
+    ),
+    // The same literal token list as the partial index (0006), so that SQLite can use it.
+    onchainEntries: p((q) =>
+      q
+        .selectFrom('entries')
+        .selectAll()
+        .where('tenant_id', '=', tenant)
+        .where('transaction_id', '=', param('transactionId'))
+        .where('asset', 'in', tokens.map((token) => sql.lit(token)))
+        .orderBy('line_no', 'asc'),
+    ),
+  };
+}

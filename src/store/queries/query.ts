@@ -1,0 +1,9 @@
+// A query of one domain file, prepared by the engine's Preparer (its row type inferred from the Kysely builder).
+import type { Compilable, Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import type { Preparer } from '../sql/statement.js';
+
+export const query =
+  (prepare: Preparer) =>
+  <R>(build: (qb: Kysely<Database>) => Compilable<R>) =>
+    prepare<R>(build);

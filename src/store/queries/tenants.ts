@@ -1,0 +1,34 @@
+// Tenants and their API keys: a key is found by its hash on every request.
+import { param, type Preparer } from '../sql/statement.js';
+import { query } from './query.js';
+
+export function tenantsStatements(prepare: Preparer) {
+  const p = query(prepare);
+  const tenant = param('tenantId');
+  return {
+    tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
+    insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
+    tenantIds: p((q) => q.selectFrom('tenants').select('id').orderBy('seq', 'asc')),
+    apiKeyByHash: p((q) => q.selectFrom('api_keys').selectAll().where('key_hash', '=', param('keyHash'))),
+    apiKey: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('keyId'))),
+    apiKeys: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'desc')),
+    insertApiKey: p((q) =>
+      q.insertInto('api_keys').values({
+        tenant_id: tenant,
+        id: param('id'),
+        key_hash: param('keyHash'),
+        prefix: param('prefix'),
+        scopes: param('scopes'),
+        created_at: param('createdAt'),
+      }),
+    ),
+    revokeApiKey: p((q) =>
+      q
+        .updateTable('api_keys')
+        .set({ revoked_at: param('revokedAt') })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('keyId'))
+        .where('revoked_at', 'is', null),
+    ),
+  };
+}

@@ -1,0 +1,149 @@
+// Rows as the tables hold them to the values core works with: one mapping per table, for every engine.
+// Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
+import type { Selectable } from 'kysely';
+import type { Account, ApiKey, Entry, TransactionRecord } from '../../core/types.js';
+import type { StoredAuditRecord } from '../../core/ports.js';
+import type { Settlement } from '../../core/settlement.js';
+import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
+import type { PolicyRule } from '../../core/policy.js';
+import { inputFromJson, type AgentStatus, type AgentTransaction } from '../../core/agent.js';
+import type { Asset } from '../../core/money.js';
+import type { Scope } from '../../core/scopes.js';
+import type { ActorType } from '../../core/audit.js';
+import type { Database } from '../schema.js';
+
+type Row<T> = Selectable<T>;
+
+export const toApiKey = (r: Row<Database['api_keys']>): ApiKey => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  prefix: r.prefix,
+  scopes: JSON.parse(r.scopes) as Scope[],
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+export const toAccount = (r: Row<Database['accounts']>): Account => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  description: r.description,
+  currency: r.currency as Account['currency'],
+  type: r.type as Account['type'],
+  createdAt: r.created_at,
+  seq: Number(r.seq),
+});
+
+export const toEntry = (r: Row<Database['entries']>): Entry => ({
+  id: r.id,
+  seq: Number(r.seq),
+  tenantId: r.tenant_id,
+  transactionId: r.transaction_id,
+  accountId: r.account_id,
+  lineNo: Number(r.line_no),
+  entryType: r.entry_type as Entry['entryType'],
+  asset: r.asset as Asset,
+  amountMinor: BigInt(r.amount),
+  details: JSON.parse(r.details) as Entry['details'],
+  description: r.description,
+  createdAt: r.created_at,
+  balanceAfterMinor: BigInt(r.balance_after),
+});
+
+export const toTransaction = (r: Row<Database['transactions']>): TransactionRecord => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  document: r.document,
+  createdAt: r.created_at,
+});
+
+export const toSettlement = (r: Row<Database['settlements']>): Settlement => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  accountId: r.account_id,
+  token: r.token as Settlement['token'],
+  amountText: r.amount_text,
+  amountMinor: BigInt(r.amount),
+  chain: r.chain as Settlement['chain'],
+  walletAddress: r.wallet_address,
+  fromAddress: r.from_address,
+  status: r.status as Settlement['status'],
+  matchedTransactionId: r.matched_transaction_id,
+  matchedLineNo: r.matched_line_no === null ? null : Number(r.matched_line_no),
+  txHash: r.tx_hash,
+  blockNumber: r.block_number === null ? null : Number(r.block_number),
+  confirmedAt: r.confirmed_at,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+});
+
+export const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord => ({
+  seq: Number(r.seq),
+  id: r.id,
+  type: r.type as ActorType,
+  action: r.action as StoredAuditRecord['action'],
+  actorKeyId: r.actor_key_id,
+  occurredAt: r.occurred_at,
+  payloadJson: r.payload,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});
+
+export const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({
+  tenantId: r.tenant_id,
+  url: r.url,
+  secret: r.secret,
+  startSeq: Number(r.start_seq),
+  deliveredSeq: Number(r.delivered_seq),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export const toOutboxEvent = (r: Omit<Row<Database['outbox']>, 'transaction_id'>): OutboxEvent => ({
+  seq: Number(r.seq),
+  id: r.id,
+  tenantId: r.tenant_id,
+  type: r.type,
+  payload: r.payload,
+  createdAt: r.created_at,
+});
+
+export const toDelivery = (r: Row<Database['webhook_deliveries']>): DeliveryState & { seq: number } => ({
+  seq: Number(r.seq),
+  tenantId: r.tenant_id,
+  eventId: r.event_id,
+  eventSeq: Number(r.event_seq),
+  type: r.type,
+  status: r.status as DeliveryState['status'],
+  attempts: Number(r.attempts),
+  lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+  lastError: r.last_error,
+  firstAttemptAt: r.first_attempt_at,
+  nextAttemptAt: r.next_attempt_at,
+  updatedAt: r.updated_at,
+});
+
+export const toPolicyRule = (r: Row<Database['policy_rules']>): PolicyRule => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  type: r.type as PolicyRule['type'],
+  agentKeyPrefix: r.agent_key_prefix,
+  params: JSON.parse(r.params) as PolicyRule['params'],
+  createdAt: r.created_at,
+});
+
+export const toAgentTransaction = (r: Row<Database['agent_transactions']>): AgentTransaction => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  status: r.status as AgentStatus,
+  sessionId: r.session_id,
+  actorKeyId: r.actor_key_id,
+  input: inputFromJson(r.input),
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
+  decidedBy: r.decided_by,
+  reversalTransactionId: r.reversal_transaction_id,
+});
