@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { SqliteStore } from '../src/store/sqliteStore.js';
+import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
 import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';

@@ -5,8 +5,8 @@ import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
 import { uuidV7 } from '../core/ids.js';
 import { GroupCommitter, type TxControl } from './groupCommit.js';
-import { sqliteTxControl } from './sqlite.js';
-import type { SqliteStore } from './sqliteStore.js';
+import { sqliteTxControl } from './sqlite/connection.js';
+import type { SqliteStore } from './sqlite/sqliteStore.js';
 import type { SqlStore } from './sql/sqlStore.js';
 
 export class LocalWriter implements Writer {

@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { parseDbTarget, type DbTarget } from './open.js';
 import { openPgDatabase, redactedUrl } from './postgres/connect.js';
-import { openDatabase } from './sqlite.js';
+import { openDatabase } from './sqlite/connection.js';
 
 export interface SchemaHandle {
   target: DbTarget;

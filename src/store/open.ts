@@ -5,10 +5,10 @@ import type { Clock, Store, Writer } from '../core/ports.js';
 import type { LedgerOptions } from '../core/context.js';
 import { systemClock } from '../core/time.js';
 import { invalid } from '../core/errors.js';
-import { SqliteStore } from './sqliteStore.js';
+import { SqliteStore } from './sqlite/sqliteStore.js';
 import { LocalWriter } from './localWriter.js';
-import { ThreadWriter } from './threadWriter.js';
-import { Checkpointer } from './checkpointer.js';
+import { ThreadWriter } from './sqlite/threadWriter.js';
+import { Checkpointer } from './sqlite/checkpointer.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { GroupCommitter } from '../../src/store/groupCommit.js';
-import { sqliteTxControl } from '../../src/store/sqlite.js';
+import { sqliteTxControl } from '../../src/store/sqlite/connection.js';
 import { LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
 
 const busy = (ms: number) => {

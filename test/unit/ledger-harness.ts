@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import type { Clock } from '../../src/core/ports.js';

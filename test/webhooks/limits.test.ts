@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
 import { makeTenant, routed, type Handler } from './support.js';
-import { SqliteStore } from '../../src/store/sqliteStore.js';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { WebhookSender } from '../../src/server/webhooks/sender.js';

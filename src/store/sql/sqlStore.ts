@@ -1,6 +1,6 @@
 // The Store port over SQL, written once for every engine: the statements (sql/statements.ts), the row mappings
 // (sql/mappers.ts) and what is remembered inside one write transaction. An engine adds its connection, how it
-// notices commits of other connections, and how it closes (sqliteStore.ts, postgres/pgStore.ts).
+// notices commits of other connections, and how it closes (sqlite/sqliteStore.ts, postgres/pgStore.ts).
 import { randomBytes } from 'node:crypto';
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord } from '../../core/types.js';
 import type {

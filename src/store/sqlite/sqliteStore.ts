@@ -1,11 +1,11 @@
 // The Store port over SQLite: the shared SQL store on one better-sqlite3 connection, its statements prepared once.
 import type { Kysely } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from './schema.js';
-import { durabilityOf, openDatabase, type SqliteDb } from './sqlite.js';
-import { sqlitePreparer } from './sqlite/statement.js';
-import { statements } from './queries/index.js';
-import { SqlStore } from './sql/sqlStore.js';
+import type { Database } from '../schema.js';
+import { durabilityOf, openDatabase, type SqliteDb } from './connection.js';
+import { sqlitePreparer } from './statement.js';
+import { statements } from '../queries/index.js';
+import { SqlStore } from '../sql/sqlStore.js';
 
 export class SqliteStore extends SqlStore {
   /** data_version moves with other connections' commits, total_changes() with this connection's own. */

@@ -1,10 +1,10 @@
 // The writer thread: owns the write connection, runs commands through group commit, answers in batches.
 // Commits (and their fsync and checkpoints) happen here, so the HTTP thread keeps serving meanwhile.
 import { parentPort, workerData } from 'node:worker_threads';
-import { LedgerError } from '../core/errors.js';
-import type { CommandName } from '../core/commands.js';
+import { LedgerError } from '../../core/errors.js';
+import type { CommandName } from '../../core/commands.js';
 import { SqliteStore } from './sqliteStore.js';
-import { LocalWriter } from './localWriter.js';
+import { LocalWriter } from '../localWriter.js';
 import type { JobMessage, ResultMessage, SerializedError, ToWriter } from './threadProtocol.js';
 
 const port = parentPort!;

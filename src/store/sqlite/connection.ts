@@ -3,10 +3,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Database } from './schema.js';
-import { migrationProvider } from './migrations/index.js';
-import { LedgerError } from '../core/errors.js';
-import type { TxControl } from './groupCommit.js';
+import type { Database } from '../schema.js';
+import { migrationProvider } from '../migrations/index.js';
+import { LedgerError } from '../../core/errors.js';
+import type { TxControl } from '../groupCommit.js';
 
 export type SqliteDb = BetterSqlite3.Database;
 

@@ -2,7 +2,7 @@
 // so that no commit of the writer thread ever waits for a checkpoint.
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkpointPassive, durabilityOf, openConnection, walFileOf } from './sqlite.js';
+import { checkpointPassive, durabilityOf, openConnection, walFileOf } from './connection.js';
 
 const CHECK_INTERVAL_MS = 100;
 /** Below this the WAL is left alone: a checkpoint's own fsync would cost light traffic more than it saves. */
