@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { cli } from '../helpers/server.js';
 import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
 import { sqlOn } from '../helpers/sql.js';
+import { killAll, spawnServe } from '../helpers/spawn.js';
+import { until } from '../helpers/poll.js';
 
 /** A loopback port nothing listens on. */
 const closedPort = () =>
@@ -47,6 +49,17 @@ describe.skipIf(TEST_ENGINE === 'postgres')('--db names the engine', () => {
 });
 
 describe.skipIf(TEST_ENGINE !== 'postgres')('on PostgreSQL', () => {
+  it('serve logs the engine, the database without its password, and the durability settings the server reports', async () => {
+    const url = await freshDatabaseUrl();
+    try {
+      const served = await spawnServe(url);
+      const line = await until('the storage line', () => /storage: .*/.exec(served.stderr())?.[0]);
+      expect(line).toMatch(/^storage: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/ledger_test_\w+: synchronous_commit=on fsync=on$/);
+    } finally {
+      killAll();
+    }
+  });
+
   it('refuses to start when synchronous_commit is off, naming the setting', async () => {
     const url = await freshDatabaseUrl();
     const name = new URL(url).pathname.slice(1);
