@@ -51,11 +51,14 @@ export function asPgStoreError(error: unknown): unknown {
  */
 const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
 
-/** BEGIN, then the writer lock, in one round trip; savepoints and commit as on SQLite. */
+/** The channel every write group notifies at its commit (NOTIFY is delivered only if the transaction commits). */
+export const CHANGES_CHANNEL = 'ledger_changes';
+
+/** BEGIN, the writer lock and the change notice, in one round trip; savepoints and commit as on SQLite. */
 export function pgTxControl(client: pg.PoolClient): TxControl {
   const run = async (text: string) => void (await client.query(text));
   return {
-    begin: () => run(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`),
+    begin: () => run(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY}); NOTIFY ${CHANGES_CHANNEL}`),
     commit: () => run('COMMIT'),
     rollback: () => run('ROLLBACK'),
     savepoint: () => run('SAVEPOINT job'),

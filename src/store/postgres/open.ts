@@ -27,7 +27,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
     return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}`, async () => {
       await writer.close();
-      await end();
+      await reader.close(); // its listening connection, then the pool
     });
   } catch (error) {
     await end();

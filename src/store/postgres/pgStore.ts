@@ -1,12 +1,20 @@
 // The Store port over PostgreSQL: the shared SQL store, its statements run on the pool (reads) or on the writer's
 // connection (the open write transaction).
+import type pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { statements } from '../queries/index.js';
 import { SqlStore } from '../sql/sqlStore.js';
 import { pgPreparer, type Queryable } from './statement.js';
+import { CHANGES_CHANNEL } from './connect.js';
 
 export class PgStore extends SqlStore {
+  /** Commits this process has heard of, from every writer of the database (LISTEN; each write group NOTIFYs). */
+  private heard = 0;
+  private listener: Promise<pg.PoolClient | null> | undefined;
+  private listening = false;
+  private unknown = 0;
+
   constructor(
     kysely: Kysely<Database>,
     private readonly connection: Queryable,
@@ -15,13 +23,37 @@ export class PgStore extends SqlStore {
     super(statements(pgPreparer(kysely, () => connection)));
   }
 
-  /** The server's write-ahead log position: it moves with every commit, of any connection. */
+  /**
+   * Moves with every commit of any process on this database, heard through LISTEN on a connection of its own. Until
+   * that connection listens (or once it is lost), every call answers a new value: readers then read, as if
+   * something had changed, rather than miss a change.
+   */
   async changeVersion(): Promise<string> {
-    const { rows } = await this.connection.query('SELECT pg_current_wal_lsn()::text AS v');
-    return String((rows[0] as { v: string }).v);
+    if (!('totalCount' in this.connection)) return `u${++this.unknown}`;
+    this.listener ??= this.listen(this.connection);
+    await this.listener;
+    return this.listening ? `n${this.heard}` : `u${++this.unknown}`;
   }
 
-  close(): Promise<void> {
-    return this.onClose();
+  private async listen(pool: pg.Pool): Promise<pg.PoolClient | null> {
+    try {
+      const client = await pool.connect();
+      client.on('notification', () => this.heard++);
+      client.on('error', () => (this.listening = false));
+      client.on('end', () => (this.listening = false));
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      this.listening = true;
+      return client;
+    } catch {
+      this.listener = undefined; // tried again on the next call
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = await this.listener;
+    this.listening = false;
+    client?.release(true);
+    await this.onClose();
   }
 }
