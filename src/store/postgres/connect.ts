@@ -54,16 +54,34 @@ const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
 /** The channel every write group notifies at its commit (NOTIFY is delivered only if the transaction commits). */
 export const CHANGES_CHANNEL = 'ledger_changes';
 
-/** BEGIN, the writer lock and the change notice, in one round trip; savepoints and commit as on SQLite. */
+/**
+ * The group's transaction statements, sent with as few round trips as the order allows: BEGIN (with the writer lock
+ * and the change notice) goes with the first SAVEPOINT, each RELEASE with the next SAVEPOINT, and COMMIT releases
+ * the last. Every command still runs in a savepoint of its own; only the waiting is shared.
+ */
 export function pgTxControl(client: pg.PoolClient): TxControl {
-  const run = async (text: string) => void (await client.query(text));
+  let pending: string[] = [];
+  const run = async (text: string) => {
+    const statements = [...pending, text];
+    pending = [];
+    await client.query(statements.join('; '));
+  };
   return {
-    begin: () => run(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY}); NOTIFY ${CHANGES_CHANNEL}`),
-    commit: () => run('COMMIT'),
-    rollback: () => run('ROLLBACK'),
+    begin: () => void (pending = ['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]),
     savepoint: () => run('SAVEPOINT job'),
-    release: () => run('RELEASE SAVEPOINT job'),
+    release: () => void pending.push('RELEASE SAVEPOINT job'),
     rollbackTo: () => run('ROLLBACK TO SAVEPOINT job'),
+    // COMMIT releases what is left; a group whose transaction never began has nothing to commit.
+    commit: async () => {
+      if (pending[0] === 'BEGIN') return void (pending = []);
+      pending = [];
+      await client.query('COMMIT');
+    },
+    rollback: async () => {
+      if (pending[0] === 'BEGIN') return void (pending = []);
+      pending = [];
+      await client.query('ROLLBACK');
+    },
     asStoreError: asPgStoreError,
   };
 }
