@@ -14,6 +14,9 @@ import { TEST_ENGINE } from './helpers/postgres.js';
 import { collect } from './helpers/rows.js';
 import { sqlOn } from './helpers/sql.js';
 import { until } from './helpers/poll.js';
+import { renderPosting } from '../src/core/usecases/transactions.js';
+import { toTransactionInput } from '../src/core/posting.js';
+import { uuidV7 } from '../src/core/ids.js';
 
 const cli: Actor = { type: 'HUMAN', keyId: 'cli' };
 const usd = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({
@@ -163,5 +166,24 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     expect([ok.status, bad.status, ok2.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(await opened.store.idempotency(tenantId, 'POST /api/v1/transactions', 'rb-2')).toBeUndefined();
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(300n);
+  });
+
+  it('a write that fails when the store sends it (a duplicate key) fails its own command, not the group', async () => {
+    const a = await account();
+    const b = await account();
+    // Straight to the writer, past the in-flight guard: two commands of one group store the same Idempotency-Key,
+    // so the second one's idempotency record breaks the primary key when it reaches the database.
+    const write = (amount: string) => {
+      const input = toTransactionInput({ lines: [usd(a, 'DEBIT', amount), usd(b, 'CREDIT', amount)] });
+      return opened.writer.run('postTransaction', { tenantId, actor: cli, input, rendered: renderPosting(input, uuidV7), key: 'dup-1', hash: 'h' });
+    };
+    const [first, second] = await Promise.allSettled([write('1.00'), write('2.00')]);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status).toBe('rejected');
+    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
+    expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
+    // The writer goes on.
+    await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);
+    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(500n);
   });
 });

@@ -25,6 +25,8 @@ export interface TxControl {
   commit(): MaybePromise<void>;
   rollback(): MaybePromise<void>;
   savepoint(): MaybePromise<void>;
+  /** A command's work is done: anything of it not yet sent goes now, so a failure is still the command's own. */
+  endCommand?(): MaybePromise<void>;
   release(): MaybePromise<void>;
   rollbackTo(): MaybePromise<void>;
   /** Conditions of the machine (a lock held elsewhere, a full disk, a lost connection) answer 503. */
@@ -151,6 +153,7 @@ export class GroupCommitter {
         await tx.savepoint();
         try {
           const value = await job.work();
+          await tx.endCommand?.();
           await tx.release();
           outcomes.push({ ok: true, value });
         } catch (error) {

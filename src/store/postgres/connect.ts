@@ -6,6 +6,7 @@ import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
 import type { TxControl } from '../groupCommit.js';
+import type { WriteBuffer } from './writeBuffer.js';
 
 /** Connections the pool may open: readers of the HTTP side and the CLI. The writer holds one more of its own. */
 const POOL_SIZE = 10;
@@ -55,33 +56,20 @@ const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
 export const CHANGES_CHANNEL = 'ledger_changes';
 
 /**
- * The group's transaction statements, sent with as few round trips as the order allows: BEGIN (with the writer lock
- * and the change notice) goes with the first SAVEPOINT, each RELEASE with the next SAVEPOINT, and COMMIT releases
- * the last. Every command still runs in a savepoint of its own; only the waiting is shared.
+ * The group's transaction statements go through the writer's buffer (writeBuffer.ts) with the commands' inserts: BEGIN
+ * (with the writer lock and the change notice) leaves with the first command's first statements, each SAVEPOINT and
+ * RELEASE with the statements around it, COMMIT with the last command's. Every command still runs in a savepoint of
+ * its own, and its inserts are sent before it is done (`endCommand`), so a failing one fails its own command.
  */
-export function pgTxControl(client: pg.PoolClient): TxControl {
-  let pending: string[] = [];
-  const run = async (text: string) => {
-    const statements = [...pending, text];
-    pending = [];
-    await client.query(statements.join('; '));
-  };
+export function pgTxControl(buffer: WriteBuffer): TxControl {
   return {
-    begin: () => void (pending = ['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]),
-    savepoint: () => run('SAVEPOINT job'),
-    release: () => void pending.push('RELEASE SAVEPOINT job'),
-    rollbackTo: () => run('ROLLBACK TO SAVEPOINT job'),
-    // COMMIT releases what is left; a group whose transaction never began has nothing to commit.
-    commit: async () => {
-      if (pending[0] === 'BEGIN') return void (pending = []);
-      pending = [];
-      await client.query('COMMIT');
-    },
-    rollback: async () => {
-      if (pending[0] === 'BEGIN') return void (pending = []);
-      pending = [];
-      await client.query('ROLLBACK');
-    },
+    begin: () => buffer.begin(['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]),
+    savepoint: () => buffer.savepoint(),
+    endCommand: () => buffer.flush(),
+    release: () => buffer.release(),
+    rollbackTo: () => buffer.rollbackTo(),
+    commit: () => buffer.commit(),
+    rollback: () => buffer.rollback(),
     asStoreError: asPgStoreError,
   };
 }

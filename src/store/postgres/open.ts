@@ -6,6 +6,7 @@ import { LocalWriter } from '../localWriter.js';
 import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
 import { openPgDatabase, pgTxControl, redactedUrl } from './connect.js';
 import { PgStore } from './pgStore.js';
+import { WriteBuffer } from './writeBuffer.js';
 
 export async function openPostgresLedger(url: string, options: OpenOptions): Promise<OpenLedger> {
   const { pool, kysely, durability } = await openPgDatabase(url);
@@ -22,8 +23,9 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
   };
   try {
     const reader = new PgStore(kysely, pool, end);
-    const writerStore = new PgStore(kysely, client, async () => {});
-    const writer = await LocalWriter.over(writerStore, pgTxControl(client), options.clock);
+    const buffer = new WriteBuffer(client);
+    const writerStore = new PgStore(kysely, client, async () => {}, buffer);
+    const writer = await LocalWriter.over(writerStore, pgTxControl(buffer), options.clock);
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
     return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}`, async () => {
       await writer.close();

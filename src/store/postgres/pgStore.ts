@@ -7,6 +7,7 @@ import { statements } from '../queries/index.js';
 import { SqlStore } from '../sql/sqlStore.js';
 import { pgPreparer, type Queryable } from './statement.js';
 import { CHANGES_CHANNEL } from './connect.js';
+import type { WriteBuffer } from './writeBuffer.js';
 
 export class PgStore extends SqlStore {
   /** Commits this process has heard of, from every writer of the database (LISTEN; each write group NOTIFYs). */
@@ -19,8 +20,9 @@ export class PgStore extends SqlStore {
     kysely: Kysely<Database>,
     private readonly connection: Queryable,
     private readonly onClose: () => Promise<void>,
+    buffer?: WriteBuffer,
   ) {
-    super(statements(pgPreparer(kysely, () => connection)));
+    super(statements(pgPreparer(kysely, () => connection, buffer)));
   }
 
   /**

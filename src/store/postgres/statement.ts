@@ -5,7 +5,8 @@ import type { Compilable, Kysely } from 'kysely';
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Database } from '../schema.js';
-import { compileSlots, type Args, type Preparer, type Statement } from '../sql/statement.js';
+import { compileSlots, type Args, type PrepareOptions, type Preparer, type Statement } from '../sql/statement.js';
+import type { WriteBuffer } from './writeBuffer.js';
 
 /** Where a statement runs: the pool (reads) or the connection of the open write transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -20,11 +21,22 @@ class PgStatement<Row> implements Statement<Row> {
     private readonly name: string,
     private readonly text: string,
     private readonly bind: (args: Args) => unknown[],
-    private readonly pluck: boolean,
+    private readonly options: PrepareOptions,
+    /** On the writer's connection: what it has not sent yet goes first; a deferrable write waits in it. */
+    private readonly buffer: WriteBuffer | undefined,
   ) {}
 
+  private get pluck(): boolean {
+    return this.options.pluck ?? false;
+  }
+
+  private async query(args: Args) {
+    await this.buffer?.flush();
+    return this.on().query({ name: this.name, text: this.text, values: this.bind(args) });
+  }
+
   private async rows(args: Args): Promise<Row[]> {
-    const result = await this.on().query({ name: this.name, text: this.text, values: this.bind(args) });
+    const result = await this.query(args);
     if (!this.pluck) return result.rows as Row[];
     const column = result.fields[0]!.name;
     return result.rows.map((r: Record<string, unknown>) => r[column]) as Row[];
@@ -40,6 +52,7 @@ class PgStatement<Row> implements Statement<Row> {
 
   /** Through a cursor on a connection of its own (from the pool) or of the write transaction. */
   async *iterate(args: Args = {}): AsyncGenerator<Row> {
+    await this.buffer?.flush();
     const on = this.on();
     const pooled = 'totalCount' in on;
     const client = pooled ? await on.connect() : on;
@@ -57,17 +70,21 @@ class PgStatement<Row> implements Statement<Row> {
   }
 
   async run(args: Args = {}): Promise<number> {
-    const result = await this.on().query({ name: this.name, text: this.text, values: this.bind(args) });
+    if (this.buffer && this.options.deferrable) {
+      this.buffer.defer(this.buffer.render(this.text, this.bind(args)));
+      return 1;
+    }
+    const result = await this.query(args);
     return result.rowCount ?? 0;
   }
 }
 
-/** Compiles with the PostgreSQL dialect; `on` names the connection each call runs on. */
-export function pgPreparer(kysely: Kysely<Database>, on: () => Queryable): Preparer {
-  return <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options: { pluck?: boolean } = {}): Statement<Row> => {
+/** Compiles with the PostgreSQL dialect; `on` names the connection each call runs on (and the writer's, its buffer). */
+export function pgPreparer(kysely: Kysely<Database>, on: () => Queryable, buffer?: WriteBuffer): Preparer {
+  return <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options: PrepareOptions = {}): Statement<Row> => {
     const compiled = build(kysely).compile();
     const bind = compileSlots(compiled.parameters);
     const name = `l_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 20)}`;
-    return new PgStatement<Row>(on, name, compiled.sql, bind, options.pluck ?? false);
+    return new PgStatement<Row>(on, name, compiled.sql, bind, options, buffer);
   };
 }

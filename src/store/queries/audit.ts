@@ -1,6 +1,6 @@
 // The audit log: append-only, hash-chained per tenant; every write appends one, so the newest carries the last commit time.
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function auditStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -21,6 +21,7 @@ export function auditStatements(prepare: Preparer) {
         prev_hash: param<string | null>('prevHash'),
         hash: param('hash'),
       }),
+      deferrable,
     ),
     // Commit order within the window: the keyset (occurred_at, seq) walks the tenant-time index. The keyset's time is
     // folded into the range's lower bound, so each page seeks straight to where the last one ended.

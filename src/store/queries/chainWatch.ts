@@ -1,6 +1,6 @@
 // What the chain watchers keep: a checkpoint per chain, each transfer seen (once), and on-chain lines by transaction hash.
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function chainWatchStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -75,6 +75,7 @@ export function chainWatchStatements(prepare: Preparer) {
         transaction_id: param('transactionId'),
         line_no: param<bigint>('lineNo'),
       }),
+      deferrable,
     ),
     insertChainTransfer: p((q) =>
       q

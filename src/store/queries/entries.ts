@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { tokens } from '../../core/money.js';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function entriesStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -46,6 +46,7 @@ export function entriesStatements(prepare: Preparer) {
         .insertInto('balances')
         .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: param('balance') })
         .onConflict((oc) => oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ balance: (eb) => eb.ref('excluded.balance') })),
+      deferrable,
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
@@ -82,6 +83,7 @@ export function entriesStatements(prepare: Preparer) {
         balance_after: param('balanceAfter'),
         view: param('view'),
       }),
+      deferrable,
     ),
     // The same literal token list as the partial index (0006), so that SQLite can use it.
     onchainEntries: p((q) =>

@@ -1,6 +1,6 @@
 // Idempotency records: the stored answer of a request, by tenant, endpoint and key.
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function idempotencyStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -24,6 +24,7 @@ export function idempotencyStatements(prepare: Preparer) {
         body: param('body'),
         created_at: param('createdAt'),
       }),
+      deferrable,
     ),
   };
 }

@@ -2,7 +2,7 @@
 import { type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 /** A tenant's events with their bodies: a `transaction.committed` event's body is its transaction's document. */
 const outboxEvents = (q: Kysely<Database>) =>
@@ -25,6 +25,7 @@ export function outboxStatements(prepare: Preparer) {
         created_at: param('createdAt'),
         transaction_id: param('transactionId'),
       }),
+      deferrable,
     ),
     outboxAfter: p((q) => outboxEvents(q).where('o.seq', '>', param<bigint>('afterSeq')).orderBy('o.seq', 'asc').limit(1),
     ),

@@ -1,6 +1,6 @@
 // Reconciliation results, newest first.
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function reconciliationStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -15,6 +15,7 @@ export function reconciliationStatements(prepare: Preparer) {
         source: param('source'),
         reconciled_at: param('reconciledAt'),
       }),
+      deferrable,
     ),
     reconciliationResultsPage: p((q) =>
       q

@@ -1,6 +1,6 @@
 // Transactions: each stored as the document the API shows, rendered once at commit.
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 
 export function transactionsStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -18,6 +18,7 @@ export function transactionsStatements(prepare: Preparer) {
     ),
     insertTransaction: p((q) =>
       q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), document: param('document'), created_at: param('createdAt') }),
+      deferrable,
     ),
     hasTransaction: p((q) => q.selectFrom('transactions').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('transactionId'))),
   };

@@ -19,8 +19,18 @@ export interface Statement<Row> {
   run(args?: Args): MaybePromise<number>;
 }
 
-/** Prepares a query built with `param('name')` placeholders; with `pluck`, a one-column query answers its values. */
-export type Preparer = <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options?: { pluck?: boolean }) => Statement<Row>;
+export interface PrepareOptions {
+  /** A one-column query answers its values instead of rows of one field. */
+  pluck?: boolean;
+  /**
+   * A write whose answer nobody reads (an insert of a command): an engine that waits on the network may send it
+   * later, with others, before the command's next read or at its end; its `run` then answers 1.
+   */
+  deferrable?: boolean;
+}
+
+/** Prepares a query built with `param('name')` placeholders. */
+export type Preparer = <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options?: PrepareOptions) => Statement<Row>;
 
 const MARK = '\u0000param:';
 
