@@ -17,6 +17,8 @@ import { until } from './helpers/poll.js';
 import { renderPosting } from '../src/core/usecases/transactions.js';
 import { toTransactionInput } from '../src/core/posting.js';
 import { uuidV7 } from '../src/core/ids.js';
+import pg from 'pg';
+import { WRITER_LOCK_KEY } from '../src/store/postgres/connect.js';
 
 const cli: Actor = { type: 'HUMAN', keyId: 'cli' };
 const usd = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({
@@ -185,5 +187,22 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     // The writer goes on.
     await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(500n);
+  });
+
+  it.skipIf(TEST_ENGINE !== 'postgres')('answers 503 UNAVAILABLE, writing nothing, while another process holds the writer lock past its time-out', async () => {
+    const a = await account();
+    const b = await account();
+    const other = new pg.Client({ connectionString: db });
+    await other.connect();
+    try {
+      await other.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`);
+      await expect(post('locked-1', [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      await other.query('ROLLBACK');
+      await other.end();
+    }
+    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(0n);
+    await post('locked-1', [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')]);
+    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
   });
 });

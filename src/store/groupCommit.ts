@@ -144,6 +144,10 @@ export class GroupCommitter {
     try {
       await tx.begin();
     } catch (error) {
+      // A BEGIN that went through before its lock timed out leaves a transaction to end.
+      await Promise.resolve()
+        .then(() => tx.rollback())
+        .catch(() => {});
       return batch.map(() => ({ ok: false, error: tx.asStoreError(error) }));
     }
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
@@ -160,7 +164,8 @@ export class GroupCommitter {
           await tx.rollbackTo();
           await tx.release();
           this.forget();
-          outcomes.push({ ok: false, error });
+          // A lock time-out or a lost connection met by a command is the machine's condition, not the request's.
+          outcomes.push({ ok: false, error: tx.asStoreError(error) });
         }
       }
       await tx.commit();

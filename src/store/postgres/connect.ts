@@ -37,6 +37,9 @@ const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '
 /** A lost connection, a server shutting down, out of resources, or a serialization failure: 503, nothing written. */
 export function asPgStoreError(error: unknown): unknown {
   const code = String((error as { code?: unknown } | null)?.code ?? '');
+  if (code === LOCK_NOT_AVAILABLE) {
+    return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
+  }
   if (NETWORK_CODES.includes(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) {
     return new LedgerError('UNAVAILABLE', 'The database could not be written (PostgreSQL unavailable); nothing was written. Retry shortly.');
   }
@@ -50,16 +53,20 @@ export function asPgStoreError(error: unknown): unknown {
  * A key of this ledger's own for the database-wide advisory lock the writer takes at the start of each group: one
  * writer commits at a time, whichever process it is in (several writers on one database are the next step).
  */
-const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
+export const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
+
+/** How long the writer waits for the writer lock (another process writing) before it answers 503, as SQLite's busy timeout. */
+export const WRITER_LOCK_TIMEOUT_MS = 5000;
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** The channel every write group notifies at its commit (NOTIFY is delivered only if the transaction commits). */
 export const CHANGES_CHANNEL = 'ledger_changes';
 
 /**
- * The group's transaction statements go through the writer's buffer (writeBuffer.ts) with the commands' inserts: BEGIN
- * (with the writer lock and the change notice) leaves with the first command's first statements, each SAVEPOINT and
- * RELEASE with the statements around it, COMMIT with the last command's. Every command still runs in a savepoint of
- * its own, and its inserts are sent before it is done (`endCommand`), so a failing one fails its own command.
+ * The group's transaction statements go through the writer's buffer (writeBuffer.ts): BEGIN with the writer lock and
+ * the change notice in one round trip, then each SAVEPOINT and RELEASE with the commands' statements around it, and
+ * COMMIT with the last command's. Every command still runs in a savepoint of its own, and its inserts are sent before
+ * it is done (`endCommand`), so a failing one fails its own command.
  */
 export function pgTxControl(buffer: WriteBuffer): TxControl {
   return {

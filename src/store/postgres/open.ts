@@ -4,7 +4,7 @@ import { Ledger } from '../../core/ledger.js';
 import { systemClock } from '../../core/time.js';
 import { LocalWriter } from '../localWriter.js';
 import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
-import { openPgDatabase, pgTxControl, redactedUrl } from './connect.js';
+import { openPgDatabase, pgTxControl, redactedUrl, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
 import { PgStore } from './pgStore.js';
 import { WriteBuffer } from './writeBuffer.js';
 
@@ -14,6 +14,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     await pool.end();
     throw error;
   });
+  await client.query(`SET lock_timeout = ${WRITER_LOCK_TIMEOUT_MS}`);
   let ended = false;
   const end = async () => {
     if (ended) return;

@@ -42,9 +42,16 @@ export class WriteBuffer {
     await this.client.query(batch);
   }
 
-  begin(statements: string[]): void {
-    this.pending.push(...statements);
+  /**
+   * Sent at once, in a round trip of its own: a group's BEGIN and writer lock. A lock that cannot be had then fails
+   * the group before any command ran, and every later batch knows its command's savepoint is on the server.
+   */
+  async begin(statements: string[]): Promise<void> {
+    this.pending = [];
+    this.jobStart = null;
+    this.unsent = false;
     this.began = true;
+    await this.client.query(statements.join(';\n'));
   }
 
   savepoint(): void {
