@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cli, client, createTenant, fiat, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
+import { sqlOn } from '../helpers/sql.js';
 
 const serve = (db: string) => startServer({ db, host: '127.0.0.1', port: 0, log: () => {} });
 const WALLET = '0x00000000000000000000000000000000000000aa';
@@ -130,6 +131,28 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already holds a ledger/);
     expect((await cli(['--db', target, 'audit', 'verify', '--tenant', tenantId])).code).toBe(0);
+  });
+
+  it('audit verify on PostgreSQL names a record edited or removed by hand (exit 1)', async () => {
+    const target = await freshDatabaseUrl();
+    expect((await cli(['db', 'copy', '--from', source, '--to', target])).code).toBe(0);
+    const { rows } = await sqlOn<{ seq: string; id: string; payload: string }>(target, 'SELECT seq, id, payload FROM audit_log WHERE tenant_id = ? ORDER BY seq', [tenantId]);
+    expect(rows.length).toBeGreaterThanOrEqual(12);
+    const verify = () => cli(['--db', target, 'audit', 'verify', '--tenant', tenantId]);
+    const broken = async (id: string) => {
+      const run = await verify();
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stdout).toContain(id);
+    };
+    const mid = rows[Math.floor(rows.length / 2)]!;
+    // An edited payload: that record is named.
+    await sqlOn(target, 'UPDATE audit_log SET payload = ? WHERE seq = ?', [JSON.stringify({ ...JSON.parse(mid.payload), tampered: true }), mid.seq]);
+    await broken(mid.id);
+    await sqlOn(target, 'UPDATE audit_log SET payload = ? WHERE seq = ?', [mid.payload, mid.seq]);
+    expect((await verify()).code).toBe(0);
+    // A removed record: the one after it is named.
+    await sqlOn(target, 'DELETE FROM audit_log WHERE seq = ?', [mid.seq]);
+    await broken(rows[Math.floor(rows.length / 2) + 1]!.id);
   });
 
   it('db status and db migrate name the engine, the schema version and what is pending', async () => {
