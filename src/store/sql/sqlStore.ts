@@ -378,14 +378,14 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertApiKey(key: ApiKey, keyHash: string): Promise<void> {
-    (await this.s.insertApiKey.run({
+    await this.s.insertApiKey.run({
       tenantId: key.tenantId,
       id: key.id,
       keyHash,
       prefix: key.prefix,
       scopes: JSON.stringify(key.scopes),
       createdAt: key.createdAt,
-    }));
+    });
   }
 
   async revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean> {
@@ -393,7 +393,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertAccount(a: Omit<Account, 'seq'>): Promise<void> {
-    (await this.s.insertAccount.run({
+    await this.s.insertAccount.run({
       tenantId: a.tenantId,
       id: a.id,
       name: a.name,
@@ -401,7 +401,7 @@ export abstract class SqlStore implements Store, WriteTx {
       currency: a.currency,
       type: a.type,
       createdAt: a.createdAt,
-    }));
+    });
   }
 
   async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
@@ -409,7 +409,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
-    (await this.s.insertEntry.run({
+    await this.s.insertEntry.run({
       tenantId: e.tenantId,
       id: e.id,
       transactionId: e.transactionId,
@@ -423,7 +423,7 @@ export abstract class SqlStore implements Store, WriteTx {
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
       view,
-    }));
+    });
   }
 
   async setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void> {
@@ -432,7 +432,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {
-    (await this.s.insertIdempotency.run({
+    await this.s.insertIdempotency.run({
       tenantId,
       endpoint,
       key,
@@ -440,7 +440,7 @@ export abstract class SqlStore implements Store, WriteTx {
       status: BigInt(stored.status),
       body: stored.body,
       createdAt,
-    }));
+    });
   }
 
   async lastAuditHash(tenantId: string): Promise<string | null> {
@@ -450,7 +450,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async appendAudit(r: AuditInsert): Promise<void> {
-    (await this.s.appendAudit.run({
+    await this.s.appendAudit.run({
       tenantId: r.tenantId,
       id: r.id,
       type: r.type,
@@ -460,13 +460,13 @@ export abstract class SqlStore implements Store, WriteTx {
       payload: JSON.stringify(r.payload),
       prevHash: r.prevHash,
       hash: r.hash,
-    }));
+    });
     this.auditHeads.set(r.tenantId, r.hash);
   }
 
   async insertSettlement(settlement: Omit<Settlement, 'seq'>): Promise<void> {
     const st = settlement;
-    (await this.s.insertSettlement.run({
+    await this.s.insertSettlement.run({
       tenantId: st.tenantId,
       id: st.id,
       accountId: st.accountId,
@@ -480,7 +480,7 @@ export abstract class SqlStore implements Store, WriteTx {
       fromCanonical: st.fromAddress === null ? null : canonicalAddress(st.chain, st.fromAddress),
       expiresAt: st.expiresAt,
       createdAt: st.createdAt,
-    }));
+    });
   }
 
   async settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): Promise<boolean> {
@@ -499,7 +499,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async upsertWebhook(w: Webhook): Promise<void> {
-    (await this.s.upsertWebhook.run({
+    await this.s.upsertWebhook.run({
       tenantId: w.tenantId,
       url: w.url,
       secret: w.secret,
@@ -507,7 +507,7 @@ export abstract class SqlStore implements Store, WriteTx {
       deliveredSeq: BigInt(w.deliveredSeq),
       createdAt: w.createdAt,
       updatedAt: w.updatedAt,
-    }));
+    });
   }
 
   async setWebhookDelivered(tenantId: string, eventSeq: number): Promise<void> {
@@ -515,7 +515,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async upsertWebhookDelivery(d: DeliveryState): Promise<void> {
-    (await this.s.upsertWebhookDelivery.run({
+    await this.s.upsertWebhookDelivery.run({
       tenantId: d.tenantId,
       eventId: d.eventId,
       eventSeq: BigInt(d.eventSeq),
@@ -527,7 +527,7 @@ export abstract class SqlStore implements Store, WriteTx {
       firstAttemptAt: d.firstAttemptAt,
       nextAttemptAt: d.nextAttemptAt,
       updatedAt: d.updatedAt,
-    }));
+    });
   }
 
   async wakeWebhookDeliveries(tenantId: string, at: string): Promise<void> {
@@ -535,13 +535,13 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async setChainCheckpoint(c: ChainCheckpoint): Promise<void> {
-    (await this.s.setChainCheckpoint.run({
+    await this.s.setChainCheckpoint.run({
       chain: c.chain,
       nextBlock: BigInt(c.nextBlock),
       seen: BigInt(c.transfersSeen),
       matched: BigInt(c.transfersMatched),
       updatedAt: c.updatedAt,
-    }));
+    });
   }
 
   async insertChainTransfer(tenantId: string, t: ObservedTransfer, seenAt: string): Promise<boolean> {
@@ -577,14 +577,14 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertPolicyRule(rule: PolicyRule): Promise<void> {
-    (await this.s.insertPolicyRule.run({
+    await this.s.insertPolicyRule.run({
       tenantId: rule.tenantId,
       id: rule.id,
       type: rule.type,
       agentKeyPrefix: rule.agentKeyPrefix,
       params: JSON.stringify(rule.params),
       createdAt: rule.createdAt,
-    }));
+    });
   }
 
   async deletePolicyRule(tenantId: string, ruleId: string): Promise<boolean> {
@@ -592,7 +592,7 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): Promise<void> {
-    (await this.s.insertAgentTransaction.run({
+    await this.s.insertAgentTransaction.run({
       tenantId: record.tenantId,
       id: record.id,
       status: record.status,
@@ -604,7 +604,7 @@ export abstract class SqlStore implements Store, WriteTx {
       decidedAt: record.decidedAt,
       decidedBy: record.decidedBy,
       reversalTransactionId: record.reversalTransactionId,
-    }));
+    });
   }
 
   async decideAgentTransaction(
