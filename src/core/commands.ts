@@ -1,5 +1,5 @@
 // Every write the ledger makes, by name. A Writer runs them inside its group commit, in this thread or another.
-import type { WriteContext } from './ports.js';
+import type { ReadAhead, WriteContext } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
 import { createAccountCommand } from './usecases/accounts.js';
 import { postTransactionCommand } from './usecases/transactions.js';
@@ -46,4 +46,11 @@ export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<
   if (name === 'executeAgentTransaction') return (args as CommandArgs<'executeAgentTransaction'>).input.lines.length;
   if (name === 'reconcileBatch') return planWeight((args as CommandArgs<'reconcileBatch'>).plans);
   return 1;
+}
+
+/** What a command will read that its group can read ahead for it: the kept balances a posting moves. */
+export function commandReadAhead<K extends CommandName>(name: K, args: CommandArgs<K>): ReadAhead | undefined {
+  if (name !== 'postTransaction' && name !== 'executeAgentTransaction') return undefined;
+  const { tenantId, input } = args as CommandArgs<'postTransaction'>;
+  return { tenantId, balances: input.lines };
 }

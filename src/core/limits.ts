@@ -27,6 +27,8 @@ export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 export const GROUP_COMMIT_BATCH_MAX = 512;
 /** Rows (about) one group commit writes at most: a write larger than this commits alone. */
 export const GROUP_COMMIT_WEIGHT_MAX = 1000;
+/** Accounts whose balances one statement reads ahead for a write group (on engines where each read is a round trip). */
+export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 /** A write of this many rows or more is large: while small writes are being made, large ones get at most a share of the writer. */
 export const LARGE_WRITE_WEIGHT = 500;
 /** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+3) of it). */

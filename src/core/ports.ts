@@ -85,6 +85,8 @@ export interface ReadStore {
   /** Current balances of an account, one row per asset, debits minus credits. */
   balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>>;
   currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint>;
+  /** The current balance of each account and asset, in order (0 where there is none), read together. */
+  currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]>;
   /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
   balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null>;
   entriesPage(
@@ -157,6 +159,12 @@ export interface ReadStore {
   agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord>;
 }
 
+/** What a write command will read, known before it runs: read for its whole group at once (WriteTx.readAhead). */
+export interface ReadAhead {
+  tenantId: string;
+  balances: ReadonlyArray<{ accountId: string; asset: Asset }>;
+}
+
 /**
  * Writes of one command, inside one database transaction: its reads see its own writes, and the writes of the commands
  * before it in the same group commit (they commit together or not at all), never a write that is not committed or not
@@ -168,6 +176,11 @@ export interface ReadStore {
  * one PostgreSQL database need row locks and are not supported by this port yet).
  */
 export interface WriteTx extends ReadStore {
+  /**
+   * Reads at the start of a group what its commands will read, and holds it for the group (an engine where each
+   * read is a round trip). What a command writes, or a savepoint rolled back, keeps what is held true.
+   */
+  readAhead(hints: readonly ReadAhead[]): Promise<void>;
   insertTenant(tenant: Tenant): Promise<void>;
   insertApiKey(key: ApiKey, keyHash: string): Promise<void>;
   revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean>;

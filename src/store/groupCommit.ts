@@ -9,11 +9,17 @@ import {
   LARGE_WRITE_SHARE_FACTOR,
   LARGE_WRITE_WEIGHT,
 } from '../core/limits.js';
+import { LedgerError } from '../core/errors.js';
+import type { ReadAhead } from '../core/ports.js';
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Job {
   work: () => Promise<unknown>;
   /** About how many rows it writes (core/commands.ts, commandWeight). */
   weight: number;
+  /** What it will read, for the group to read ahead (core/commands.ts, commandReadAhead). */
+  ahead: ReadAhead | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -25,8 +31,6 @@ export interface TxControl {
   commit(): MaybePromise<void>;
   rollback(): MaybePromise<void>;
   savepoint(): MaybePromise<void>;
-  /** A command's work is done: anything of it not yet sent goes now, so a failure is still the command's own. */
-  endCommand?(): MaybePromise<void>;
   release(): MaybePromise<void>;
   rollbackTo(): MaybePromise<void>;
   /** Conditions of the machine (a lock held elsewhere, a full disk, a lost connection) answer 503. */
@@ -43,15 +47,19 @@ export class GroupCommitter {
   private largeResumeAt = 0;
   private lastSmallAt = -Infinity;
 
-  /** `forget` drops what the store remembers of the open transaction: called when a savepoint rolls back and after every batch. */
+  /**
+   * `forget` drops what the store remembers of the open transaction: called when a savepoint rolls back and after
+   * every batch. `readAhead`, where given, reads what the batch's commands will read, right after BEGIN.
+   */
   constructor(
     private readonly tx: TxControl,
     private readonly forget: () => void = () => {},
+    private readonly readAhead?: (hints: ReadAhead[]) => Promise<void>,
   ) {}
 
-  run<T>(work: () => Promise<T>, weight = 1): Promise<T> {
+  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, weight, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, weight, ahead, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -131,33 +139,47 @@ export class GroupCommitter {
     return batch;
   }
 
-  private async commitBatch(batch: Job[]): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>> {
+  /**
+   * Commits the batch; a failure of the group as a whole that is not the machine's condition (an engine that sends a
+   * command's statements later may meet one command's failure in another's batch) runs its commands again, each
+   * alone, so that one bad command fails alone and the others commit.
+   */
+  private async commitBatch(batch: Job[]): Promise<Outcome[]> {
+    let result: Outcome[] | { groupError: unknown };
     try {
-      return await this.commitBatchOnce(batch);
+      result = await this.commitBatchOnce(batch);
     } finally {
       this.forget();
     }
+    if (Array.isArray(result)) return result;
+    const { groupError } = result;
+    const unavailable = groupError instanceof LedgerError && groupError.code === 'UNAVAILABLE';
+    if (batch.length === 1 || unavailable) return batch.map(() => ({ ok: false, error: groupError }));
+    const outcomes: Outcome[] = [];
+    for (const job of batch) outcomes.push(...(await this.commitBatch([job])));
+    return outcomes;
   }
 
-  private async commitBatchOnce(batch: Job[]): Promise<Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>> {
+  private async commitBatchOnce(batch: Job[]): Promise<Outcome[] | { groupError: unknown }> {
     const { tx } = this;
     try {
       await tx.begin();
+      const hints = batch.flatMap((job) => (job.ahead ? [job.ahead] : []));
+      if (this.readAhead && hints.length > 0) await this.readAhead(hints);
     } catch (error) {
       // A BEGIN that went through before its lock timed out leaves a transaction to end.
       await Promise.resolve()
         .then(() => tx.rollback())
         .catch(() => {});
-      return batch.map(() => ({ ok: false, error: tx.asStoreError(error) }));
+      return { groupError: tx.asStoreError(error) };
     }
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const outcomes: Outcome[] = [];
     // One command at a time: each in its own savepoint, and its reads see only what is before it in this batch.
     try {
       for (const job of batch) {
         await tx.savepoint();
         try {
           const value = await job.work();
-          await tx.endCommand?.();
           await tx.release();
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -171,13 +193,13 @@ export class GroupCommitter {
       await tx.commit();
       return outcomes;
     } catch (error) {
-      // The transaction itself failed (a savepoint, the commit, the connection): nothing of the group is written.
+      // The transaction itself failed (a savepoint, a batch, the commit, the connection): nothing of the group is written.
       try {
         await tx.rollback();
       } catch {
         // Already rolled back by the engine.
       }
-      return batch.map(() => ({ ok: false, error: tx.asStoreError(error) }));
+      return { groupError: tx.asStoreError(error) };
     }
   }
 }

@@ -1,6 +1,6 @@
 // The writer on this thread: commands run against one connection of the store, through group commit.
-import { commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
-import type { Clock, IdGenerator, WriteContext, Writer } from '../core/ports.js';
+import { commandReadAhead, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import type { Clock, IdGenerator, ReadAhead, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
 import { uuidV7 } from '../core/ids.js';
@@ -13,29 +13,35 @@ export class LocalWriter implements Writer {
   private readonly committer: GroupCommitter;
   private readonly ctx: WriteContext;
 
-  private constructor(store: SqlStore, tx: TxControl, ctx: WriteContext) {
-    this.committer = new GroupCommitter(tx, () => store.forgetWriteState());
+  private constructor(store: SqlStore, tx: TxControl, ctx: WriteContext, readAhead: boolean) {
+    const ahead = readAhead ? (hints: ReadAhead[]) => store.readAhead(hints) : undefined;
+    this.committer = new GroupCommitter(tx, () => store.forgetWriteState(), ahead);
     this.ctx = ctx;
   }
 
   /** Commits through the SQLite store's own connection. */
   static open(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
-    return LocalWriter.over(store, sqliteTxControl(store.sqlite), clock, ids);
+    return LocalWriter.over(store, sqliteTxControl(store.sqlite), { clock, ids });
   }
 
-  /** Commits through `store`, whose statements run on the connection `tx` controls; commit times continue from the last one stored. */
-  static async over(store: SqlStore, tx: TxControl, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
+  /**
+   * Commits through `store`, whose statements run on the connection `tx` controls; commit times continue from the
+   * last one stored. With `readAhead` (an engine where each read is a round trip), each group first reads what its
+   * commands will read, in a few statements.
+   */
+  static async over(store: SqlStore, tx: TxControl, options: { clock?: Clock; ids?: IdGenerator; readAhead?: boolean } = {}): Promise<LocalWriter> {
+    const { clock = systemClock, ids = uuidV7, readAhead = false } = options;
     return new LocalWriter(store, tx, {
       tx: store,
       ids,
       clock,
       commitClock: new CommitClock(clock, await store.lastCommitTime()),
       pepper: await store.secret(PEPPER_SECRET),
-    });
+    }, readAhead);
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args));
+    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args));
   }
 
   close(): Promise<void> {

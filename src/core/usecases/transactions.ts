@@ -83,11 +83,9 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   await checkAccounts(tx, tenantId, input);
   // The balance of each account and asset before the posting, read first; the entries are then built without a read.
   const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
-  for (const line of input.lines) {
-    const slot = `${line.accountId}|${line.asset}`;
-    if (running.has(slot)) continue;
-    running.set(slot, { accountId: line.accountId, asset: line.asset, balance: await tx.currentBalance(tenantId, line.accountId, line.asset) });
-  }
+  for (const line of input.lines) running.set(`${line.accountId}|${line.asset}`, { accountId: line.accountId, asset: line.asset, balance: 0n });
+  const before = await tx.currentBalances(tenantId, [...running.values()]);
+  [...running.values()].forEach((slot, i) => (slot.balance = before[i]!));
   const entries: Entry[] = input.lines.map((line, lineNo) => {
     const current = running.get(`${line.accountId}|${line.asset}`)!;
     current.balance += signedAmount(line);

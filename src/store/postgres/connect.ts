@@ -65,14 +65,13 @@ export const CHANGES_CHANNEL = 'ledger_changes';
 /**
  * The group's transaction statements go through the writer's buffer (writeBuffer.ts): BEGIN with the writer lock and
  * the change notice in one round trip, then each SAVEPOINT and RELEASE with the commands' statements around it, and
- * COMMIT with the last command's. Every command still runs in a savepoint of its own, and its inserts are sent before
- * it is done (`endCommand`), so a failing one fails its own command.
+ * COMMIT with whatever is still pending. Every command runs in a savepoint of its own; a failure met in a batch that
+ * carried earlier commands' statements fails the group, which then runs again one command at a time.
  */
 export function pgTxControl(buffer: WriteBuffer): TxControl {
   return {
     begin: () => buffer.begin(['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]),
     savepoint: () => buffer.savepoint(),
-    endCommand: () => buffer.flush(),
     release: () => buffer.release(),
     rollbackTo: () => buffer.rollbackTo(),
     commit: () => buffer.commit(),

@@ -26,7 +26,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     const reader = new PgStore(kysely, pool, end);
     const buffer = new WriteBuffer(client);
     const writerStore = new PgStore(kysely, client, async () => {}, buffer);
-    const writer = await LocalWriter.over(writerStore, pgTxControl(buffer), options.clock);
+    const writer = await LocalWriter.over(writerStore, pgTxControl(buffer), { clock: options.clock, readAhead: true });
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
     return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}`, async () => {
       await writer.close();

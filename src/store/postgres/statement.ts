@@ -6,7 +6,7 @@ import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Database } from '../schema.js';
 import { compileSlots, type Args, type PrepareOptions, type Preparer, type Statement } from '../sql/statement.js';
-import type { WriteBuffer } from './writeBuffer.js';
+import { insertShape, type InsertShape, type WriteBuffer } from './writeBuffer.js';
 
 /** Where a statement runs: the pool (reads) or the connection of the open write transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -22,17 +22,22 @@ class PgStatement<Row> implements Statement<Row> {
     private readonly text: string,
     private readonly bind: (args: Args) => unknown[],
     private readonly options: PrepareOptions,
-    /** On the writer's connection: what it has not sent yet goes first; a deferrable write waits in it. */
+    /** On the writer's connection: what it has not sent yet goes with the next statement; a deferrable write waits in it. */
     private readonly buffer: WriteBuffer | undefined,
-  ) {}
+  ) {
+    this.shape = options.deferrable ? insertShape(text) : undefined;
+  }
+
+  /** How a deferred insert joins others in one statement (writeBuffer.ts). */
+  private readonly shape: InsertShape | undefined;
 
   private get pluck(): boolean {
     return this.options.pluck ?? false;
   }
 
   private async query(args: Args) {
-    await this.buffer?.flush();
-    return this.on().query({ name: this.name, text: this.text, values: this.bind(args) });
+    const values = this.bind(args);
+    return (await this.buffer?.queryWith(this.text, values)) ?? this.on().query({ name: this.name, text: this.text, values });
   }
 
   private async rows(args: Args): Promise<Row[]> {
@@ -71,7 +76,7 @@ class PgStatement<Row> implements Statement<Row> {
 
   async run(args: Args = {}): Promise<number> {
     if (this.buffer && this.options.deferrable) {
-      this.buffer.defer(this.buffer.render(this.text, this.bind(args)));
+      this.buffer.defer(this.text, this.shape, this.bind(args));
       return 1;
     }
     const result = await this.query(args);

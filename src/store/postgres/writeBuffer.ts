@@ -1,92 +1,200 @@
-// The writer connection's statements that need no answer, sent together: a command's inserts (its transaction,
-// entries, balances, audit record, event, idempotency record) and the group's savepoints go to the server in one
-// round trip when the command ends, or earlier when the command reads. A PostgreSQL commit waits on the network,
-// not the CPU: a 2-line posting sent statement by statement paid about a dozen round trips; this way, three or four.
+// The writer connection's statements that need no answer, sent together. A PostgreSQL commit waits on the network
+// and on the server's work per statement, not on our CPU: a 2-line posting sent statement by statement paid about a
+// dozen round trips and eight single-row inserts. Here the group's inserts (transactions, entries, balances, audit
+// records, events, idempotency records) wait, and go with the next statement that needs an answer or with the
+// COMMIT; rows of one insert statement go as one multi-row INSERT, in the order the commands wrote them.
+//
+// Savepoints cost the server work too, so a command gets one only when some of its statements must go out before it
+// ends (it reads after writing): until then, a failing command's statements are simply dropped.
+//
+// A failure met when pending statements go out may belong to an earlier command of the group, which is already
+// done. The buffer then refuses everything until the transaction ends, and the group committer rolls the group back
+// and runs its commands again one at a time (groupCommit.ts), so that the failing command fails alone.
 import type pg from 'pg';
 
+/** An `insert into "t" (…) values ($1, …, $n) [on conflict …]` split so that many rows can share one statement. */
+export interface InsertShape {
+  table: string;
+  /** Up to and including `values `. */
+  head: string;
+  /** After the row: an `on conflict` clause, or nothing. */
+  tail: string;
+  /** The row's positions of an upsert's conflict target: of rows with one key, the last one is the one to write. */
+  keyAt: number[] | undefined;
+}
+
+/**
+ * The shape of a one-row insert whose values are all parameters in order, or undefined for any other statement
+ * (sent as it is). An upsert merges only if it sets every other column from `excluded`, as the balance upsert does.
+ */
+export function insertShape(text: string): InsertShape | undefined {
+  const match = /^(insert into "([^"]+)" \(([^)]*)\) values )\(((?:\$\d+, )*\$\d+)\)(.*)$/s.exec(text);
+  if (!match) return undefined;
+  const [, head, table, columnList, row, tail] = match as unknown as [string, string, string, string, string, string];
+  const inOrder = row.split(', ').every((slot, i) => slot === `$${i + 1}`);
+  if (!inOrder || tail.includes('$')) return undefined;
+  const columns = columnList.split(', ');
+  const upsert = /^ on conflict \(([^)]*)\) do update set (.*)$/s.exec(tail);
+  if (!upsert) return /^( on conflict \([^)]*\) do nothing)?$/.test(tail) ? { table, head, tail, keyAt: undefined } : undefined;
+  const keyAt = upsert[1]!.split(', ').map((column) => columns.indexOf(column));
+  const setsFromExcluded = upsert[2]!.split(', ').every((set) => /^("[^"]+") = "excluded"\.\1$/.test(set));
+  return keyAt.includes(-1) || !setsFromExcluded ? undefined : { table, head, tail, keyAt };
+}
+
+interface DeferredRow {
+  shape: InsertShape;
+  values: readonly unknown[];
+}
+
+const SAVEPOINT = 'SAVEPOINT job';
+
 export class WriteBuffer {
-  private pending: string[] = [];
-  /** Where the current command's SAVEPOINT stands in `pending`; null once it was sent. */
-  private jobStart: number | null = null;
-  /** A command that failed before anything of it was sent has no savepoint on the server to release. */
-  private unsent = false;
+  /** Statements as text, and rows of inserts still to be joined. */
+  private pending: Array<string | DeferredRow> = [];
   private began = false;
+  /** The group's BEGIN has not gone out yet (it goes with the first batch). */
+  private beginPending = false;
+  /** Inside a command: where its statements start in `pending`, and whether it has a savepoint on the server. */
+  private job: { start: number; savepoint: boolean } | undefined;
+  /** What broke a batch of this transaction: nothing more is sent but the ROLLBACK. */
+  private failure: { error: unknown } | undefined;
 
   constructor(private readonly client: pg.PoolClient) {}
 
+  /** A value written in as a literal (pg's own quoting); the ledger's values are text, integers and null. */
+  private literal(value: unknown): string | undefined {
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number') return undefined;
+    return this.client.escapeLiteral(String(value));
+  }
+
+  /** A statement with its values written in, for a simple-protocol batch; undefined for a value of another kind. */
+  private render(text: string, values: readonly unknown[]): string | undefined {
+    let renderable = true;
+    const rendered = text.replace(/\$(\d+)/g, (_, n: string) => this.literal(values[Number(n) - 1]) ?? ((renderable = false), ''));
+    return renderable ? rendered : undefined;
+  }
+
+  /** A write whose answer nobody needs: it waits for the next batch. */
+  defer(text: string, shape: InsertShape | undefined, values: readonly unknown[]): void {
+    if (this.failure) return;
+    if (!values.every((value) => this.literal(value) !== undefined)) {
+      throw new Error('A deferred statement got a value that is not text, an integer or null.');
+    }
+    this.pending.push(shape ? { shape, values } : this.render(text, values)!);
+  }
+
   /**
-   * A statement with its values written in as literals (pg's own quoting), for a simple-protocol batch. The values
-   * are the ledger's own: text, integers as bigint or number, and null.
+   * A statement that needs its answer, sent with what is pending in one round trip; undefined when nothing is pending
+   * (the caller then runs it as a prepared statement).
    */
-  render(text: string, values: readonly unknown[]): string {
-    return text.replace(/\$(\d+)/g, (_, n: string) => {
-      const value = values[Number(n) - 1];
-      if (value === null || value === undefined) return 'NULL';
-      if (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number') {
-        throw new Error(`A deferred statement got a value of type ${typeof value}.`);
-      }
-      return this.client.escapeLiteral(String(value));
-    });
+  async queryWith(text: string, values: readonly unknown[]): Promise<pg.QueryResult | undefined> {
+    if (this.failure) throw this.failure.error;
+    if (this.pending.length === 0) return undefined;
+    const rendered = this.render(text, values);
+    if (rendered === undefined) return void (await this.flush());
+    this.pending.push(rendered);
+    const results = await this.send();
+    return Array.isArray(results) ? results[results.length - 1] : results;
   }
 
-  defer(statement: string): void {
-    this.pending.push(statement);
-  }
-
-  /** Sends what is pending, before a statement that needs an answer (or at the end of a command). */
+  /** Sends what is pending, before a statement that needs an answer. */
   async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const batch = this.pending.join(';\n');
+    if (this.failure) throw this.failure.error;
+    if (this.pending.length > 0) await this.send();
+  }
+
+  private async send(): Promise<pg.QueryResult | pg.QueryResult[]> {
+    // Some of the command's statements go out before it ends: from here on it needs a savepoint to fail alone.
+    if (this.job && !this.job.savepoint) {
+      this.pending.splice(this.job.start, 0, SAVEPOINT);
+      this.job.savepoint = true;
+    }
+    const batch = this.batchText();
     this.pending = [];
-    this.jobStart = null;
-    await this.client.query(batch);
+    this.beginPending = false;
+    try {
+      return (await this.client.query(batch)) as pg.QueryResult | pg.QueryResult[];
+    } catch (error) {
+      this.failure = { error };
+      throw error;
+    }
   }
 
   /**
-   * Sent at once, in a round trip of its own: a group's BEGIN and writer lock. A lock that cannot be had then fails
-   * the group before any command ran, and every later batch knows its command's savepoint is on the server.
+   * The pending statements as one text. Between two statements sent as text, the rows of each insert statement
+   * join in one multi-row INSERT, the statements in the order they were first used (a parent row's before its
+   * children's); one table's rows stay in the order they were written, so sequences follow commit order.
    */
-  async begin(statements: string[]): Promise<void> {
-    this.pending = [];
-    this.jobStart = null;
-    this.unsent = false;
-    this.began = true;
-    await this.client.query(statements.join(';\n'));
+  private batchText(): string {
+    const out: string[] = [];
+    let open = new Map<InsertShape, Map<string, string>>();
+    const close = () => {
+      for (const [shape, rows] of open) out.push(`${shape.head}${[...rows.values()].join(', ')}${shape.tail}`);
+      open = new Map();
+    };
+    let unkeyed = 0;
+    for (const item of this.pending) {
+      if (typeof item === 'string') {
+        close();
+        out.push(item);
+        continue;
+      }
+      const { shape, values } = item;
+      // Another statement into the same table closes the open ones, so that the table's rows keep their order.
+      if (!open.has(shape) && [...open.keys()].some((other) => other.table === shape.table)) close();
+      const rows = open.get(shape) ?? new Map<string, string>();
+      open.set(shape, rows);
+      const key = shape.keyAt ? JSON.stringify(shape.keyAt.map((i) => String(values[i]))) : `#${unkeyed++}`;
+      rows.delete(key);
+      rows.set(key, `(${values.map((value) => this.literal(value)).join(', ')})`);
+    }
+    close();
+    return out.join(';\n');
   }
 
+  /** A group's BEGIN and writer lock: they go with the group's first batch (its read-ahead, or its COMMIT). */
+  begin(statements: string[]): void {
+    this.pending = [...statements];
+    this.job = undefined;
+    this.failure = undefined;
+    this.began = true;
+    this.beginPending = true;
+  }
+
+  /** A command begins: its savepoint is made only if it must be (see send). */
   savepoint(): void {
-    this.jobStart = this.pending.length;
-    this.pending.push('SAVEPOINT job');
+    this.job = { start: this.pending.length, savepoint: false };
   }
 
   release(): void {
-    if (this.unsent) return void (this.unsent = false);
-    this.pending.push('RELEASE SAVEPOINT job');
+    const savepoint = this.job?.savepoint ?? false;
+    this.job = undefined;
+    if (!this.failure && savepoint) this.pending.push(`RELEASE ${SAVEPOINT}`);
   }
 
   /** A failed command: what it left unsent never reaches the server; what it sent rolls back to its savepoint. */
   rollbackTo(): void {
-    if (this.jobStart !== null) {
-      this.pending.length = this.jobStart;
-      this.jobStart = null;
-      this.unsent = true;
-      return;
-    }
-    this.pending = ['ROLLBACK TO SAVEPOINT job'];
+    if (this.failure || !this.job) return;
+    if (this.job.savepoint) this.pending = [`ROLLBACK TO ${SAVEPOINT}`];
+    else this.pending.length = this.job.start;
   }
 
+  /** Sends what is pending with the COMMIT; throws what broke the transaction, if anything did. */
   async commit(): Promise<void> {
     if (!this.began) return void (this.pending = []);
-    this.began = false;
+    if (this.failure) throw this.failure.error;
     this.pending.push('COMMIT');
-    await this.flush();
+    await this.send();
+    this.began = false;
   }
 
   async rollback(): Promise<void> {
+    const sent = this.began && !this.beginPending;
     this.pending = [];
-    this.jobStart = null;
-    if (!this.began) return;
+    this.job = undefined;
+    this.failure = undefined;
     this.began = false;
-    await this.client.query('ROLLBACK');
+    if (sent) await this.client.query('ROLLBACK');
   }
 }

@@ -1,6 +1,7 @@
 // Entries and kept balances: a balance row per account and asset, and on every entry the running balance after it.
 import { sql, type Kysely } from 'kysely';
 import { tokens } from '../../core/money.js';
+import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../core/limits.js';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
@@ -36,8 +37,25 @@ export function entriesStatements(prepare: Preparer) {
         .orderBy('seq', 'desc')
         .limit(1),
     );
+  /** Kept balances of `width` accounts, every asset; the accounts are parameters a0, a1, … (repeat one to fill). */
+  const balancesOf = (width: number) =>
+    p((q) =>
+      q
+        .selectFrom('balances')
+        .select(['account_id', 'asset', 'balance'])
+        .where('tenant_id', '=', tenant)
+        .where(
+          'account_id',
+          'in',
+          Array.from({ length: width }, (_, i) => param(`a${i}`)),
+        ),
+    );
   return {
     balances: p((q) => q.selectFrom('balances').select(['asset', 'balance']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    /** The kept balances of two accounts (the same one twice for one), every asset: a posting's usual two in one read. */
+    balancesOfPair: balancesOf(2),
+    /** The same for up to BALANCE_READ_AHEAD_ACCOUNTS accounts: what a write group will read, read at its start. */
+    balancesOfMany: balancesOf(BALANCE_READ_AHEAD_ACCOUNTS),
     balance: p((q) =>
       q.selectFrom('balances').select('balance').where('tenant_id', '=', tenant).where('account_id', '=', account).where('asset', '=', param('asset')),
     ),

@@ -7,6 +7,7 @@ import type {
   AuditInsert,
   KeyPosition,
   OutboxInsert,
+  ReadAhead,
   Rows,
   SettlementFilter,
   SettlementMatchFields,
@@ -24,6 +25,7 @@ import { inputToJson, type AgentStatus, type AgentTransaction } from '../../core
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../../core/chainWatch.js';
 import type { Asset, Chain, Token } from '../../core/money.js';
 import { countWithinAnswer } from '../../core/paging.js';
+import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../core/limits.js';
 import type { Statements } from '../queries/index.js';
 import * as m from './mappers.js';
 
@@ -33,6 +35,13 @@ const TIME_MAX = '9999-12-31T23:59:59.999Z~';
 const TIME_MIN = '';
 const SEQ_MAX = 2n ** 62n;
 const ACCOUNT_CACHE_MAX = 100_000;
+
+/** The arguments of a statement over `width` accounts (a0, a1, …): the first repeated where there are fewer. */
+function accountsArgs(tenantId: string, accountIds: readonly string[], width: number): Record<string, string> {
+  const args: Record<string, string> = { tenantId };
+  for (let i = 0; i < width; i++) args[`a${i}`] = accountIds[i] ?? accountIds[0]!;
+  return args;
+}
 
 /** Rows mapped as they are read: the caller stops reading where its page ends (core/paging.ts). */
 async function* lazy<R, T>(rows: Iterable<R> | AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
@@ -114,10 +123,40 @@ export abstract class SqlStore implements Store, WriteTx {
   }
 
   async currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint> {
-    const held = this.heldBalances.get(`${tenantId}|${accountId}|${asset}`);
-    if (held !== undefined) return held;
-    const r = await this.s.balance.get({ tenantId, accountId, asset });
-    return r ? BigInt(r.balance) : 0n;
+    return (await this.currentBalances(tenantId, [{ accountId, asset }]))[0]!;
+  }
+
+  /**
+   * Balances held in the open write transaction are known; the others are read two accounts per statement, so a
+   * posting's usual two accounts cost one round trip on a networked engine.
+   */
+  async currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]> {
+    const key = (accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
+    const unknown = [...new Set(slots.filter((s) => !this.heldBalances.has(key(s.accountId, s.asset))).map((s) => s.accountId))];
+    const read = new Map<string, bigint>();
+    for (let i = 0; i < unknown.length; i += 2) {
+      for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) read.set(key(r.account_id, r.asset), BigInt(r.balance));
+    }
+    return slots.map((s) => this.heldBalances.get(key(s.accountId, s.asset)) ?? read.get(key(s.accountId, s.asset)) ?? 0n);
+  }
+
+  /**
+   * Reads at the start of a write group what its commands will read (kept balances, each tenant's audit chain head)
+   * and holds it for the group, a few statements in all; under the write lock nobody else changes them meanwhile.
+   */
+  async readAhead(hints: readonly ReadAhead[]): Promise<void> {
+    const slotsByTenant = new Map<string, Array<{ accountId: string; asset: Asset }>>();
+    for (const { tenantId, balances } of hints) slotsByTenant.set(tenantId, [...(slotsByTenant.get(tenantId) ?? []), ...balances]);
+    for (const [tenantId, slots] of slotsByTenant) {
+      const key = (accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
+      const unknown = [...new Set(slots.filter((s) => !this.heldBalances.has(key(s.accountId, s.asset))).map((s) => s.accountId))];
+      for (let i = 0; i < unknown.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
+        const args = accountsArgs(tenantId, unknown.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
+        for (const r of await this.s.balancesOfMany.all(args)) this.heldBalances.set(key(r.account_id, r.asset), BigInt(r.balance));
+      }
+      for (const s of slots) if (!this.heldBalances.has(key(s.accountId, s.asset))) this.heldBalances.set(key(s.accountId, s.asset), 0n);
+      if (!this.auditHeads.has(tenantId)) this.auditHeads.set(tenantId, await this.lastAuditHash(tenantId));
+    }
   }
 
   /** Ends what is remembered of the open write transaction (see auditHeads). */

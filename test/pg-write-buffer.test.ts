@@ -1,0 +1,104 @@
+// The PostgreSQL writer's batching, on a real PostgreSQL (store/postgres/writeBuffer.ts with groupCommit.ts): a group
+// of commands goes to the server in as few round trips as it can, and still every command succeeds or fails alone.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { GroupCommitter } from '../src/store/groupCommit.js';
+import { pgTxControl } from '../src/store/postgres/connect.js';
+import { insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
+
+const INSERT = 'insert into "scratch" ("k", "v") values ($1, $2)';
+const UPSERT = 'insert into "kv" ("k", "v") values ($1, $2) on conflict ("k") do update set "v" = "excluded"."v"';
+
+describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () => {
+  let pool: pg.Pool;
+  let client: pg.PoolClient;
+  let buffer: WriteBuffer;
+  let committer: GroupCommitter;
+  let roundTrips = 0;
+  const insert = (k: string, v = k) => buffer.defer(INSERT, insertShape(INSERT), [k, v]);
+  const rows = async () => (await pool.query<{ k: string; v: string }>('select k, v from scratch order by seq')).rows.map((r) => r.k);
+
+  beforeAll(async () => {
+    pool = new pg.Pool({ connectionString: await freshDatabaseUrl(), max: 2 });
+    await pool.query('create table scratch (seq bigint generated always as identity, k text primary key, v text not null)');
+    await pool.query('create table kv (k text primary key, v text not null)');
+    client = await pool.connect();
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      roundTrips++;
+      return query(...args);
+    };
+    buffer = new WriteBuffer(client);
+    committer = new GroupCommitter(pgTxControl(buffer));
+  });
+
+  afterAll(async () => {
+    client.release();
+    await pool.end();
+  });
+
+  beforeEach(async () => {
+    await pool.query('truncate scratch, kv');
+    roundTrips = 0;
+  });
+
+  it('sends a group of writing commands with its BEGIN and COMMIT in one round trip, rows in the order written', async () => {
+    await Promise.all(['a', 'b', 'c'].map((k) => committer.run(async () => insert(k))));
+    expect(roundTrips).toBe(1);
+    expect(await rows()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps the last value of an upsert written twice in one group', async () => {
+    const set = (k: string, v: string) => committer.run(async () => buffer.defer(UPSERT, insertShape(UPSERT), [k, v]));
+    await Promise.all([set('k1', '1'), set('k2', '2'), set('k1', '3')]);
+    expect((await pool.query('select k, v from kv order by k')).rows).toEqual([
+      { k: 'k1', v: '3' },
+      { k: 'k2', v: '2' },
+    ]);
+  });
+
+  it('drops what a failing command left unsent; the commands around it commit', async () => {
+    const results = await Promise.allSettled([
+      committer.run(async () => insert('a')),
+      committer.run(async () => {
+        insert('b');
+        throw new Error('refused');
+      }),
+      committer.run(async () => insert('c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await rows()).toEqual(['a', 'c']);
+  });
+
+  it('rolls back a command that failed after some of its writes went out with a read, and only that command', async () => {
+    const results = await Promise.allSettled([
+      committer.run(async () => insert('a')),
+      committer.run(async () => {
+        insert('b');
+        const seen = await buffer.queryWith('select count(*)::int as n from scratch', []);
+        expect(seen?.rows[0]).toEqual({ n: 2 }); // its own write and the one before it, not yet committed
+        throw new Error('refused after reading');
+      }),
+      committer.run(async () => insert('c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'refused after reading' });
+    expect(await rows()).toEqual(['a', 'c']);
+  });
+
+  it('a duplicate key met in a joined insert fails its own command: the group runs again one command at a time', async () => {
+    await committer.run(async () => insert('x'));
+    const results = await Promise.allSettled([
+      committer.run(async () => insert('a')),
+      committer.run(async () => insert('x', 'again')),
+      committer.run(async () => insert('c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
+    expect(await rows()).toEqual(['x', 'a', 'c']);
+    // And the connection is clean for the next group.
+    await committer.run(async () => insert('d'));
+    expect(await rows()).toEqual(['x', 'a', 'c', 'd']);
+  });
+});

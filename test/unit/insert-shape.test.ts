@@ -1,0 +1,33 @@
+// Which deferred statements the PostgreSQL writer may join into one multi-row INSERT (store/postgres/writeBuffer.ts).
+import { describe, expect, it } from 'vitest';
+import { insertShape } from '../../src/store/postgres/writeBuffer.js';
+
+describe('insertShape', () => {
+  it('splits a one-row insert whose values are its parameters in order', () => {
+    expect(insertShape('insert into "outbox" ("tenant_id", "id") values ($1, $2)')).toEqual({
+      table: 'outbox',
+      head: 'insert into "outbox" ("tenant_id", "id") values ',
+      tail: '',
+      keyAt: undefined,
+    });
+  });
+
+  it('keys an upsert that sets every other column from excluded by its conflict target', () => {
+    const text = 'insert into "balances" ("tenant_id", "account_id", "asset", "balance") values ($1, $2, $3, $4) on conflict ("tenant_id", "account_id", "asset") do update set "balance" = "excluded"."balance"';
+    expect(insertShape(text)?.keyAt).toEqual([0, 1, 2]);
+    expect(insertShape('insert into "t" ("k", "v") values ($1, $2) on conflict ("k") do nothing')?.keyAt).toBeUndefined();
+  });
+
+  it('leaves alone what joining rows would change: other statements, literals, parameters after the row, other upserts', () => {
+    for (const text of [
+      'update "t" set "v" = $1 where "k" = $2',
+      'insert into "t" ("k", "v") values ($1, 0)',
+      'insert into "t" ("k", "v") values ($2, $1)',
+      'insert into "t" ("k", "v") values ($1, $2) on conflict ("k") do update set "v" = $3',
+      'insert into "t" ("k", "v") values ($1, $2) on conflict ("k") do update set "v" = "t"."v" + "excluded"."v"',
+      'insert into "t" ("k", "v") values ($1, $2) returning "seq"',
+    ]) {
+      expect(insertShape(text), text).toBeUndefined();
+    }
+  });
+});
