@@ -178,7 +178,8 @@ function startServer(dbPath: string, certFile?: string): Promise<{ url: string; 
     // The webhook receiver is on loopback with its own certificate: allowed and trusted for the benchmark only.
     const webhookArgs = certFile ? ['--webhook-allow-private'] : [];
     const env = certFile ? { ...process.env, NODE_EXTRA_CA_CERTS: certFile } : process.env;
-    const child = spawn(process.execPath, ['bin/ledger.js', '--db', dbPath, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const child = spawn(process.execPath, [...profile, 'bin/ledger.js', '--db', dbPath, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
     child.once('error', reject);
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /listening on (\S+)/.exec(chunk.toString());

@@ -76,7 +76,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () =>
       committer.run(async () => insert('a')),
       committer.run(async () => {
         insert('b');
-        const seen = await buffer.queryWith('select count(*)::int as n from scratch', []);
+        const seen = await buffer.read('select count(*)::int as n from scratch', []);
         expect(seen?.rows[0]).toEqual({ n: 2 }); // its own write and the one before it, not yet committed
         throw new Error('refused after reading');
       }),

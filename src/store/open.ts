@@ -7,7 +7,7 @@ import { systemClock } from '../core/time.js';
 import { invalid } from '../core/errors.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import { LocalWriter } from './localWriter.js';
-import { ThreadWriter } from './sqlite/threadWriter.js';
+import { ThreadWriter } from './threadWriter.js';
 import { Checkpointer } from './sqlite/checkpointer.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
@@ -28,8 +28,8 @@ export function parseDbTarget(value: string): DbTarget {
 
 export interface OpenOptions {
   /**
-   * `thread`: SQLite commits on a writer thread with a checkpoint thread beside it (the server). `local`: commits on
-   * this thread (the CLI, the workers run alone, tests that move the clock).
+   * `thread`: commits on a writer thread (the server), with a checkpoint thread beside it on SQLite. `local`: commits
+   * on this thread (the CLI, the workers run alone, tests that move the clock).
    */
   writer?: 'thread' | 'local';
   clock?: Clock;
@@ -55,6 +55,22 @@ export async function openLedger(db: string, options: OpenOptions = {}): Promise
     return openPostgresLedger(target.url, options);
   }
   return openSqliteLedger(target.path, options);
+}
+
+/** A writer on this thread with a connection of its own, on the database a `--db` value names: the writer thread's. */
+export async function openLocalWriter(db: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
+  const target = parseDbTarget(db);
+  if (target.engine === 'postgres') {
+    const { openPgWriter } = await import('./postgres/open.js');
+    return openPgWriter(target.url);
+  }
+  const store = await SqliteStore.open(target.path);
+  try {
+    return { writer: await LocalWriter.open(store), durability: store.durability(), close: () => store.close() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {

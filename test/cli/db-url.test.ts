@@ -54,7 +54,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('on PostgreSQL', () => {
     try {
       const served = await spawnServe(url);
       const line = await until('the storage line', () => /storage: .*/.exec(served.stderr())?.[0]);
-      expect(line).toMatch(/^storage: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/ledger_test_\w+: synchronous_commit=on fsync=on$/);
+      expect(line).toMatch(/^storage: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/ledger_test_\w+: synchronous_commit=on fsync=on; writer on a writer thread$/);
     } finally {
       killAll();
     }

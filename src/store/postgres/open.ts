@@ -1,38 +1,81 @@
 // A ledger on PostgreSQL: readers on the pool, and one writer connection that commits groups through the same
-// group commit as SQLite, on this thread (the network, not the CPU, is what a PostgreSQL commit waits on).
+// group commit as SQLite, on a writer thread for the server (the commands' own work leaves the HTTP thread) or on
+// this thread.
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
 import { Ledger } from '../../core/ledger.js';
+import type { Clock } from '../../core/ports.js';
 import { systemClock } from '../../core/time.js';
+import type { Database } from '../schema.js';
 import { LocalWriter } from '../localWriter.js';
+import { ThreadWriter } from '../threadWriter.js';
 import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
 import { openPgDatabase, pgTxControl, redactedUrl, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
 import { PgStore } from './pgStore.js';
 import { WriteBuffer } from './writeBuffer.js';
 
-export async function openPostgresLedger(url: string, options: OpenOptions): Promise<OpenLedger> {
+/** The writer on a connection of the pool, held until `release`: its statements batched (writeBuffer.ts). */
+async function writerOn(pool: pg.Pool, kysely: Kysely<Database>, clock?: Clock): Promise<{ writer: LocalWriter; release: () => void }> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SET lock_timeout = ${WRITER_LOCK_TIMEOUT_MS}`);
+    const buffer = new WriteBuffer(client);
+    const store = new PgStore(kysely, client, async () => {}, buffer);
+    const writer = await LocalWriter.over(store, pgTxControl(buffer), { clock, readAhead: true });
+    return { writer, release: () => client.release() };
+  } catch (error) {
+    client.release();
+    throw error;
+  }
+}
+
+/** The writer thread's writer: a pool of its own, of which it holds one connection. */
+export async function openPgWriter(url: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
   const { pool, kysely, durability } = await openPgDatabase(url);
-  const client = await pool.connect().catch(async (error: unknown) => {
+  try {
+    const { writer, release } = await writerOn(pool, kysely);
+    return {
+      writer,
+      durability,
+      close: async () => {
+        release();
+        await pool.end();
+      },
+    };
+  } catch (error) {
     await pool.end();
     throw error;
-  });
-  await client.query(`SET lock_timeout = ${WRITER_LOCK_TIMEOUT_MS}`);
+  }
+}
+
+export async function openPostgresLedger(url: string, options: OpenOptions): Promise<OpenLedger> {
+  const { pool, kysely, durability } = await openPgDatabase(url);
+  let release = () => {};
   let ended = false;
   const end = async () => {
     if (ended) return;
     ended = true;
-    client.release();
+    release();
     await pool.end();
   };
+  let writer: LocalWriter | ThreadWriter | undefined;
   try {
     const reader = new PgStore(kysely, pool, end);
-    const buffer = new WriteBuffer(client);
-    const writerStore = new PgStore(kysely, client, async () => {}, buffer);
-    const writer = await LocalWriter.over(writerStore, pgTxControl(buffer), { clock: options.clock, readAhead: true });
+    if (options.writer === 'thread') {
+      writer = await ThreadWriter.start(url, options.log ?? (() => {}));
+    } else {
+      const local = await writerOn(pool, kysely, options.clock);
+      writer = local.writer;
+      release = local.release;
+    }
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
-    return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}`, async () => {
-      await writer.close();
+    const where = writer instanceof ThreadWriter ? 'on a writer thread' : 'on this thread';
+    return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}; writer ${where}`, async () => {
+      await writer?.close();
       await reader.close(); // its listening connection, then the pool
     });
   } catch (error) {
+    await writer?.close();
     await end();
     throw error;
   }

@@ -37,7 +37,7 @@ class PgStatement<Row> implements Statement<Row> {
 
   private async query(args: Args) {
     const values = this.bind(args);
-    return (await this.buffer?.queryWith(this.text, values)) ?? this.on().query({ name: this.name, text: this.text, values });
+    return (await this.buffer?.read(this.text, values)) ?? this.on().query({ name: this.name, text: this.text, values });
   }
 
   private async rows(args: Args): Promise<Row[]> {

@@ -46,11 +46,20 @@ interface DeferredRow {
   values: readonly unknown[];
 }
 
+/** A statement whose answer a command waits for: it goes with the pending statements, at the end of the current tick. */
+interface PendingRead {
+  text: string;
+  resolve: (result: pg.QueryResult) => void;
+  reject: (error: unknown) => void;
+}
+
 const SAVEPOINT = 'SAVEPOINT job';
 
 export class WriteBuffer {
-  /** Statements as text, and rows of inserts still to be joined. */
-  private pending: Array<string | DeferredRow> = [];
+  /** Statements as text, rows of inserts still to be joined, and reads. */
+  private pending: Array<string | DeferredRow | PendingRead> = [];
+  /** A batch will go at the end of this tick (reads asked for meanwhile join it). */
+  private scheduled = false;
   private began = false;
   /** The group's BEGIN has not gone out yet (it goes with the first batch). */
   private beginPending = false;
@@ -85,17 +94,20 @@ export class WriteBuffer {
   }
 
   /**
-   * A statement that needs its answer, sent with what is pending in one round trip; undefined when nothing is pending
-   * (the caller then runs it as a prepared statement).
+   * A statement that needs its answer: it goes with what is pending, and with the other reads asked for in the same
+   * tick, in one round trip. Undefined for a value that cannot be written in (the caller then runs it on its own,
+   * after what is pending).
    */
-  async queryWith(text: string, values: readonly unknown[]): Promise<pg.QueryResult | undefined> {
+  async read(text: string, values: readonly unknown[]): Promise<pg.QueryResult | undefined> {
     if (this.failure) throw this.failure.error;
-    if (this.pending.length === 0) return undefined;
     const rendered = this.render(text, values);
     if (rendered === undefined) return void (await this.flush());
-    this.pending.push(rendered);
-    const results = await this.send();
-    return Array.isArray(results) ? results[results.length - 1] : results;
+    return new Promise<pg.QueryResult>((resolve, reject) => {
+      this.pending.push({ text: rendered, resolve, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      queueMicrotask(() => void this.send().catch(() => {}));
+    });
   }
 
   /** Sends what is pending, before a statement that needs an answer. */
@@ -104,30 +116,41 @@ export class WriteBuffer {
     if (this.pending.length > 0) await this.send();
   }
 
-  private async send(): Promise<pg.QueryResult | pg.QueryResult[]> {
+  private async send(): Promise<void> {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
     // Some of the command's statements go out before it ends: from here on it needs a savepoint to fail alone.
     if (this.job && !this.job.savepoint) {
       this.pending.splice(this.job.start, 0, SAVEPOINT);
       this.job.savepoint = true;
     }
-    const batch = this.batchText();
+    const { text, reads } = this.batch();
     this.pending = [];
     this.beginPending = false;
+    if (this.failure) {
+      for (const { read } of reads) read.reject(this.failure.error);
+      throw this.failure.error;
+    }
+    let results: pg.QueryResult[];
     try {
-      return (await this.client.query(batch)) as pg.QueryResult | pg.QueryResult[];
+      const answer = (await this.client.query(text)) as pg.QueryResult | pg.QueryResult[];
+      results = Array.isArray(answer) ? answer : [answer];
     } catch (error) {
       this.failure = { error };
+      for (const { read } of reads) read.reject(error);
       throw error;
     }
+    for (const { at, read } of reads) read.resolve(results[at]!);
   }
 
   /**
-   * The pending statements as one text. Between two statements sent as text, the rows of each insert statement
+   * The pending statements as one text, and where each read's answer is among its results. Between two statements sent as text, the rows of each insert statement
    * join in one multi-row INSERT, the statements in the order they were first used (a parent row's before its
    * children's); one table's rows stay in the order they were written, so sequences follow commit order.
    */
-  private batchText(): string {
+  private batch(): { text: string; reads: Array<{ at: number; read: PendingRead }> } {
     const out: string[] = [];
+    const reads: Array<{ at: number; read: PendingRead }> = [];
     let open = new Map<InsertShape, Map<string, string>>();
     const close = () => {
       for (const [shape, rows] of open) out.push(`${shape.head}${[...rows.values()].join(', ')}${shape.tail}`);
@@ -135,9 +158,10 @@ export class WriteBuffer {
     };
     let unkeyed = 0;
     for (const item of this.pending) {
-      if (typeof item === 'string') {
+      if (typeof item === 'string' || 'text' in item) {
         close();
-        out.push(item);
+        if (typeof item !== 'string') reads.push({ at: out.length, read: item });
+        out.push(typeof item === 'string' ? item : item.text);
         continue;
       }
       const { shape, values } = item;
@@ -150,7 +174,7 @@ export class WriteBuffer {
       rows.set(key, `(${values.map((value) => this.literal(value)).join(', ')})`);
     }
     close();
-    return out.join(';\n');
+    return { text: out.join(';\n'), reads };
   }
 
   /** A group's BEGIN and writer lock: they go with the group's first batch (its read-ahead, or its COMMIT). */
@@ -170,7 +194,9 @@ export class WriteBuffer {
   release(): void {
     const savepoint = this.job?.savepoint ?? false;
     this.job = undefined;
-    if (!this.failure && savepoint) this.pending.push(`RELEASE ${SAVEPOINT}`);
+    if (this.failure) return;
+    if (savepoint) this.pending.push(`RELEASE ${SAVEPOINT}`);
+    if (this.pending.length >= Number(process.env.EARLY ?? 1e9)) void this.send().catch(() => {});
   }
 
   /** A failed command: what it left unsent never reaches the server; what it sent rolls back to its savepoint. */

@@ -36,6 +36,9 @@ const TIME_MIN = '';
 const SEQ_MAX = 2n ** 62n;
 const ACCOUNT_CACHE_MAX = 100_000;
 
+/** A kept balance held in the open write transaction, by tenant, account and asset. */
+const heldKey = (tenantId: string, accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
+
 /** The arguments of a statement over `width` accounts (a0, a1, …): the first repeated where there are fewer. */
 function accountsArgs(tenantId: string, accountIds: readonly string[], width: number): Record<string, string> {
   const args: Record<string, string> = { tenantId };
@@ -131,31 +134,42 @@ export abstract class SqlStore implements Store, WriteTx {
    * posting's usual two accounts cost one round trip on a networked engine.
    */
   async currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]> {
-    const key = (accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
-    const unknown = [...new Set(slots.filter((s) => !this.heldBalances.has(key(s.accountId, s.asset))).map((s) => s.accountId))];
+    const unknown = [...new Set(slots.filter((s) => !this.heldBalances.has(heldKey(tenantId, s.accountId, s.asset))).map((s) => s.accountId))];
     const read = new Map<string, bigint>();
     for (let i = 0; i < unknown.length; i += 2) {
-      for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) read.set(key(r.account_id, r.asset), BigInt(r.balance));
+      for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) read.set(heldKey(tenantId, r.account_id, r.asset), BigInt(r.balance));
     }
-    return slots.map((s) => this.heldBalances.get(key(s.accountId, s.asset)) ?? read.get(key(s.accountId, s.asset)) ?? 0n);
+    return slots.map((s) => {
+      const key = heldKey(tenantId, s.accountId, s.asset);
+      return this.heldBalances.get(key) ?? read.get(key) ?? 0n;
+    });
   }
 
   /**
    * Reads at the start of a write group what its commands will read (kept balances, each tenant's audit chain head)
-   * and holds it for the group, a few statements in all; under the write lock nobody else changes them meanwhile.
+   * and holds it for the group; under the write lock nobody else changes them meanwhile. The reads are asked for
+   * together: an engine that batches reads sends them in one round trip.
    */
   async readAhead(hints: readonly ReadAhead[]): Promise<void> {
-    const slotsByTenant = new Map<string, Array<{ accountId: string; asset: Asset }>>();
-    for (const { tenantId, balances } of hints) slotsByTenant.set(tenantId, [...(slotsByTenant.get(tenantId) ?? []), ...balances]);
-    for (const [tenantId, slots] of slotsByTenant) {
-      const key = (accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
-      const unknown = [...new Set(slots.filter((s) => !this.heldBalances.has(key(s.accountId, s.asset))).map((s) => s.accountId))];
-      for (let i = 0; i < unknown.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
-        const args = accountsArgs(tenantId, unknown.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
-        for (const r of await this.s.balancesOfMany.all(args)) this.heldBalances.set(key(r.account_id, r.asset), BigInt(r.balance));
+    const accountsByTenant = new Map<string, Set<string>>();
+    for (const { tenantId, balances } of hints) {
+      const accounts = accountsByTenant.get(tenantId) ?? new Set<string>();
+      accountsByTenant.set(tenantId, accounts);
+      for (const { accountId, asset } of balances) if (!this.heldBalances.has(heldKey(tenantId, accountId, asset))) accounts.add(accountId);
+    }
+    const reads: Array<Promise<unknown>> = [];
+    for (const [tenantId, accounts] of accountsByTenant) {
+      const ids = [...accounts];
+      for (let i = 0; i < ids.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
+        const args = accountsArgs(tenantId, ids.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
+        reads.push(Promise.resolve(this.s.balancesOfMany.all(args)).then((rows) => rows.forEach((r) => this.heldBalances.set(heldKey(tenantId, r.account_id, r.asset), BigInt(r.balance)))));
       }
-      for (const s of slots) if (!this.heldBalances.has(key(s.accountId, s.asset))) this.heldBalances.set(key(s.accountId, s.asset), 0n);
-      if (!this.auditHeads.has(tenantId)) this.auditHeads.set(tenantId, await this.lastAuditHash(tenantId));
+      if (!this.auditHeads.has(tenantId)) reads.push(this.lastAuditHash(tenantId).then((hash) => this.auditHeads.set(tenantId, hash)));
+    }
+    await Promise.all(reads);
+    // A balance with no row yet is 0.
+    for (const { tenantId, balances } of hints) {
+      for (const { accountId, asset } of balances) if (!this.heldBalances.has(heldKey(tenantId, accountId, asset))) this.heldBalances.set(heldKey(tenantId, accountId, asset), 0n);
     }
   }
 
@@ -467,7 +481,7 @@ export abstract class SqlStore implements Store, WriteTx {
 
   async setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void> {
     await this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
-    this.heldBalances.set(`${tenantId}|${accountId}|${asset}`, balanceMinor);
+    this.heldBalances.set(heldKey(tenantId, accountId, asset), balanceMinor);
   }
 
   async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {

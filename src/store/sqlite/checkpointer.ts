@@ -1,6 +1,6 @@
 // Runs the checkpoint thread beside the server's writer thread.
 import type { Worker } from 'node:worker_threads';
-import { spawnStoreThread } from './threads.js';
+import { spawnStoreThread } from '../threads.js';
 
 export class Checkpointer {
   private constructor(

@@ -1,10 +1,10 @@
 // The writer for the server: commands go to the writer thread in batches, results come back in batches.
 import type { Worker } from 'node:worker_threads';
 import { spawnStoreThread } from './threads.js';
-import type { CommandArgs, CommandName, CommandResult } from '../../core/commands.js';
-import type { Writer } from '../../core/ports.js';
-import { LedgerError } from '../../core/errors.js';
-import type { FromWriter, JobMessage, SerializedError } from './threadProtocol.js';
+import type { CommandArgs, CommandName, CommandResult } from '../core/commands.js';
+import type { Writer } from '../core/ports.js';
+import { LedgerError } from '../core/errors.js';
+import type { FromWriter, JobMessage, SerializedError, WriterThreadData } from './threadProtocol.js';
 
 const writerStopped = () =>
   new LedgerError('UNAVAILABLE', 'The writer is not running; nothing was written. Retry once the server is back.');
@@ -35,7 +35,7 @@ export class ThreadWriter implements Writer {
   private constructor(
     private readonly worker: Worker,
     private readonly log: (line: string) => void,
-    /** The writer connection's journal mode and synchronous level, as it reported them. */
+    /** The writer connection's durability settings, as it reported them. */
     readonly durability: string,
   ) {
     worker.on('message', (message: FromWriter) => {
@@ -56,8 +56,9 @@ export class ThreadWriter implements Writer {
     });
   }
 
-  static start(dbPath: string, log: (line: string) => void): Promise<ThreadWriter> {
-    const worker = spawnStoreThread('writer-thread', { dbPath });
+  /** Starts the writer thread on the database a `--db` value names (already created and migrated). */
+  static start(db: string, log: (line: string) => void): Promise<ThreadWriter> {
+    const worker = spawnStoreThread('writer-thread', { db } satisfies WriterThreadData);
     return new Promise((resolve, reject) => {
       const onReady = (message: FromWriter) => {
         if (message.type !== 'ready') return;

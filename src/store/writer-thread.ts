@@ -1,15 +1,14 @@
 // The writer thread: owns the write connection, runs commands through group commit, answers in batches.
-// Commits (and their fsync and checkpoints) happen here, so the HTTP thread keeps serving meanwhile.
+// Commits (their fsync, their round trips) and the commands' own work happen here, so the HTTP thread keeps serving
+// meanwhile. The same on every engine.
 import { parentPort, workerData } from 'node:worker_threads';
-import { LedgerError } from '../../core/errors.js';
-import type { CommandName } from '../../core/commands.js';
-import { SqliteStore } from './sqliteStore.js';
-import { LocalWriter } from '../localWriter.js';
-import type { JobMessage, ResultMessage, SerializedError, ToWriter } from './threadProtocol.js';
+import { LedgerError } from '../core/errors.js';
+import type { CommandName } from '../core/commands.js';
+import { openLocalWriter } from './open.js';
+import type { JobMessage, ResultMessage, SerializedError, ToWriter, WriterThreadData } from './threadProtocol.js';
 
 const port = parentPort!;
-const store = await SqliteStore.open((workerData as { dbPath: string }).dbPath);
-const writer = await LocalWriter.open(store);
+const { writer, durability, close } = await openLocalWriter((workerData as WriterThreadData).db);
 
 let outbox: ResultMessage['results'] = [];
 let sending = false;
@@ -50,10 +49,10 @@ port.on('message', (message: ToWriter) => {
   } else {
     void writer.close().then(async () => {
       flushResults(); // Answers of the last commit leave before the thread does.
-      await store.close();
+      await close();
       port.postMessage({ type: 'closed' });
       port.close();
     });
   }
 });
-port.postMessage({ type: 'ready', durability: store.durability() });
+port.postMessage({ type: 'ready', durability });
