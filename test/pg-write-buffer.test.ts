@@ -101,4 +101,24 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () =>
     await committer.run(async () => insert('d'));
     expect(await rows()).toEqual(['x', 'a', 'c', 'd']);
   });
+
+  it('a large group goes out while its commands still run; a duplicate key in an early batch still fails only its command', async () => {
+    // 60 commands of 8 rows: the first batches leave before the group ends.
+    const command = (n: number, clash = false) => committer.run(async () => Array.from({ length: 8 }, (_, i) => insert(clash && i === 0 ? 'k0' : `k${n}-${i}`)));
+    await Promise.all(Array.from({ length: 60 }, (_, n) => command(n)));
+    expect(roundTrips).toBeGreaterThan(1);
+    expect(roundTrips).toBeLessThan(5);
+    expect(await rows()).toHaveLength(60 * 8);
+
+    await pool.query('truncate scratch');
+    await committer.run(async () => insert('k0'));
+    const results = await Promise.allSettled(Array.from({ length: 60 }, (_, n) => command(n, n === 3)));
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(results[3]).toMatchObject({ status: 'rejected', reason: { code: '23505' } });
+    const stored = await rows();
+    expect(stored).toHaveLength(1 + 59 * 8);
+    // Run again one at a time, in arrival order.
+    expect(stored.slice(1, 9)).toEqual(Array.from({ length: 8 }, (_, i) => `k0-${i}`));
+    expect(stored.at(-1)).toBe('k59-7');
+  });
 });
