@@ -1,0 +1,135 @@
+// The SQL store's entries, kept balances (held for the open write transaction, read ahead for a group) and
+// on-chain lines by hash.
+import type { Entry, EntryViewPage } from '../../../core/types.js';
+import type { KeyPosition, ReadAhead } from '../../../core/ports.js';
+import { canonicalTxHash } from '../../../core/settlement.js';
+import type { Asset, Chain } from '../../../core/money.js';
+import { countWithinAnswer } from '../../../core/paging.js';
+import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../../core/limits.js';
+import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs } from '../part.js';
+import * as m from '../mappers.js';
+
+export const entriesPart = part({
+  async balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>> {
+    return new Map((await this.s.balances.all({ tenantId, accountId })).map((r) => [r.asset as Asset, BigInt(r.balance)]));
+  },
+
+  async currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint> {
+    return (await this.currentBalances(tenantId, [{ accountId, asset }]))[0]!;
+  },
+
+  /**
+   * Balances held in the open write transaction are known; the others are read two accounts per statement, so a
+   * posting's usual two accounts cost one round trip on a networked engine.
+   */
+  async currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]> {
+    const unknown = [...new Set(slots.filter((s) => !this.held.balances.has(heldKey(tenantId, s.accountId, s.asset))).map((s) => s.accountId))];
+    const read = new Map<string, bigint>();
+    for (let i = 0; i < unknown.length; i += 2) {
+      for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) read.set(heldKey(tenantId, r.account_id, r.asset), BigInt(r.balance));
+    }
+    return slots.map((s) => {
+      const key = heldKey(tenantId, s.accountId, s.asset);
+      return this.held.balances.get(key) ?? read.get(key) ?? 0n;
+    });
+  },
+
+  /**
+   * Reads at the start of a write group what its commands will read (kept balances, each tenant's audit chain head)
+   * and holds it for the group; under the write lock nobody else changes them meanwhile. The reads are asked for
+   * together: an engine that batches reads sends them in one round trip.
+   */
+  async readAhead(hints: readonly ReadAhead[]): Promise<void> {
+    const accountsByTenant = new Map<string, Set<string>>();
+    for (const { tenantId, balances } of hints) {
+      const accounts = accountsByTenant.get(tenantId) ?? new Set<string>();
+      accountsByTenant.set(tenantId, accounts);
+      for (const { accountId, asset } of balances) if (!this.held.balances.has(heldKey(tenantId, accountId, asset))) accounts.add(accountId);
+    }
+    const reads: Array<Promise<unknown>> = [];
+    for (const [tenantId, accounts] of accountsByTenant) {
+      const ids = [...accounts];
+      for (let i = 0; i < ids.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
+        const args = accountsArgs(tenantId, ids.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
+        reads.push(Promise.resolve(this.s.balancesOfMany.all(args)).then((rows) => rows.forEach((r) => this.held.balances.set(heldKey(tenantId, r.account_id, r.asset), BigInt(r.balance)))));
+      }
+      if (!this.held.auditHeads.has(tenantId)) reads.push(this.lastAuditHash(tenantId).then((hash) => this.held.auditHeads.set(tenantId, hash)));
+    }
+    await Promise.all(reads);
+    // A balance with no row yet is 0.
+    for (const { tenantId, balances } of hints) {
+      for (const { accountId, asset } of balances) if (!this.held.balances.has(heldKey(tenantId, accountId, asset))) this.held.balances.set(heldKey(tenantId, accountId, asset), 0n);
+    }
+  },
+
+  async balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null> {
+    const statement = inclusive ? this.s.balanceAtInclusive : this.s.balanceAtExclusive;
+    const r = await statement.get({ tenantId, accountId, asset, at });
+    return r ? BigInt(r.balance_after) : null;
+  },
+
+  async entriesPage(
+    tenantId: string,
+    accountId: string,
+    range: { from: string | null; to: string | null },
+    before: KeyPosition | null,
+    limit: number,
+  ): Promise<EntryViewPage> {
+    const to = range.to ?? TIME_MAX;
+    const beforeTime = before?.createdAt ?? TIME_MAX;
+    const window = {
+      tenantId,
+      accountId,
+      from: range.from ?? TIME_MIN,
+      upTo: beforeTime < to ? beforeTime : to,
+      beforeTime,
+      beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
+    };
+    const views = await this.s.entryViews.all({ ...window, limit: limit + 1 });
+    // Never more than fits one answer (rarely fewer than asked: an entry is at most a few KiB).
+    const fit = Math.min(limit, countWithinAnswer(views));
+    if (views.length <= fit) return { views, next: null };
+    views.length = fit;
+    const last = (await this.s.entryPosition.get({ ...window, offset: fit - 1 }))!;
+    return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
+  },
+
+  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]> {
+    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(m.toEntry);
+  },
+
+  async onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]> {
+    return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(m.toEntry);
+  },
+
+  async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
+    await this.s.insertEntry.run({
+      tenantId: e.tenantId,
+      id: e.id,
+      transactionId: e.transactionId,
+      accountId: e.accountId,
+      lineNo: BigInt(e.lineNo),
+      entryType: e.entryType,
+      asset: e.asset,
+      amount: e.amountMinor.toString(),
+      details: JSON.stringify(e.details),
+      description: e.description,
+      createdAt: e.createdAt,
+      balanceAfter: e.balanceAfterMinor.toString(),
+      view,
+    });
+  },
+
+  async setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void> {
+    await this.s.setBalance.run({ tenantId, accountId, asset, balance: balanceMinor.toString() });
+    this.held.balances.set(heldKey(tenantId, accountId, asset), balanceMinor);
+  },
+
+  async insertOnchainLine(tenantId: string, chain: Chain, txHash: string, transactionId: string, lineNo: number): Promise<void> {
+    await this.s.insertOnchainLine.run({ tenantId, chain, txHash: canonicalTxHash(chain, txHash), transactionId, lineNo: BigInt(lineNo) });
+  },
+
+  async onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Promise<Array<{ transactionId: string; lineNo: number }>> {
+    return (await this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) })).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
+  },
+});

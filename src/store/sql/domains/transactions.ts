@@ -1,0 +1,45 @@
+// The SQL store's transactions and idempotency records.
+import type { TransactionRecord } from '../../../core/types.js';
+import type { Rows, StoredIdempotency } from '../../../core/ports.js';
+import { part, SEQ_MAX, lazy } from '../part.js';
+import * as m from '../mappers.js';
+
+export const transactionsPart = part({
+  async hasTransaction(tenantId: string, transactionId: string): Promise<boolean> {
+    return (await this.s.hasTransaction.get({ tenantId, transactionId })) !== undefined;
+  },
+
+  async transaction(tenantId: string, transactionId: string): Promise<TransactionRecord | undefined> {
+    const r = await this.s.transaction.get({ tenantId, transactionId });
+    return r && m.toTransaction(r);
+  },
+
+  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord> {
+    return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), m.toTransaction);
+  },
+
+  async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
+    await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
+  },
+
+  async idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined> {
+    const r = await this.s.idempotency.get({ tenantId, endpoint, key });
+    return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
+  },
+
+  async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {
+    await this.s.insertIdempotency.run({
+      tenantId,
+      endpoint,
+      key,
+      requestHash: stored.requestHash,
+      status: BigInt(stored.status),
+      body: stored.body,
+      createdAt,
+    });
+  },
+
+  async lastCommitTime(): Promise<string | null> {
+    return (await this.s.lastCommitTime.get())?.occurred_at ?? null;
+  },
+});

@@ -1,0 +1,58 @@
+// What the SQL store's domain files share (sql/domains/): how a domain's methods are written, what the store
+// remembers, and the keyset bounds and helpers of their queries.
+import type { Account } from '../../core/types.js';
+import type { Store, WriteTx } from '../../core/ports.js';
+import type { Statements } from '../queries/index.js';
+
+/** What the store remembers: accounts once found (they never change), and the state of the open write transaction. */
+export class Remembered {
+  private static readonly ACCOUNTS_MAX = 100_000;
+  readonly accounts = new Map<string, Account>();
+  /**
+   * Within one write transaction nobody else can write (it holds the write lock), so the chain head of each
+   * tenant and the balances it touched or read ahead are held until the transaction ends or a savepoint rolls back.
+   */
+  readonly auditHeads = new Map<string, string | null>();
+  readonly balances = new Map<string, bigint>();
+
+  rememberAccount(key: string, account: Account): void {
+    if (this.accounts.size >= Remembered.ACCOUNTS_MAX) this.accounts.clear();
+    this.accounts.set(key, account);
+  }
+
+  /** Ends what is held of the open write transaction. */
+  forgetWriteState(): void {
+    this.auditHeads.clear();
+    this.balances.clear();
+  }
+}
+
+/** The store as its domain methods see it (`this`): every port method, its statements and what it remembers. */
+export interface SqlThis extends Store, WriteTx {
+  readonly s: Statements;
+  readonly held: Remembered;
+}
+
+/** A domain's methods of the SQL store, put on its prototype (sql/sqlStore.ts); `this` is the store. */
+export const part = <T extends object>(methods: T & ThisType<SqlThis>): T => methods;
+
+// Bounds for keyset positions when a list starts at its newest row. Text compares byte by byte on both engines
+// (SQLite's default; the C collation on PostgreSQL), so '~' sorts after every ISO instant.
+export const TIME_MAX = '9999-12-31T23:59:59.999Z~';
+export const TIME_MIN = '';
+export const SEQ_MAX = 2n ** 62n;
+
+/** A kept balance held in the open write transaction, by tenant, account and asset. */
+export const heldKey = (tenantId: string, accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;
+
+/** The arguments of a statement over `width` accounts (a0, a1, …): the first repeated where there are fewer. */
+export function accountsArgs(tenantId: string, accountIds: readonly string[], width: number): Record<string, string> {
+  const args: Record<string, string> = { tenantId };
+  for (let i = 0; i < width; i++) args[`a${i}`] = accountIds[i] ?? accountIds[0]!;
+  return args;
+}
+
+/** Rows mapped as they are read: the caller stops reading where its page ends (core/paging.ts). */
+export async function* lazy<R, T>(rows: Iterable<R> | AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
+  for await (const row of rows) yield map(row);
+}
