@@ -170,21 +170,23 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(300n);
   });
 
-  it('a write that fails when the store sends it (a duplicate key) fails its own command, not the group', async () => {
+  it('a key stored by a write the request did not see (another process, an earlier command of the group) is answered inside the write: a replay, or 422 for another body', async () => {
     const a = await account();
     const b = await account();
-    // Straight to the writer, past the in-flight guard: two commands of one group store the same Idempotency-Key,
-    // so the second one's idempotency record breaks the primary key when it reaches the database.
-    const write = (amount: string) => {
+    // Straight to the writer, past the in-flight guard and the pre-read, as a second process would be: three commands
+    // of one group under one Idempotency-Key.
+    const write = (amount: string, hash: string) => {
       const input = toTransactionInput({ lines: [usd(a, 'DEBIT', amount), usd(b, 'CREDIT', amount)] });
-      return opened.writer.run('postTransaction', { tenantId, actor: cli, input, rendered: renderPosting(input, uuidV7), key: 'dup-1', hash: 'h' });
+      return opened.writer.run('postTransaction', { tenantId, actor: cli, input, rendered: renderPosting(input, uuidV7), key: 'dup-1', hash });
     };
-    const [first, second] = await Promise.allSettled([write('1.00'), write('2.00')]);
-    expect(first.status).toBe('fulfilled');
-    expect(second.status).toBe('rejected');
+    const [first, again, other] = await Promise.allSettled([write('1.00', 'h1'), write('1.00', 'h1'), write('2.00', 'h2')]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: { status: 201 } });
+    expect(again).toEqual(first);
+    expect(other).toMatchObject({ status: 'rejected', reason: { code: 'IDEMPOTENCY_KEY_REUSED' } });
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
     expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
-    // The writer goes on.
+    // In a later group too.
+    await expect(write('1.00', 'h1')).resolves.toEqual((first as PromiseFulfilledResult<unknown>).value);
     await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(500n);
   });

@@ -2,13 +2,13 @@
 import type { ReadAhead, WriteContext } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
 import { createAccountCommand } from './usecases/accounts.js';
-import { postTransactionCommand } from './usecases/transactions.js';
-import { cancelSettlementCommand, expireSettlementsCommand, registerSettlementCommand } from './usecases/settlements.js';
+import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './usecases/transactions.js';
+import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './usecases/settlements.js';
 import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js';
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
 import { recordTransfersCommand } from './usecases/chainWatch.js';
-import { decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
+import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
   createTenant: createTenantCommand,
@@ -48,9 +48,14 @@ export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<
   return 1;
 }
 
-/** What a command will read that its group can read ahead for it: the kept balances a posting moves. */
+/** What a command will read that its group can read ahead for it: the kept balances a posting moves, its key's record. */
 export function commandReadAhead<K extends CommandName>(name: K, args: CommandArgs<K>): ReadAhead | undefined {
+  if (name === 'registerSettlement') {
+    const { tenantId, key } = args as CommandArgs<'registerSettlement'>;
+    return { tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, key } };
+  }
   if (name !== 'postTransaction' && name !== 'executeAgentTransaction') return undefined;
-  const { tenantId, input } = args as CommandArgs<'postTransaction'>;
-  return { tenantId, balances: input.lines };
+  const { tenantId, input, key } = args as CommandArgs<'postTransaction'>;
+  const endpoint = name === 'postTransaction' ? POST_TRANSACTION_ENDPOINT : AGENT_EXECUTE_ENDPOINT;
+  return { tenantId, balances: input.lines, idempotency: { endpoint, key } };
 }

@@ -21,6 +21,15 @@ export function replayOf(stored: StoredIdempotency | undefined, hash: string): S
   return { status: stored.status, body: stored.body };
 }
 
+/**
+ * Inside the write, under the write lock: the answer stored under the key by a write that committed since the
+ * request was checked (another process's, or an earlier group's). A write then answers that, or refuses a different
+ * body, instead of storing the key twice.
+ */
+export async function storedReplay(tx: ReadStore, request: IdempotentRequest): Promise<StoredResponse | undefined> {
+  return replayOf(await tx.idempotency(request.tenantId, request.endpoint, request.key), request.hash);
+}
+
 /** In-flight keys of this process. */
 export class InFlightKeys {
   private readonly keys = new Set<string>();

@@ -163,6 +163,8 @@ export interface ReadStore {
 export interface ReadAhead {
   tenantId: string;
   balances: ReadonlyArray<{ accountId: string; asset: Asset }>;
+  /** The Idempotency-Key the command stores its answer under. */
+  idempotency?: { endpoint: string; key: string };
 }
 
 /**
@@ -244,5 +246,18 @@ export interface WriteContext {
  */
 export interface Writer {
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Work that one process at a time may do on a database (a tenant's webhook deliveries): a lease is held until it is
+ * released or its process dies, whichever process asks. On SQLite, the leases of this process.
+ */
+export interface Leases {
+  /** True when this process holds the lease (or takes it now); false while another process holds it. */
+  tryHold(name: string): Promise<boolean>;
+  /** False once released, or once the hold was lost (the connection that held it dropped). */
+  holds(name: string): boolean;
+  release(name: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -43,4 +43,9 @@ export class CommitClock {
     this.lastMs = Math.max(this.clock.now().getTime(), this.lastMs);
     return toIso(this.lastMs);
   }
+
+  /** Another writer of the database committed at this time: no later commit here may be earlier. */
+  advanceTo(committed: string | null): void {
+    if (committed !== null) this.lastMs = Math.max(this.lastMs, Date.parse(committed));
+  }
 }

@@ -158,6 +158,7 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
     throw error;
   }
   const sender = new WebhookSender(ledger, options.log, {
+    leases: opened.leases,
     policy: urlPolicyOf(options.webhooks),
     ca: options.webhooks?.ca,
     retry: options.webhooks?.retry,

@@ -164,8 +164,7 @@ export class GroupCommitter {
     const { tx } = this;
     try {
       await tx.begin();
-      const hints = batch.flatMap((job) => (job.ahead ? [job.ahead] : []));
-      if (this.readAhead && hints.length > 0) await this.readAhead(hints);
+      if (this.readAhead) await this.readAhead(batch.flatMap((job) => (job.ahead ? [job.ahead] : [])));
     } catch (error) {
       // A BEGIN that went through before its lock timed out leaves a transaction to end.
       await Promise.resolve()

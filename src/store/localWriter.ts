@@ -14,7 +14,13 @@ export class LocalWriter implements Writer {
   private readonly ctx: WriteContext;
 
   private constructor(store: SqlStore, tx: TxControl, ctx: WriteContext, readAhead: boolean) {
-    const ahead = readAhead ? (hints: ReadAhead[]) => store.readAhead(hints) : undefined;
+    // Under the group's write lock: what its commands will read, and the last commit time of any process, so that
+    // commit times never go backwards along the commit order whichever process commits (one round trip in all).
+    const ahead = readAhead
+      ? async (hints: ReadAhead[]) => {
+          await Promise.all([store.readAhead(hints), store.lastCommitTime().then((at) => ctx.commitClock.advanceTo(at))]);
+        }
+      : undefined;
     this.committer = new GroupCommitter(tx, () => store.forgetWriteState(), ahead);
     this.ctx = ctx;
   }
@@ -26,8 +32,8 @@ export class LocalWriter implements Writer {
 
   /**
    * Commits through `store`, whose statements run on the connection `tx` controls; commit times continue from the
-   * last one stored. With `readAhead` (an engine where each read is a round trip), each group first reads what its
-   * commands will read, in a few statements.
+   * last one stored. With `readAhead` (PostgreSQL: each read is a round trip, and other processes may write), each
+   * group first reads what its commands will read and the database's last commit time, in one go.
    */
   static async over(store: SqlStore, tx: TxControl, options: { clock?: Clock; ids?: IdGenerator; readAhead?: boolean } = {}): Promise<LocalWriter> {
     const { clock = systemClock, ids = uuidV7, readAhead = false } = options;

@@ -1,7 +1,7 @@
 // The one composition root: a `--db` value (a file path, or a postgres:// URL) becomes a store, its writer and the
 // Ledger over them. The CLI, the server, the workers and the bench all open a ledger here.
 import { Ledger } from '../core/ledger.js';
-import type { Clock, Store, Writer } from '../core/ports.js';
+import type { Clock, Leases, Store, Writer } from '../core/ports.js';
 import type { LedgerOptions } from '../core/context.js';
 import { systemClock } from '../core/time.js';
 import { invalid } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { SqliteStore } from './sqlite/sqliteStore.js';
 import { LocalWriter } from './localWriter.js';
 import { ThreadWriter } from './threadWriter.js';
 import { Checkpointer } from './sqlite/checkpointer.js';
+import { LocalLeases } from './localLeases.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -41,6 +42,8 @@ export interface OpenLedger {
   ledger: Ledger;
   store: Store;
   writer: Writer;
+  /** Work one process at a time may do on this database (a tenant's webhook deliveries). */
+  leases: Leases;
   /** One line for the start-up log: the engine, the database and the durability each connection runs with. */
   storage: string;
   /** Commits what is queued, then closes every connection; once. */
@@ -89,7 +92,7 @@ async function openSqliteLedger(path: string, options: OpenOptions): Promise<Ope
         ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
         : `reader and writer ${store.durability()}`;
     const ledger = await Ledger.open(store, writer, options.clock ?? systemClock, options.ledger);
-    return assemble(ledger, `SQLite ${path}: ${connections}`, async () => {
+    return assemble(ledger, new LocalLeases(), `SQLite ${path}: ${connections}`, async () => {
       await writer?.close();
       await checkpointer?.close();
       await store.close();
@@ -102,8 +105,12 @@ async function openSqliteLedger(path: string, options: OpenOptions): Promise<Ope
   }
 }
 
-/** The opened ledger, closed at most once whoever asks. */
-export function assemble(ledger: Ledger, storage: string, closeAll: () => Promise<void>): OpenLedger {
+/** The opened ledger, closed at most once whoever asks (its leases first). */
+export function assemble(ledger: Ledger, leases: Leases, storage: string, closeAll: () => Promise<void>): OpenLedger {
   let closing: Promise<void> | undefined;
-  return { ledger, store: ledger.store, writer: ledger.writer, storage, close: () => (closing ??= closeAll()) };
+  const close = async () => {
+    await leases.close();
+    await closeAll();
+  };
+  return { ledger, store: ledger.store, writer: ledger.writer, leases, storage, close: () => (closing ??= close()) };
 }

@@ -16,7 +16,7 @@ export function registerWebhooks(program: Command): void {
   ).action(
     action(async (options: WebhookFlags, command: Command) => {
       const opened = await openCommandLedger(command);
-      const sender = new WebhookSender(opened.ledger, log, { policy: urlPolicyOf(webhookSettingsOf(options)) });
+      const sender = new WebhookSender(opened.ledger, log, { leases: opened.leases, policy: urlPolicyOf(webhookSettingsOf(options)) });
       // The sender's own timer does not hold the process open (beside a server it need not); here it is all there is.
       const keepOpen = setInterval(() => {}, 60_000);
       // The signals are handled before the line a supervisor waits for is printed.

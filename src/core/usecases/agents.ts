@@ -7,7 +7,7 @@ import { appendAudit, type Actor } from '../audit.js';
 import { assertBalanced, toTransactionInput } from '../posting.js';
 import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits } from '../policy.js';
 import { agentTransactionView, reverseOf, type AgentStatus, type AgentTransaction } from '../agent.js';
@@ -38,6 +38,8 @@ export async function executeAgentTransactionCommand(
 ): Promise<ExecuteOutcome> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
+  const replay = await storedReplay(tx, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash: args.hash });
+  if (replay) return replay;
   await checkAccounts(tx, tenantId, input);
   const at = commitClock.next();
   const debits = debitsOf(input.lines);

@@ -5,7 +5,7 @@ import { assert, invalid, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor } from '../audit.js';
 import { parseAmount } from '../money.js';
 import type { RegisterSettlementBody, SettlementsQuery } from '../schemas.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { toJsonText } from '../json.js';
 import { toIso } from '../time.js';
 import { pageBySeq } from '../paging.js';
@@ -52,6 +52,8 @@ export async function registerSettlementCommand(
 ): Promise<StoredResponse> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, input } = args;
+  const replay = await storedReplay(tx, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key: args.key, hash: args.hash });
+  if (replay) return replay;
   if (!await tx.account(tenantId, input.accountId)) {
     throw new LedgerError('ACCOUNT_NOT_FOUND', `accountId ${input.accountId} is not an account of this tenant.`);
   }

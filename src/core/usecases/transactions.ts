@@ -6,7 +6,7 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
@@ -132,8 +132,8 @@ export async function postTransactionCommand(
   args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
 ): Promise<StoredResponse> {
   const { tenantId, key } = args;
-  // No second idempotency lookup here: the in-flight guard makes this process the key's only writer, and the
-  // primary key of the idempotency table refuses a duplicate outright.
+  const replay = await storedReplay(ctx.tx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash });
+  if (replay) return replay;
   const createdAt = ctx.commitClock.next();
   const { transactionId } = args.rendered;
   await writePosting(ctx, {

@@ -1,6 +1,7 @@
 // The webhook sender: reads each tenant's outbox in commit order and delivers, at least once, with retries.
 // One delivery in flight per tenant (so order holds), many tenants in parallel (so one failing tenant delays no other).
 import type { Ledger } from '../../core/ledger.js';
+import type { Leases } from '../../core/ports.js';
 import type { Logger } from '../errors.js';
 import { nextDelivery } from '../../core/usecases/webhooks.js';
 import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
@@ -15,6 +16,8 @@ const IN_FLIGHT_MAX = 32;
 const ERROR_TEXT_MAX = 500;
 
 export interface SenderOptions extends DeliveryOptions {
+  /** One sender at a time works a tenant, across every process on the database. */
+  leases: Leases;
   retry?: RetryPolicy;
   pollIntervalMs?: number;
 }
@@ -97,11 +100,17 @@ export class WebhookSender {
         whole = false;
         continue;
       }
-      if (!job || this.stopped) continue;
+      if (this.stopped) continue;
+      if (!job) {
+        await this.handOver(webhook.tenantId);
+        continue;
+      }
       if ('waitUntil' in job) {
         dueAt = Math.min(dueAt, Date.parse(job.waitUntil));
         continue;
       }
+      // Another process's sender works this tenant: it goes on with it (and hands it over when it has none).
+      if (!(await this.leaseOf(webhook.tenantId))) continue;
       const run = this.deliver(webhook, job.event, job.state, job.redelivery)
         .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {
@@ -115,6 +124,21 @@ export class WebhookSender {
     this.passVersion = whole ? version : null;
     this.passDueAt = dueAt;
     this.passAt = now;
+  }
+
+  private leaseOf(tenantId: string): Promise<boolean> {
+    return this.options.leases.tryHold(`webhooks:${tenantId}`).catch((error: unknown) => {
+      this.log(`webhook sender: could not take the lease of ${tenantId} (retried next tick): ${String(error)}`);
+      return false;
+    });
+  }
+
+  /** A tenant with nothing left to send is left to whichever sender sees its next event first, once its records are in. */
+  private async handOver(tenantId: string): Promise<void> {
+    const name = `webhooks:${tenantId}`;
+    if (!this.options.leases.holds(name)) return;
+    await this.recording;
+    if (!this.inFlight.has(tenantId)) await this.options.leases.release(name);
   }
 
   private async deliver(webhook: Webhook, event: OutboxEvent, previous: DeliveryState | undefined, redelivery: boolean): Promise<void> {

@@ -13,6 +13,7 @@ import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
 import { openPgDatabase, pgTxControl, redactedUrl, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
 import { PgStore } from './pgStore.js';
 import { WriteBuffer } from './writeBuffer.js';
+import { PgLeases } from './leases.js';
 
 /** The writer on a connection of the pool, held until `release`: its statements batched (writeBuffer.ts). */
 async function writerOn(pool: pg.Pool, kysely: Kysely<Database>, clock?: Clock): Promise<{ writer: LocalWriter; release: () => void }> {
@@ -70,7 +71,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     }
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
     const where = writer instanceof ThreadWriter ? 'on a writer thread' : 'on this thread';
-    return assemble(ledger, `PostgreSQL ${redactedUrl(url)}: ${durability}; writer ${where}`, async () => {
+    return assemble(ledger, new PgLeases(pool), `PostgreSQL ${redactedUrl(url)}: ${durability}; writer ${where}`, async () => {
       await writer?.close();
       await reader.close(); // its listening connection, then the pool
     });

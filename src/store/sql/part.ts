@@ -1,7 +1,7 @@
 // What the SQL store's domain files share (sql/domains/): how a domain's methods are written, what the store
 // remembers, and the keyset bounds and helpers of their queries.
 import type { Account } from '../../core/types.js';
-import type { Store, WriteTx } from '../../core/ports.js';
+import type { Store, StoredIdempotency, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 
 /** What the store remembers: accounts once found (they never change), and the state of the open write transaction. */
@@ -14,6 +14,8 @@ export class Remembered {
    */
   readonly auditHeads = new Map<string, string | null>();
   readonly balances = new Map<string, bigint>();
+  /** Idempotency records read ahead or written in the open write transaction (null: none stored). */
+  readonly idempotency = new Map<string, StoredIdempotency | null>();
 
   rememberAccount(key: string, account: Account): void {
     if (this.accounts.size >= Remembered.ACCOUNTS_MAX) this.accounts.clear();
@@ -24,6 +26,7 @@ export class Remembered {
   forgetWriteState(): void {
     this.auditHeads.clear();
     this.balances.clear();
+    this.idempotency.clear();
   }
 }
 
@@ -41,6 +44,9 @@ export const part = <T extends object>(methods: T & ThisType<SqlThis>): T => met
 export const TIME_MAX = '9999-12-31T23:59:59.999Z~';
 export const TIME_MIN = '';
 export const SEQ_MAX = 2n ** 62n;
+
+/** An idempotency record held in the open write transaction, by tenant, endpoint and key. */
+export const heldIdempotencyKey = (tenantId: string, endpoint: string, key: string) => `${tenantId}\u0000${endpoint}\u0000${key}`;
 
 /** A kept balance held in the open write transaction, by tenant, account and asset. */
 export const heldKey = (tenantId: string, accountId: string, asset: string) => `${tenantId}|${accountId}|${asset}`;

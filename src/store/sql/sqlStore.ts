@@ -8,6 +8,7 @@ import { Remembered } from './part.js';
 import { tenantsPart } from './domains/tenants.js';
 import { accountsPart } from './domains/accounts.js';
 import { entriesPart } from './domains/entries.js';
+import { readAheadPart } from './domains/readAhead.js';
 import { transactionsPart } from './domains/transactions.js';
 import { settlementsPart } from './domains/settlements.js';
 import { auditPart } from './domains/audit.js';
@@ -15,11 +16,12 @@ import { webhooksPart } from './domains/webhooks.js';
 import { agentsPart } from './domains/agents.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, transactionsPart, settlementsPart, auditPart, webhooksPart, agentsPart, chainWatchPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, agentsPart, chainWatchPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
   typeof entriesPart &
+  typeof readAheadPart &
   typeof transactionsPart &
   typeof settlementsPart &
   typeof auditPart &

@@ -1,11 +1,9 @@
-// The SQL store's entries, kept balances (held for the open write transaction, read ahead for a group) and
-// on-chain lines by hash.
+// The SQL store's entries, kept balances (held for the open write transaction) and on-chain lines by hash.
 import type { Entry, EntryViewPage } from '../../../core/types.js';
-import type { KeyPosition, ReadAhead } from '../../../core/ports.js';
+import type { KeyPosition } from '../../../core/ports.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
 import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
-import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../../core/limits.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs } from '../part.js';
 import * as m from '../mappers.js';
 
@@ -32,34 +30,6 @@ export const entriesPart = part({
       const key = heldKey(tenantId, s.accountId, s.asset);
       return this.held.balances.get(key) ?? read.get(key) ?? 0n;
     });
-  },
-
-  /**
-   * Reads at the start of a write group what its commands will read (kept balances, each tenant's audit chain head)
-   * and holds it for the group; under the write lock nobody else changes them meanwhile. The reads are asked for
-   * together: an engine that batches reads sends them in one round trip.
-   */
-  async readAhead(hints: readonly ReadAhead[]): Promise<void> {
-    const accountsByTenant = new Map<string, Set<string>>();
-    for (const { tenantId, balances } of hints) {
-      const accounts = accountsByTenant.get(tenantId) ?? new Set<string>();
-      accountsByTenant.set(tenantId, accounts);
-      for (const { accountId, asset } of balances) if (!this.held.balances.has(heldKey(tenantId, accountId, asset))) accounts.add(accountId);
-    }
-    const reads: Array<Promise<unknown>> = [];
-    for (const [tenantId, accounts] of accountsByTenant) {
-      const ids = [...accounts];
-      for (let i = 0; i < ids.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
-        const args = accountsArgs(tenantId, ids.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
-        reads.push(Promise.resolve(this.s.balancesOfMany.all(args)).then((rows) => rows.forEach((r) => this.held.balances.set(heldKey(tenantId, r.account_id, r.asset), BigInt(r.balance)))));
-      }
-      if (!this.held.auditHeads.has(tenantId)) reads.push(this.lastAuditHash(tenantId).then((hash) => this.held.auditHeads.set(tenantId, hash)));
-    }
-    await Promise.all(reads);
-    // A balance with no row yet is 0.
-    for (const { tenantId, balances } of hints) {
-      for (const { accountId, asset } of balances) if (!this.held.balances.has(heldKey(tenantId, accountId, asset))) this.held.balances.set(heldKey(tenantId, accountId, asset), 0n);
-    }
   },
 
   async balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null> {

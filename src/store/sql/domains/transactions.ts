@@ -1,7 +1,7 @@
 // The SQL store's transactions and idempotency records.
 import type { TransactionRecord } from '../../../core/types.js';
 import type { Rows, StoredIdempotency } from '../../../core/ports.js';
-import { part, SEQ_MAX, lazy } from '../part.js';
+import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
 
 export const transactionsPart = part({
@@ -22,7 +22,10 @@ export const transactionsPart = part({
     await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
   },
 
+  /** Held in the open write transaction once read ahead or written there. */
   async idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined> {
+    const held = this.held.idempotency.get(heldIdempotencyKey(tenantId, endpoint, key));
+    if (held !== undefined) return held ?? undefined;
     const r = await this.s.idempotency.get({ tenantId, endpoint, key });
     return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
   },
@@ -37,6 +40,7 @@ export const transactionsPart = part({
       body: stored.body,
       createdAt,
     });
+    this.held.idempotency.set(heldIdempotencyKey(tenantId, endpoint, key), stored);
   },
 
   async lastCommitTime(): Promise<string | null> {
