@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
 import type { Ledger } from '../core/ledger.js';
 import { openLedger } from '../store/open.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, Leases } from '../core/ports.js';
 import { createApp } from './app.js';
 import { SettlementSweeper } from './sweeper.js';
 import { WebhookSender } from './webhooks/sender.js';
@@ -64,13 +64,13 @@ export interface ChainSettings {
 }
 
 /** Starts the configured watchers (each checks its tokens' decimals first, and refuses to start on a mismatch). */
-export async function startWatchers(ledger: Ledger, log: Logger, settings: ChainSettings = {}): Promise<Array<{ close(): Promise<void> }>> {
+export async function startWatchers(ledger: Ledger, leases: Leases, log: Logger, settings: ChainSettings = {}): Promise<Array<{ close(): Promise<void> }>> {
   const tokens = settings.tokens ?? MAINNET_TOKENS;
   const watchers: Array<{ close(): Promise<void> }> = [];
   if (settings.evmRpc) {
     const evm = await EvmWatcher.create(ledger, log, { rpcUrl: settings.evmRpc, tokens: tokens.EVM, confirmations: settings.evmConfirmations, pollMs: settings.pollMs });
     await evm.checkTokens();
-    evm.start();
+    evm.start(leases);
     watchers.push(evm);
     log(`watching EVM at ${settings.evmRpc} (${settings.evmConfirmations === undefined ? 'finalized blocks' : `${settings.evmConfirmations} confirmations`})`);
   } else {
@@ -79,7 +79,7 @@ export async function startWatchers(ledger: Ledger, log: Logger, settings: Chain
   if (settings.tronApi) {
     const tron = await TronWatcher.create(ledger, log, { apiUrl: settings.tronApi, tokens: tokens.TRON, pollMs: settings.pollMs });
     await tron.checkTokens();
-    tron.start();
+    tron.start(leases);
     watchers.push(tron);
     log(`watching TRON at ${settings.tronApi} (solidified blocks)`);
   } else {
@@ -93,7 +93,7 @@ export async function startWatchers(ledger: Ledger, log: Logger, settings: Chain
       signaturesPerPage: settings.solanaSignaturesPerPage,
     });
     await solana.checkTokens();
-    solana.start();
+    solana.start(leases);
     watchers.push(solana);
     log(`watching Solana at ${settings.solanaRpc} (finalized commitment)`);
   } else {
@@ -151,7 +151,7 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
   const sweeper = new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs);
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {
-    watchers = await startWatchers(ledger, options.log, options.chains);
+    watchers = await startWatchers(ledger, opened.leases, options.log, options.chains);
   } catch (error) {
     await sweeper.close();
     await opened.close();

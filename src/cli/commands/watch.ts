@@ -26,7 +26,7 @@ export function registerWatch(program: Command): void {
       const opened = await openCommandLedger(command);
       let watchers: Array<{ close(): Promise<void> }>;
       try {
-        watchers = await startWatchers(opened.ledger, log, settings);
+        watchers = await startWatchers(opened.ledger, opened.leases, log, settings);
       } catch (error) {
         await opened.close();
         throw error;

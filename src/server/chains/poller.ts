@@ -1,6 +1,8 @@
 // What every chain watcher shares: scan, wait, scan again; on a failure, back off (doubling up to 30 s) and keep
-// the checkpoint, since a scan moves it only in the same write as what it records.
+// the checkpoint, since a scan moves it only in the same write as what it records. One process at a time watches a
+// chain (its lease); the others stand by and take over, on their next poll, from a watcher that died.
 import type { Logger } from '../errors.js';
+import type { Leases } from '../../core/ports.js';
 
 const POLL_MS = 1_000;
 export const BACKOFF_MAX_MS = 30_000;
@@ -14,6 +16,8 @@ export abstract class ChainPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private failures = 0;
+  /** Whether this process watched the chain at its last poll (null before the first). */
+  private watching: boolean | null = null;
 
   protected constructor(
     private readonly name: string,
@@ -24,10 +28,17 @@ export abstract class ChainPoller {
   /** Reads from the checkpoint as far as is final, recording as it goes. */
   protected abstract scan(): Promise<void>;
 
-  start(): void {
+  /** Polls until closed; scans only while this process holds the chain's lease. */
+  start(leases: Leases): void {
+    const lease = `watch:${this.name}`;
     const tick = () => {
       if (this.stopped) return;
-      this.running = this.scan()
+      this.running = leases
+        .tryHold(lease)
+        .then((held) => {
+          this.noteWatching(held);
+          return held ? this.scan() : undefined;
+        })
         .then(() => {
           this.failures = 0;
         })
@@ -42,6 +53,13 @@ export abstract class ChainPoller {
         });
     };
     tick();
+  }
+
+  private noteWatching(held: boolean): void {
+    if (held === this.watching) return;
+    if (held && this.watching === false) this.log(`${this.name} watcher: this process watches ${this.name} now (the process that did stopped)`);
+    if (!held) this.log(`${this.name} watcher: standing by: another process watches ${this.name}`);
+    this.watching = held;
   }
 
   /** Stops; resolves once a scan under way has recorded what it read. */
