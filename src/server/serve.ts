@@ -48,7 +48,13 @@ export interface ServeOptions {
   rateLimitPerSecond?: number;
   webhooks?: WebhookSettings;
   chains?: ChainSettings;
+  /** The workers this process runs beside the API (`--workers`); all of them when absent. */
+  workers?: ReadonlySet<WorkerName>;
 }
+
+/** What `serve` runs beside the API: the settlement expiry sweeper, the webhook sender, the chain watchers. */
+export const WORKER_NAMES = ['sweeper', 'webhooks', 'watchers'] as const;
+export type WorkerName = (typeof WORKER_NAMES)[number];
 
 /** Which chains are watched, and how. A chain without an endpoint is not watched. */
 export interface ChainSettings {
@@ -148,27 +154,32 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
   });
   options.log(`storage: ${opened.storage}`);
   const { ledger } = opened;
-  const sweeper = new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs);
+  const runs = (name: WorkerName) => options.workers?.has(name) ?? true;
+  const running = WORKER_NAMES.filter(runs);
+  options.log(`workers: ${running.length > 0 ? running.join(', ') : 'none (API only)'}`);
+  const sweeper = runs('sweeper') ? new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs) : undefined;
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {
-    watchers = await startWatchers(ledger, opened.leases, options.log, options.chains);
+    if (runs('watchers')) watchers = await startWatchers(ledger, opened.leases, options.log, options.chains);
   } catch (error) {
-    await sweeper.close();
+    await sweeper?.close();
     await opened.close();
     throw error;
   }
-  const sender = new WebhookSender(ledger, options.log, {
-    leases: opened.leases,
-    policy: urlPolicyOf(options.webhooks),
-    ca: options.webhooks?.ca,
-    retry: options.webhooks?.retry,
-  });
+  const sender = runs('webhooks')
+    ? new WebhookSender(ledger, options.log, {
+        leases: opened.leases,
+        policy: urlPolicyOf(options.webhooks),
+        ca: options.webhooks?.ca,
+        retry: options.webhooks?.retry,
+      })
+    : undefined;
   return {
     ledger,
     close: async () => {
       await Promise.all(watchers.map((w) => w.close()));
-      await sender.close();
-      await sweeper.close();
+      await sender?.close();
+      await sweeper?.close();
       await opened.close();
     },
   };

@@ -1,7 +1,7 @@
 // `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
 import type { Command } from 'commander';
 import { action, dbOption } from '../common.js';
-import { startServer, untilSignal } from '../../server/serve.js';
+import { startServer, untilSignal, WORKER_NAMES, type WorkerName } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
@@ -45,6 +45,18 @@ function parseRateLimit(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** `--workers all|none|<list>`, or `--no-workers`. */
+function parseWorkers(value: string | false): ReadonlySet<WorkerName> {
+  if (value === false || value === 'none') return new Set();
+  if (value === 'all') return new Set(WORKER_NAMES);
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.find((name) => !(WORKER_NAMES as readonly string[]).includes(name));
+  if (unknown !== undefined || names.length === 0) {
+    throw invalid(`--workers must be all, none, or a comma-separated list of ${WORKER_NAMES.join(', ')}; not ${JSON.stringify(value)}.`);
+  }
+  return new Set(names as WorkerName[]);
+}
+
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw invalid(`--port must be 0 to 65535, not ${JSON.stringify(value)}.`);
   return Number(value);
@@ -70,9 +82,15 @@ export function registerServe(program: Command): void {
       '--rate-limit <n>',
       'requests a second per API key, with a burst of as many; over it, 429 with Retry-After (LEDGER_RATE_LIMIT; default: no limit)',
       process.env.LEDGER_RATE_LIMIT,
-    );
+    )
+    .option(
+      '--workers <list>',
+      `what runs beside the API: all, none, or a comma-separated list of ${WORKER_NAMES.join(', ')} (LEDGER_WORKERS)`,
+      process.env.LEDGER_WORKERS ?? 'all',
+    )
+    .option('--no-workers', 'the API alone, no worker (the same as --workers none)');
   addChainOptions(addWebhookOptions(serve)).action(
-      action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string } & WebhookFlags & ChainFlags, command: Command) => {
+      action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string; workers: string | false } & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
           db: dbOption(command),
           host: options.host,
@@ -82,6 +100,7 @@ export function registerServe(program: Command): void {
           rateLimitPerSecond: parseRateLimit(options.rateLimit),
           webhooks: webhookSettingsOf(options),
           chains: chainSettingsOf(options),
+          workers: parseWorkers(options.workers),
           log,
         });
         // The signals are handled before the line a supervisor waits for is printed.
