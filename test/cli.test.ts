@@ -276,8 +276,8 @@ describe('ledger serve', () => {
     db = await testDb(dir);
   });
   afterEach(() => killAll());
-  afterAll(() => {
-    killAll();
+  afterAll(async () => {
+    await killAll();
     rmSync(dir, { recursive: true, force: true });
   });
 

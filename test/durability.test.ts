@@ -15,8 +15,8 @@ import { until } from './helpers/poll.js';
 
 const dirs: string[] = [];
 
-afterEach(() => {
-  killAll();
+afterEach(async () => {
+  await killAll();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

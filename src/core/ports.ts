@@ -251,7 +251,8 @@ export interface Writer {
 
 /**
  * Work that one process at a time may do on a database (a tenant's webhook deliveries): a lease is held until it is
- * released or its process dies, whichever process asks. On SQLite, the leases of this process.
+ * released or its process dies, whichever process asks. On SQLite, lock files beside the database
+ * (sqlite/fileLeases.ts).
  */
 export interface Leases {
   /** True when this process holds the lease (or takes it now); false while another process holds it. */

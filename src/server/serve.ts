@@ -148,6 +148,7 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
   const opened = await openLedger(options.db, {
     writer: options.writer ?? 'thread',
+    serving: true,
     clock: options.clock,
     ledger: { settlementTtlSeconds: options.settlementTtlSeconds },
     log: options.log,

@@ -9,7 +9,8 @@ import { SqliteStore } from './sqlite/sqliteStore.js';
 import { LocalWriter } from './localWriter.js';
 import { ThreadWriter } from './threadWriter.js';
 import { Checkpointer } from './sqlite/checkpointer.js';
-import { LocalLeases } from './localLeases.js';
+import { takeServingLock } from './sqlite/servingLock.js';
+import { FileLeases } from './sqlite/fileLeases.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -33,6 +34,8 @@ export interface OpenOptions {
    * on this thread (the CLI, the workers run alone, tests that move the clock).
    */
   writer?: 'thread' | 'local';
+  /** `ledger serve`: on SQLite, one per file (sqlite/servingLock.ts); on PostgreSQL, any number. */
+  serving?: boolean;
   clock?: Clock;
   ledger?: LedgerOptions;
   log?: (line: string) => void;
@@ -77,7 +80,14 @@ export async function openLocalWriter(db: string): Promise<{ writer: LocalWriter
 }
 
 async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {
-  const store = await SqliteStore.open(path);
+  const serving = options.serving ? takeServingLock(path) : undefined;
+  let store: SqliteStore;
+  try {
+    store = await SqliteStore.open(path);
+  } catch (error) {
+    serving?.release();
+    throw error;
+  }
   let writer: LocalWriter | ThreadWriter | undefined;
   let checkpointer: Checkpointer | undefined;
   try {
@@ -92,15 +102,17 @@ async function openSqliteLedger(path: string, options: OpenOptions): Promise<Ope
         ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
         : `reader and writer ${store.durability()}`;
     const ledger = await Ledger.open(store, writer, options.clock ?? systemClock, options.ledger);
-    return assemble(ledger, new LocalLeases(), `SQLite ${path}: ${connections}`, async () => {
+    return assemble(ledger, new FileLeases(path), `SQLite ${path}: ${connections}`, async () => {
       await writer?.close();
       await checkpointer?.close();
       await store.close();
+      serving?.release();
     });
   } catch (error) {
     await writer?.close();
     await checkpointer?.close();
     await store.close();
+    serving?.release();
     throw error;
   }
 }

@@ -371,7 +371,7 @@ describe('hardening: an amount with a huge exponent does not take the server dow
     server = await spawnServe(t.dbPath, [], { nodeArgs: ['--max-old-space-size=256'] });
   });
   afterAll(async () => {
-    killAll();
+    await killAll();
     await server?.exited;
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

@@ -497,8 +497,8 @@ describe('intake: serve flags', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-intake-cli-'));
   });
-  afterAll(() => {
-    killAll();
+  afterAll(async () => {
+    await killAll();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -34,7 +34,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('two chain watchers on one database'
     account = await makeAccount(c, { name: 'tron receipts' });
   });
   afterAll(async () => {
-    killAll();
+    await killAll();
     await node?.close();
     await t?.stop();
     rmSync(dir, { recursive: true, force: true });

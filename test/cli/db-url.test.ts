@@ -56,7 +56,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('on PostgreSQL', () => {
       const line = await until('the storage line', () => /storage: .*/.exec(served.stderr())?.[0]);
       expect(line).toMatch(/^storage: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/ledger_test_\w+: synchronous_commit=on fsync=on; writer on a writer thread$/);
     } finally {
-      killAll();
+      await killAll();
     }
   });
 

@@ -71,6 +71,8 @@ describe('serve configured through the environment', () => {
   it('LEDGER_HOST is the address it binds: 127.0.0.1 serves there, an address that is not this machine fails to start', async () => {
     const served = await spawnServe(db, [], { env: { LEDGER_HOST: '127.0.0.1' } });
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    served.child.kill('SIGTERM'); // one server per SQLite file
+    await served.exited;
     const refused = await cli(['--db', db, 'serve', '--port', '0'], { LEDGER_HOST: '192.0.2.1' }); // TEST-NET-1, never local
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/192\.0\.2\.1/);
@@ -153,7 +155,7 @@ describe('serve configured through the environment', () => {
       await until('the watcher polling', () => node.requests > before);
       expect(served.stderr()).toContain('EVM is not watched');
     } finally {
-      killAll();
+      await killAll();
       await node.close();
     }
   });

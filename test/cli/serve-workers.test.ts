@@ -23,7 +23,7 @@ describe('serve --workers', () => {
     writeFileSync(caFile, r.cert);
   });
   afterAll(async () => {
-    killAll();
+    await killAll();
     await r?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -40,9 +40,11 @@ describe('serve --workers', () => {
     const listed = await spawnServe(db, ['--workers', 'webhooks,sweeper']);
     await until('the workers line', () => /workers: sweeper, webhooks\n/.test(listed.stderr()));
     listed.kill();
+    await listed.exited;
     const fromEnv = await spawnServe(db, [], { env: { LEDGER_WORKERS: 'watchers' } });
     await until('the workers line', () => /workers: watchers\n/.test(fromEnv.stderr()));
     fromEnv.kill();
+    await fromEnv.exited;
   });
 
   it('with --no-workers the server sends no webhook; a `webhooks run` beside it sends them', async () => {

@@ -31,7 +31,7 @@ describe('ledger watch', () => {
     writeFileSync(tokensFile, JSON.stringify({ TRON: { USDT: { address: USDT, decimals: 6 } } }));
   });
   afterAll(async () => {
-    killAll();
+    await killAll();
     await node?.close();
     await t?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -82,7 +82,9 @@ export async function spawnServe(dbPath: string, args: string[] = [], options: {
   return Object.assign(spawned, { url: match[1]! });
 }
 
-/** Stops every process these helpers started and that still runs. */
-export function killAll(): void {
-  for (const spawned of running) spawned.kill();
+/** Stops every process these helpers started and that still runs; resolves once they are gone. */
+export async function killAll(): Promise<void> {
+  const stopping = [...running];
+  for (const spawned of stopping) spawned.kill();
+  await Promise.all(stopping.map((spawned) => spawned.exited));
 }

@@ -208,7 +208,7 @@ describe('at least once across a crash of `ledger webhooks run`', () => {
   });
   afterEach(() => killAll());
   afterAll(async () => {
-    killAll();
+    await killAll();
     await closeSetup().catch(() => {});
     await r?.close();
     if (setup) rmSync(setup.dir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ import { makeTenant, routed, type Handler } from './support.js';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
-import { LocalLeases } from '../../src/store/localLeases.js';
+import { FileLeases } from '../../src/store/sqlite/fileLeases.js';
 import { WebhookSender } from '../../src/server/webhooks/sender.js';
 import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES, postOnce, type AttemptOutcome } from '../../src/server/webhooks/delivery.js';
 import type { UrlPolicy } from '../../src/server/webhooks/urlPolicy.js';
@@ -191,7 +191,7 @@ describe('the time-out of an attempt', () => {
     const a = await acct('cash', 'ASSET');
     const b = await acct('deposits', 'LIABILITY');
     await ledger.setWebhook(tenantId, actor, `${r.url}/hang`);
-    const sender = new WebhookSender(ledger, () => {}, { leases: new LocalLeases(), policy, ca: r.cert, timeoutMs: TIMEOUT, retry: { delaysMs: [DELAY], windowMs: 60_000 }, pollIntervalMs: 20 });
+    const sender = new WebhookSender(ledger, () => {}, { leases: new FileLeases(join(dir, 'ledger.db')), policy, ca: r.cert, timeoutMs: TIMEOUT, retry: { delaysMs: [DELAY], windowMs: 60_000 }, pollIntervalMs: 20 });
     try {
       const from = hung.length;
       await ledger.transactions.post(tenantId, actor, 'timeout-1', {

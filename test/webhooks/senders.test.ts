@@ -38,7 +38,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
   });
 
   afterAll(async () => {
-    killAll();
+    await killAll();
     await r?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
