@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
-import { client, createTenant, fiat, makeAccount, post } from '../helpers/server.js';
+import { makeTenant } from './support.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { killAll, spawnLedger, spawnServe, type Spawned } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
@@ -44,16 +44,9 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
   });
 
   const tenantWithWebhook = async (name: string) => {
-    const tenant = await createTenant(db, name);
-    const c = client(url, tenant.apiKey.rawKey);
-    const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    const b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
-    expect((await c.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: `${r.url}/${name}` } })).status).toBe(200);
-    return { tenantId: tenant.tenantId, pay: async () => {
-      const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')]);
-      expect(res.status, res.text).toBe(201);
-      return res.body.transactionId as string;
-    } };
+    const tenant = await makeTenant({ dbPath: db, url }, name);
+    await tenant.setWebhook(`${r.url}/${name}`);
+    return tenant;
   };
   const arrivals = (path: string, posted: string[]) => {
     const order = new Map(posted.map((id, i) => [id, i]));
@@ -72,7 +65,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
       const seen = arrivals('/slow', posted);
       expect(seen).toHaveLength(posted.length);
       // In the order the events were committed (the outbox's sequence).
-      const committed = await sqlOn<{ id: string }>(db, 'select id from outbox where tenant_id = ? order by seq', [tenant.tenantId]);
+      const committed = await sqlOn<{ id: string }>(db, 'select id from outbox where tenant_id = ? order by seq', [tenant.id]);
       const eventIds = r.received.filter((x) => x.path === '/slow').map((x) => String(x.headers['x-ledger-event-id']));
       expect(eventIds).toEqual(committed.rows.map((row) => row.id));
     } finally {
@@ -81,16 +74,10 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
   });
 
   it('delivers each event at least once and in commit order while one of the senders is killed', async () => {
-    const tenant = await createTenant(db, 'Ordered');
-    const c = client(url, tenant.apiKey.rawKey);
-    const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    const b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
-    expect((await c.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: `${r.url}/ordered` } })).status).toBe(200);
+    const tenant = await tenantWithWebhook('ordered');
     const posted: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const res = await post(c, [fiat(a, 'DEBIT', '1.00'), fiat(b, 'CREDIT', '1.00')]);
-      expect(res.status, res.text).toBe(201);
-      posted.push(res.body.transactionId as string);
+      posted.push(await tenant.pay());
       if (i === 12) {
         // A `webhooks run` dies mid-stream; whichever sender held the tenant, the others carry on.
         senders[1]!.kill();
@@ -98,8 +85,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const order = new Map(posted.map((id, i) => [id, i]));
-    const seen = () => r.received.filter((x) => x.path === '/ordered').map((x) => order.get(JSON.parse(x.raw.toString()).data.transactionId as string)!);
+    const seen = () => arrivals('/ordered', posted);
     await until('every event at the receiver', () => new Set(seen()).size === posted.length, 20_000);
     // In commit order: each event arrives first after every event before it (a crash may send one again later: at
     // least once, and the receiver knows it by its id).

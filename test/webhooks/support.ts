@@ -31,7 +31,7 @@ export interface Tenant {
   setWebhook(url: string): Promise<string>;
 }
 
-export async function makeTenant(t: TestServer, name: string): Promise<Tenant> {
+export async function makeTenant(t: Pick<TestServer, 'dbPath' | 'url'>, name: string): Promise<Tenant> {
   const tn = await createTenant(t.dbPath, name);
   const c = client(t.url, tn.apiKey.rawKey);
   const a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
