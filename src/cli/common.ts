@@ -4,7 +4,8 @@ import Table from 'cli-table3';
 import type { Command } from 'commander';
 import type { Ledger } from '../core/ledger.js';
 import { openLedger, type OpenLedger } from '../store/open.js';
-import { LedgerError } from '../core/errors.js';
+import { invalid, LedgerError } from '../core/errors.js';
+import { DB_POOL_MAX } from '../core/limits.js';
 import { CLI_ACTOR_ID, type Actor } from '../core/audit.js';
 import { toJsonText } from '../core/json.js';
 import { limitSchema, uuidSchema } from '../core/schemas.js';
@@ -17,8 +18,19 @@ export const DEFAULT_DB = './ledger.db';
 export const dbOption = (command: Command): string =>
   (command.optsWithGlobals().db as string | undefined) ?? process.env.LEDGER_DB ?? DEFAULT_DB;
 
+/** `--db-pool`, else LEDGER_DB_POOL: how many connections a process opens to PostgreSQL for reads. */
+export function dbPoolOption(command: Command): number | undefined {
+  const value = (command.optsWithGlobals().dbPool as string | undefined) ?? process.env.LEDGER_DB_POOL;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > DB_POOL_MAX) {
+    throw invalid(`--db-pool must be a whole number from 1 to ${DB_POOL_MAX}, not ${JSON.stringify(value)}.`);
+  }
+  return Number(value);
+}
+
 /** Opens the ledger a command names, committing on this thread. */
-export const openCommandLedger = (command: Command): Promise<OpenLedger> => openLedger(dbOption(command), { writer: 'local' });
+export const openCommandLedger = (command: Command): Promise<OpenLedger> =>
+  openLedger(dbOption(command), { writer: 'local', poolSize: dbPoolOption(command) });
 
 export const cliActor: Actor = { type: 'HUMAN', keyId: CLI_ACTOR_ID };
 

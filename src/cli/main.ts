@@ -1,5 +1,6 @@
 // The `ledger` command line: one program, one file per command group.
 import { Command, CommanderError } from 'commander';
+import { DB_POOL_DEFAULT } from '../core/limits.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_DB, USAGE_EXIT_CODE } from './common.js';
 import { registerAudit } from './commands/audit.js';
@@ -16,6 +17,7 @@ const program = new Command('ledger')
   .description('Multi-tenant double-entry ledger for bank rails and stablecoins, on SQLite or PostgreSQL.')
   .version(VERSION)
   .option('--db <path|url>', `a SQLite file, or a postgres:// (postgresql://) URL (LEDGER_DB, default ${DEFAULT_DB})`)
+  .option('--db-pool <n>', `PostgreSQL: connections this process opens for reads (LEDGER_DB_POOL, default ${DB_POOL_DEFAULT})`)
   .showHelpAfterError()
   // Usage errors (unknown option, missing argument) exit 2, like invalid values; failures of the work itself exit 1.
   .exitOverride();

@@ -27,6 +27,9 @@ export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 export const GROUP_COMMIT_BATCH_MAX = 512;
 /** Rows (about) one group commit writes at most: a write larger than this commits alone. */
 export const GROUP_COMMIT_WEIGHT_MAX = 1000;
+/** PostgreSQL connections a process opens for reads, by default and at most (`--db-pool`). */
+export const DB_POOL_DEFAULT = 10;
+export const DB_POOL_MAX = 1000;
 /** Accounts whose balances one statement reads ahead for a write group (on engines where each read is a round trip). */
 export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 /** A write of this many rows or more is large: while small writes are being made, large ones get at most a share of the writer. */

@@ -31,6 +31,8 @@ const DRAIN_SWEEP_MS = 20;
 export interface ServeOptions {
   /** The database: a SQLite file path, or a postgres:// URL (store/open.ts). */
   db: string;
+  /** PostgreSQL: the connections opened for reads (`--db-pool`). */
+  dbPoolSize?: number;
   host: string;
   port: number;
   log: Logger;
@@ -148,6 +150,7 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
   const opened = await openLedger(options.db, {
     writer: options.writer ?? 'thread',
+    poolSize: options.dbPoolSize,
     serving: true,
     clock: options.clock,
     ledger: { settlementTtlSeconds: options.settlementTtlSeconds },

@@ -34,6 +34,8 @@ export interface OpenOptions {
    * on this thread (the CLI, the workers run alone, tests that move the clock).
    */
   writer?: 'thread' | 'local';
+  /** PostgreSQL: the connections this process opens for reads (`--db-pool`); one more for a writer on this thread. */
+  poolSize?: number;
   /** `ledger serve`: on SQLite, one per file (sqlite/servingLock.ts); on PostgreSQL, any number. */
   serving?: boolean;
   clock?: Clock;

@@ -1,6 +1,6 @@
 // `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
 import type { Command } from 'commander';
-import { action, dbOption } from '../common.js';
+import { action, dbOption, dbPoolOption } from '../common.js';
 import { startServer, untilSignal, WORKER_NAMES, type WorkerName } from '../../server/serve.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
@@ -93,6 +93,7 @@ export function registerServe(program: Command): void {
       action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string; workers: string | false } & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
           db: dbOption(command),
+          dbPoolSize: dbPoolOption(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),

@@ -5,12 +5,12 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
+import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
 
-/** Connections the pool may open: readers of the HTTP side and the CLI. The writer holds one more of its own. */
-const POOL_SIZE = 10;
-const CONNECT_TIMEOUT_MS = 10_000;
+/** How long a request waits for a free connection (or for a new one to open) before it answers 503. */
+export const ACQUIRE_TIMEOUT_MS = 5_000;
 
 /** int8 as bigint, as better-sqlite3's safeIntegers gives them; NUMERIC stays text of digits (exact). */
 const INT8_OID = 20;
@@ -36,12 +36,16 @@ const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '
 
 /** A lost connection, a server shutting down, out of resources, or a serialization failure: 503, nothing written. */
 export function asPgStoreError(error: unknown): unknown {
+  if (error instanceof LedgerError) return error;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   if (code === LOCK_NOT_AVAILABLE) {
     return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
   }
   if (NETWORK_CODES.includes(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) {
     return new LedgerError('UNAVAILABLE', 'The database could not be written (PostgreSQL unavailable); nothing was written. Retry shortly.');
+  }
+  if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+    return new LedgerError('UNAVAILABLE', `The database is busy: no connection was free within ${ACQUIRE_TIMEOUT_MS / 1000} s. Retry shortly.`);
   }
   if (error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)) {
     return new LedgerError('UNAVAILABLE', 'The database connection was lost; nothing was written. Retry shortly.');
@@ -80,6 +84,9 @@ export function pgTxControl(buffer: WriteBuffer): TxControl {
   };
 }
 
+/** A connection of its own, outside the pool, for what holds a session (LISTEN, the leases' session locks). */
+export const sessionClient = (url: string): pg.Client => new pg.Client({ connectionString: url, connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS, types });
+
 export interface PgDatabase {
   pool: pg.Pool;
   kysely: Kysely<Database>;
@@ -109,8 +116,8 @@ async function checkDurability(pool: pg.Pool): Promise<string> {
  * Connects, checks durability, and migrates (once, under Kysely's advisory lock, however many processes start
  * together). With `migrate: false` (reading the schema's status) it only connects.
  */
-export async function openPgDatabase(url: string, options: { migrate?: boolean } = {}): Promise<PgDatabase> {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+export async function openPgDatabase(url: string, options: { migrate?: boolean; poolSize?: number } = {}): Promise<PgDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DB_POOL_DEFAULT, connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS, types });
   // An idle connection the server dropped is replaced on next use; it must not crash the process.
   pool.on('error', () => {});
   try {

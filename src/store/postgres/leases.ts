@@ -10,24 +10,25 @@ const LEASE_LOCK_CLASS = 0x6c65_6173; // 'leas'
 const nameKey = (name: string): number => createHash('sha1').update(name).digest().readInt32BE(0);
 
 export class PgLeases implements Leases {
-  private client: Promise<pg.PoolClient> | undefined;
+  private client: Promise<pg.Client> | undefined;
   private readonly held = new Set<string>();
   /** One statement at a time on the lease connection. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `connect` gives a connection outside the pool: the locks live and die with its session. */
+  constructor(private readonly connect: () => pg.Client) {}
 
-  private connection(): Promise<pg.PoolClient> {
-    this.client ??= this.pool.connect().then(
-      (client) => {
-        const lost = () => {
-          this.held.clear();
-          this.client = undefined;
-        };
-        client.on('error', lost);
-        client.on('end', lost);
-        return client;
-      },
+  private connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const client = this.connect();
+    const lost = () => {
+      this.held.clear();
+      this.client = undefined;
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    this.client = client.connect().then(
+      () => client,
       (error: unknown) => {
         this.client = undefined;
         throw error;
@@ -36,7 +37,7 @@ export class PgLeases implements Leases {
     return this.client;
   }
 
-  private run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private run<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
     const next = this.queue.then(async () => work(await this.connection()));
     this.queue = next.catch(() => {});
     return next;
@@ -66,7 +67,7 @@ export class PgLeases implements Leases {
     this.held.clear();
     const client = await this.client?.catch(() => undefined);
     this.client = undefined;
-    // Closed rather than returned to the pool: its session locks end with it.
-    client?.release(true);
+    // Its session locks end with it.
+    await client?.end().catch(() => {});
   }
 }

@@ -10,7 +10,8 @@ import type { Database } from '../schema.js';
 import { LocalWriter } from '../localWriter.js';
 import { ThreadWriter } from '../threadWriter.js';
 import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
-import { openPgDatabase, pgTxControl, redactedUrl, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
+import { openPgDatabase, pgTxControl, redactedUrl, sessionClient, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
+import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import { PgStore } from './pgStore.js';
 import { WriteBuffer } from './writeBuffer.js';
 import { PgLeases } from './leases.js';
@@ -32,7 +33,7 @@ async function writerOn(pool: pg.Pool, kysely: Kysely<Database>, clock?: Clock):
 
 /** The writer thread's writer: a pool of its own, of which it holds one connection. */
 export async function openPgWriter(url: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
-  const { pool, kysely, durability } = await openPgDatabase(url);
+  const { pool, kysely, durability } = await openPgDatabase(url, { poolSize: 1 });
   try {
     const { writer, release } = await writerOn(pool, kysely);
     return {
@@ -50,7 +51,9 @@ export async function openPgWriter(url: string): Promise<{ writer: LocalWriter; 
 }
 
 export async function openPostgresLedger(url: string, options: OpenOptions): Promise<OpenLedger> {
-  const { pool, kysely, durability } = await openPgDatabase(url);
+  // The readers' connections, and one more for a writer on this thread (the writer thread has a pool of its own).
+  const readers = options.poolSize ?? DB_POOL_DEFAULT;
+  const { pool, kysely, durability } = await openPgDatabase(url, { poolSize: options.writer === 'thread' ? readers : readers + 1 });
   let release = () => {};
   let ended = false;
   const end = async () => {
@@ -61,7 +64,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
   };
   let writer: LocalWriter | ThreadWriter | undefined;
   try {
-    const reader = new PgStore(kysely, pool, end);
+    const reader = new PgStore(kysely, pool, end, undefined, () => sessionClient(url));
     if (options.writer === 'thread') {
       writer = await ThreadWriter.start(url, options.log ?? (() => {}));
     } else {
@@ -71,7 +74,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     }
     const ledger = await Ledger.open(reader, writer, options.clock ?? systemClock, options.ledger);
     const where = writer instanceof ThreadWriter ? 'on a writer thread' : 'on this thread';
-    return assemble(ledger, new PgLeases(pool), `PostgreSQL ${redactedUrl(url)}: ${durability}; writer ${where}`, async () => {
+    return assemble(ledger, new PgLeases(() => sessionClient(url)), `PostgreSQL ${redactedUrl(url)}: ${durability}; writer ${where}`, async () => {
       await writer?.close();
       await reader.close(); // its listening connection, then the pool
     });

@@ -12,7 +12,7 @@ import type { WriteBuffer } from './writeBuffer.js';
 export class PgStore extends SqlStore {
   /** Commits this process has heard of, from every writer of the database (LISTEN; each write group NOTIFYs). */
   private heard = 0;
-  private listener: Promise<pg.PoolClient | null> | undefined;
+  private listener: Promise<pg.Client | null> | undefined;
   private listening = false;
   private unknown = 0;
 
@@ -21,6 +21,8 @@ export class PgStore extends SqlStore {
     private readonly connection: Queryable,
     private readonly onClose: () => Promise<void>,
     buffer?: WriteBuffer,
+    /** The reader's: a connection of its own to LISTEN on (none for the writer's store). */
+    private readonly listenClient?: () => pg.Client,
   ) {
     super(statements(pgPreparer(kysely, () => connection, buffer)));
   }
@@ -31,22 +33,27 @@ export class PgStore extends SqlStore {
    * something had changed, rather than miss a change.
    */
   async changeVersion(): Promise<string> {
-    if (!('totalCount' in this.connection)) return `u${++this.unknown}`;
-    this.listener ??= this.listen(this.connection);
+    if (!this.listenClient) return `u${++this.unknown}`;
+    this.listener ??= this.listen(this.listenClient());
     await this.listener;
     return this.listening ? `n${this.heard}` : `u${++this.unknown}`;
   }
 
-  private async listen(pool: pg.Pool): Promise<pg.PoolClient | null> {
+  private async listen(client: pg.Client): Promise<pg.Client | null> {
     try {
-      const client = await pool.connect();
       client.on('notification', () => this.heard++);
-      client.on('error', () => (this.listening = false));
-      client.on('end', () => (this.listening = false));
+      const lost = () => {
+        this.listening = false;
+        this.listener = undefined; // a new connection on the next call
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      await client.connect();
       await client.query(`LISTEN ${CHANGES_CHANNEL}`);
       this.listening = true;
       return client;
     } catch {
+      await client.end().catch(() => {});
       this.listener = undefined; // tried again on the next call
       return null;
     }
@@ -55,7 +62,7 @@ export class PgStore extends SqlStore {
   async close(): Promise<void> {
     const client = await this.listener;
     this.listening = false;
-    client?.release(true);
+    await client?.end().catch(() => {});
     await this.onClose();
   }
 }

@@ -7,6 +7,7 @@ import Cursor from 'pg-cursor';
 import type { Database } from '../schema.js';
 import { compileSlots, type Args, type PrepareOptions, type Preparer, type Statement } from '../sql/statement.js';
 import { insertShape, type InsertShape, type WriteBuffer } from './writeBuffer.js';
+import { asPgStoreError } from './connect.js';
 
 /** Where a statement runs: the pool (reads) or the connection of the open write transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -35,9 +36,14 @@ class PgStatement<Row> implements Statement<Row> {
     return this.options.pluck ?? false;
   }
 
+  /** A connection that cannot be had in time, or is lost, answers 503 (connect.ts, asPgStoreError). */
   private async query(args: Args) {
     const values = this.bind(args);
-    return (await this.buffer?.read(this.text, values)) ?? this.on().query({ name: this.name, text: this.text, values });
+    try {
+      return (await this.buffer?.read(this.text, values)) ?? (await this.on().query({ name: this.name, text: this.text, values }));
+    } catch (error) {
+      throw asPgStoreError(error);
+    }
   }
 
   private async rows(args: Args): Promise<Row[]> {
@@ -60,7 +66,7 @@ class PgStatement<Row> implements Statement<Row> {
     await this.buffer?.flush();
     const on = this.on();
     const pooled = 'totalCount' in on;
-    const client = pooled ? await on.connect() : on;
+    const client = pooled ? await on.connect().catch((error: unknown) => Promise.reject(asPgStoreError(error))) : on;
     const cursor = client.query(new Cursor<Row>(this.text, this.bind(args)));
     try {
       for (let size = CURSOR_FIRST_ROWS; ; size = Math.min(size * 2, CURSOR_MAX_ROWS)) {
