@@ -1,6 +1,7 @@
-// Two `ledger watch` processes on one chain and one PostgreSQL database (issue 14): one watches (it holds the chain's
-// lease), the other stands by and takes over when the first is killed; each transfer is recorded once and each
-// settlement settled once. The chain is the test TRON full node (test/chains/tron-node.ts), the cheapest to run.
+// Two `ledger watch` processes on one chain and one database (issue 14): one watches (it holds the chain's lease: a
+// session lock on PostgreSQL, a lock file on SQLite), the other stands by and takes over when the first is killed;
+// each transfer is recorded once and each settlement settled once. The chain is the test TRON full node
+// (test/chains/tron-node.ts), the cheapest to run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ const USDT = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
 const SENDER = tronAddress('11'.repeat(20));
 const WALLET = tronAddress('abc456');
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('two chain watchers on one database', () => {
+describe(`two chain watchers on one ${TEST_ENGINE} database`, () => {
   let t: TestServer;
   let c: Client;
   let node: FakeTron;

@@ -1,18 +1,19 @@
-// Webhook senders in several processes on one PostgreSQL database (issue 14): one sender at a time works a tenant
-// (a lease: a session lock of the database), so a receiver sees the tenant's events in commit order while three
-// senders run and one of them is killed; every event arrives, at least once.
+// Webhook senders in several processes on one database (issue 14): one sender at a time works a tenant (a lease: a
+// session lock on PostgreSQL, a lock file beside the database on SQLite), so a receiver sees the tenant's events in
+// commit order while three senders run and one of them is killed; every event arrives, at least once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
+import { TEST_ENGINE } from '../helpers/postgres.js';
+import { testDb } from '../helpers/server.js';
 import { makeTenant } from './support.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { killAll, spawnLedger, spawnServe, type Spawned } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
 import { sqlOn } from '../helpers/sql.js';
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes on one PostgreSQL database', () => {
+describe(`webhook senders in three processes on one ${TEST_ENGINE} database`, () => {
   let dir: string;
   let r: Receiver;
   let db: string;
@@ -25,7 +26,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('webhook senders in three processes 
     r = await startReceiver();
     caFile = join(dir, 'ca.pem');
     writeFileSync(caFile, r.cert);
-    db = await freshDatabaseUrl();
+    db = await testDb(dir);
     const env = { NODE_EXTRA_CA_CERTS: caFile };
     const served = await spawnServe(db, ['--webhook-allow-private'], { env });
     url = served.url;

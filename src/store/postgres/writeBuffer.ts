@@ -43,7 +43,10 @@ export function insertShape(text: string): InsertShape | undefined {
 
 interface DeferredRow {
   shape: InsertShape;
-  values: readonly unknown[];
+  /** The row as SQL text, `(…, …)`, rendered once when deferred. */
+  row: string;
+  /** An upsert's conflict target values, to keep the last row per key. */
+  key: string | undefined;
 }
 
 /** A statement whose answer a command waits for: it goes with the pending statements, at the end of the current tick. */
@@ -92,10 +95,13 @@ export class WriteBuffer {
   /** A write whose answer nobody needs: it waits for the next batch. */
   defer(text: string, shape: InsertShape | undefined, values: readonly unknown[]): void {
     if (this.failure) return;
-    if (!values.every((value) => this.literal(value) !== undefined)) {
+    const literals = values.map((value) => this.literal(value));
+    if (literals.some((literal) => literal === undefined)) {
       throw new Error('A deferred statement got a value that is not text, an integer or null.');
     }
-    this.pending.push(shape ? { shape, values } : this.render(text, values)!);
+    if (!shape) return void this.pending.push(text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!));
+    const key = shape.keyAt && JSON.stringify(shape.keyAt.map((i) => String(values[i])));
+    this.pending.push({ shape, row: `(${literals.join(', ')})`, key });
   }
 
   /**
@@ -170,14 +176,14 @@ export class WriteBuffer {
         out.push(typeof item === 'string' ? item : item.text);
         continue;
       }
-      const { shape, values } = item;
+      const { shape, row, key } = item;
       // Another statement into the same table closes the open ones, so that the table's rows keep their order.
       if (!open.has(shape) && [...open.keys()].some((other) => other.table === shape.table)) close();
       const rows = open.get(shape) ?? new Map<string, string>();
       open.set(shape, rows);
-      const key = shape.keyAt ? JSON.stringify(shape.keyAt.map((i) => String(values[i]))) : `#${unkeyed++}`;
-      rows.delete(key);
-      rows.set(key, `(${values.map((value) => this.literal(value)).join(', ')})`);
+      const rowKey = key ?? `#${unkeyed++}`;
+      rows.delete(rowKey);
+      rows.set(rowKey, row);
     }
     close();
     return { text: out.join(';\n'), reads };
