@@ -121,4 +121,38 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () =>
     expect(stored.slice(1, 9)).toEqual(Array.from({ length: 8 }, (_, i) => `k0-${i}`));
     expect(stored.at(-1)).toBe('k59-7');
   });
+
+  it('a serialization failure or deadlock reported by PostgreSQL runs the whole group again: the client never sees it', async () => {
+    // A function that PostgreSQL makes fail with the given SQLSTATE on its first calls (a sequence is not rolled back).
+    await pool.query('create sequence if not exists tries');
+    await pool.query(`create or replace function flaky(code text, failures int) returns int language plpgsql as $$
+      begin
+        if nextval('tries') <= failures then raise exception 'conflict with another writer' using errcode = code; end if;
+        return 1;
+      end $$`);
+    for (const code of ['40001', '40P01']) {
+      await pool.query('alter sequence tries restart');
+      await pool.query('truncate scratch');
+      let runs = 0;
+      const results = await Promise.allSettled([
+        committer.run(async () => insert('a')),
+        committer.run(async () => {
+          runs++;
+          insert('b');
+          await buffer.read(`select flaky('${code}', 2)`, []);
+        }),
+        committer.run(async () => insert('c')),
+      ]);
+      expect(results.map((r) => r.status), code).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      expect(runs).toBe(3);
+      expect(await rows()).toEqual(['a', 'b', 'c']);
+    }
+    // A conflict that does not go away answers 503 (UNAVAILABLE), with nothing written.
+    await pool.query('alter sequence tries restart');
+    await pool.query('truncate scratch');
+    const stuck = await Promise.allSettled([committer.run(async () => void insert('z')), committer.run(async () => void (await buffer.read("select flaky('40001', 1000)", [])))]);
+    expect(stuck.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect((stuck[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(await rows()).toEqual(['z']);
+  });
 });

@@ -27,6 +27,12 @@ export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 export const GROUP_COMMIT_BATCH_MAX = 512;
 /** Rows (about) one group commit writes at most: a write larger than this commits alone. */
 export const GROUP_COMMIT_WEIGHT_MAX = 1000;
+/**
+ * How many times a write group that the database refused for a conflict with another writer (a serialization failure,
+ * a deadlock) runs again before its commands answer 503; each try waits a little longer (WRITE_CONFLICT_BACKOFF_MS × n).
+ */
+export const WRITE_CONFLICT_RETRIES = 5;
+export const WRITE_CONFLICT_BACKOFF_MS = 10;
 /** PostgreSQL connections a process opens for reads, by default and at most (`--db-pool`). */
 export const DB_POOL_DEFAULT = 10;
 export const DB_POOL_MAX = 1000;

@@ -8,6 +8,8 @@ import {
   LARGE_WRITE_CONTENDED_MS,
   LARGE_WRITE_SHARE_FACTOR,
   LARGE_WRITE_WEIGHT,
+  WRITE_CONFLICT_BACKOFF_MS,
+  WRITE_CONFLICT_RETRIES,
 } from '../core/limits.js';
 import { LedgerError } from '../core/errors.js';
 import type { ReadAhead } from '../core/ports.js';
@@ -35,6 +37,13 @@ export interface TxControl {
   rollbackTo(): MaybePromise<void>;
   /** Conditions of the machine (a lock held elsewhere, a full disk, a lost connection) answer 503. */
   asStoreError(error: unknown): unknown;
+  /** A conflict with another writer (serialization failure, deadlock): the group runs again, the client never sees it. */
+  isConflict?(error: unknown): boolean;
+}
+
+/** The group met a conflict with another writer: nothing of it was written, and it may run again as it is. */
+class WriteConflict {
+  constructor(readonly error: unknown) {}
 }
 
 export class GroupCommitter {
@@ -145,23 +154,36 @@ export class GroupCommitter {
    * alone, so that one bad command fails alone and the others commit.
    */
   private async commitBatch(batch: Job[]): Promise<Outcome[]> {
-    let result: Outcome[] | { groupError: unknown };
+    let result: Outcome[] | { groupError: unknown; conflict?: true };
     try {
-      result = await this.commitBatchOnce(batch);
+      result = await this.commitBatchRetrying(batch);
     } finally {
       this.forget();
     }
     if (Array.isArray(result)) return result;
-    const { groupError } = result;
-    const unavailable = groupError instanceof LedgerError && groupError.code === 'UNAVAILABLE';
+    const { groupError, conflict } = result;
+    // The machine's condition fails every command alike; a conflict that would not go away may be one command's.
+    const unavailable = groupError instanceof LedgerError && groupError.code === 'UNAVAILABLE' && !conflict;
     if (batch.length === 1 || unavailable) return batch.map(() => ({ ok: false, error: groupError }));
     const outcomes: Outcome[] = [];
     for (const job of batch) outcomes.push(...(await this.commitBatch([job])));
     return outcomes;
   }
 
-  private async commitBatchOnce(batch: Job[]): Promise<Outcome[] | { groupError: unknown }> {
+  /** Runs the group again, as it is, while the database refuses it for a conflict with another writer (a few times). */
+  private async commitBatchRetrying(batch: Job[]): Promise<Outcome[] | { groupError: unknown; conflict?: true }> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.commitBatchOnce(batch);
+      if (!(result instanceof WriteConflict)) return result;
+      this.forget();
+      if (attempt > WRITE_CONFLICT_RETRIES) return { groupError: this.tx.asStoreError(result.error), conflict: true };
+      await new Promise((resolve) => setTimeout(resolve, WRITE_CONFLICT_BACKOFF_MS * attempt));
+    }
+  }
+
+  private async commitBatchOnce(batch: Job[]): Promise<Outcome[] | { groupError: unknown } | WriteConflict> {
     const { tx } = this;
+    const failed = (error: unknown) => (tx.isConflict?.(error) ? new WriteConflict(error) : { groupError: tx.asStoreError(error) });
     try {
       await tx.begin();
       if (this.readAhead) await this.readAhead(batch.flatMap((job) => (job.ahead ? [job.ahead] : [])));
@@ -170,7 +192,7 @@ export class GroupCommitter {
       await Promise.resolve()
         .then(() => tx.rollback())
         .catch(() => {});
-      return { groupError: tx.asStoreError(error) };
+      return failed(error);
     }
     const outcomes: Outcome[] = [];
     // One command at a time: each in its own savepoint, and its reads see only what is before it in this batch.
@@ -182,6 +204,8 @@ export class GroupCommitter {
           await tx.release();
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // A conflict met by one command is the group's: it runs again whole.
+          if (tx.isConflict?.(error)) throw error;
           await tx.rollbackTo();
           await tx.release();
           this.forget();
@@ -198,7 +222,7 @@ export class GroupCommitter {
       } catch {
         // Already rolled back by the engine.
       }
-      return { groupError: tx.asStoreError(error) };
+      return failed(error);
     }
   }
 }

@@ -92,8 +92,12 @@ export function pgTxControl(buffer: WriteBuffer, connection?: WriterConnection):
       }
     },
     asStoreError: asPgStoreError,
+    isConflict: (error) => CONFLICT_CODES.includes(String((error as { code?: unknown } | null)?.code ?? '')),
   };
 }
+
+/** serialization_failure and deadlock_detected: the group runs again (groupCommit.ts), the client never sees them. */
+const CONFLICT_CODES = ['40001', '40P01'];
 
 /** A connection of its own, outside the pool, for what holds a session (LISTEN, the leases' session locks). */
 export const sessionClient = (url: string): pg.Client => new pg.Client({ connectionString: url, connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS, types });
