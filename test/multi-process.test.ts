@@ -32,6 +32,36 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
       }),
     });
 
+  /** Kept balances equal their entries, commit times and sequences agree along the commit order, the chain verifies. */
+  const expectWhole = async (tenant: string) => {
+    // Every kept balance is the sum of its entries, and the last entry's running balance.
+    const drift = await sqlOn(
+      db,
+      `select b.account_id from balances b
+       where b.tenant_id = ? and (b.balance <> (
+         select coalesce(sum(case when e.entry_type = 'DEBIT' then e.amount else -e.amount end), 0)
+         from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id and e.asset = b.asset)
+       or b.balance <> (select e.balance_after from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id
+                        and e.asset = b.asset order by e.seq desc limit 1))`,
+      [tenant],
+    );
+    expect(drift.rows).toEqual([]);
+
+    // Commit times never go backwards along the commit order (sequence), whichever process committed.
+    for (const [table, time] of [['transactions', 'created_at'], ['audit_log', 'occurred_at'], ['outbox', 'created_at']]) {
+      const backwards = await sqlOn(
+        db,
+        `select t.seq from ${table} t join ${table} u on u.tenant_id = t.tenant_id and u.seq > t.seq and u.${time} < t.${time}
+         where t.tenant_id = ? limit 1`,
+        [tenant],
+      );
+      expect(backwards.rows, table).toEqual([]);
+    }
+
+    const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenant]);
+    expect(verify.code, verify.stderr).toBe(0);
+  };
+
   beforeAll(async () => {
     db = await freshDatabaseUrl();
     const tenant = await createTenant(db);
@@ -70,27 +100,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
     expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(acknowledged));
     expect(stored.rows).toHaveLength(acknowledged.length);
 
-    // Every kept balance is the sum of its entries, and the last entry's running balance.
-    const drift = await sqlOn(
-      db,
-      `select b.account_id from balances b
-       where b.tenant_id = ? and b.balance <> (
-         select coalesce(sum(case when e.entry_type = 'DEBIT' then e.amount else -e.amount end), 0)
-         from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id and e.asset = b.asset)
-       or b.balance <> (select e.balance_after from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id
-                        and e.asset = b.asset order by e.seq desc limit 1)`,
-      [tenantId],
-    );
-    expect(drift.rows).toEqual([]);
-
-    // Commit times never go backwards along the commit order (sequence), whichever process committed.
-    const backwards = await sqlOn(
-      db,
-      `select t.seq from transactions t join transactions u on u.tenant_id = t.tenant_id and u.seq > t.seq and u.created_at < t.created_at
-       where t.tenant_id = ? limit 1`,
-      [tenantId],
-    );
-    expect(backwards.rows).toEqual([]);
+    await expectWhole(tenantId);
 
     // The balance endpoint agrees on every process, now and as of now.
     const asOf = encodeURIComponent(new Date(Date.now() + 1000).toISOString());
@@ -100,9 +110,71 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
       const then = (await (await fetch(`${url}/api/v1/accounts/${account}/balance?asOf=${asOf}`, { headers })).json()) as { amount: number };
       expect(then.amount).toBe(now.amount);
     }
+  });
 
-    const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenantId]);
-    expect(verify.code, verify.stderr).toBe(0);
+  it('tenants write in parallel from every process, each tenant whole and in order', async () => {
+    const tenants = await Promise.all(
+      ['North', 'South', 'East'].map(async (name) => {
+        const tenant = await createTenant(db, name);
+        const auth = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+        const ids = await Promise.all(
+          ['from', 'to'].map(async (accountName, i) => {
+            const res = await fetch(`${servers[i]!.url}/api/v1/accounts`, { method: 'POST', headers: auth, body: JSON.stringify({ name: accountName, currency: 'USD', type: 'ASSET' }) });
+            return ((await res.json()) as { id: string }).id;
+          }),
+        );
+        return { id: tenant.tenantId, auth, from: ids[0]!, to: ids[1]! };
+      }),
+    );
+    const failures: string[] = [];
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        const tenant = tenants[client % tenants.length]!;
+        for (let n = 0; n < POSTINGS_PER_CLIENT / 2; n++) {
+          const res = await fetch(`${servers[(client + n) % SERVERS]!.url}/api/v1/transactions`, {
+            method: 'POST',
+            headers: { ...tenant.auth, 'idempotency-key': randomUUID() },
+            body: JSON.stringify({
+              lines: [
+                { accountId: tenant.from, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
+                { accountId: tenant.to, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
+              ],
+            }),
+          });
+          if (res.status !== 201) failures.push(`${res.status} ${await res.text()}`);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    for (const tenant of tenants) {
+      const count = await sqlOn(db, 'select 1 from transactions where tenant_id = ?', [tenant.id]);
+      expect(count.rows).toHaveLength((CLIENTS / tenants.length) * (POSTINGS_PER_CLIENT / 2));
+      await expectWhole(tenant.id);
+    }
+  });
+
+  it('a key revoked through one process (or the CLI) is refused by every process on its next request; a cursor minted by one is accepted by another', async () => {
+    const created = await cli(['--db', db, 'keys', 'create', '--tenant', tenantId, '--scopes', 'ACCOUNTS_READ', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout) as { id: string; rawKey: string };
+    const read = (url: string, rawKey: string) => fetch(`${url}/api/v1/accounts?limit=1`, { headers: { authorization: `Bearer ${rawKey}` } });
+    for (const server of servers) expect((await read(server.url, key.rawKey)).status).toBe(200);
+    const revoked = await fetch(`${servers[0]!.url}/api/v1/api-keys/${key.id}`, { method: 'DELETE', headers });
+    expect(revoked.status).toBeLessThan(300);
+    for (const server of servers) expect((await read(server.url, key.rawKey)).status).toBe(401);
+
+    const another = JSON.parse((await cli(['--db', db, 'keys', 'create', '--tenant', tenantId, '--scopes', 'ACCOUNTS_READ', '--json'])).stdout) as { id: string; rawKey: string };
+    expect((await read(servers[1]!.url, another.rawKey)).status).toBe(200);
+    expect((await cli(['--db', db, 'keys', 'revoke', another.id, '--tenant', tenantId])).code).toBe(0);
+    for (const server of servers) expect((await read(server.url, another.rawKey)).status).toBe(401);
+
+    // The first page from one process, the next from another.
+    const first = (await (await read(servers[0]!.url, headers.authorization!.slice('Bearer '.length))).json()) as { items: Array<{ id: string }>; nextCursor: string };
+    const next = await fetch(`${servers[2]!.url}/api/v1/accounts?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`, { headers });
+    expect(next.status).toBe(200);
+    const page = (await next.json()) as { items: Array<{ id: string }> };
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]!.id).not.toBe(first.items[0]!.id);
   });
 
   it('one Idempotency-Key sent to every process at once posts once: the others replay its answer or get 409, never a 5xx', async () => {

@@ -1,5 +1,5 @@
 // Every write the ledger makes, by name. A Writer runs them inside its group commit, in this thread or another.
-import type { ReadAhead, WriteContext } from './ports.js';
+import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
 import { createAccountCommand } from './usecases/accounts.js';
 import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './usecases/transactions.js';
@@ -39,6 +39,16 @@ export type CommandResult<K extends CommandName> = Awaited<ReturnType<Commands[K
 /** Runs one command; the writer calls this inside a savepoint. */
 export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> =>
   (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => Promise<CommandResult<K>>)(ctx, args);
+
+/**
+ * What a command may change (see WriteScope): the tenant named in its arguments, or 'all' for the commands that span
+ * tenants (the expiry sweeper, the chain watchers) or make a tenant.
+ */
+export function commandScope<K extends CommandName>(name: K, args: CommandArgs<K>): WriteScope {
+  if (name === 'recordWebhookAttempt') return (args as CommandArgs<'recordWebhookAttempt'>).state.tenantId;
+  const tenantId = (args as { tenantId?: unknown }).tenantId;
+  return typeof tenantId === 'string' ? tenantId : 'all';
+}
 
 /** About how many rows a command writes, so that group commit can keep a large write apart from small ones. */
 export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {

@@ -105,7 +105,11 @@ export interface ReadStore {
   onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]>;
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord>;
   idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined>;
-  lastCommitTime(): Promise<string | null>;
+  /**
+   * The last commit time: of the given tenants (the latest of them), or of the whole database. Every write appends an
+   * audit record, so it is the time of the newest record of each tenant's chain.
+   */
+  lastCommitTime(tenantIds?: readonly string[]): Promise<string | null>;
   settlement(tenantId: string, settlementId: string): Promise<Settlement | undefined>;
   settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement>;
   /** PENDING settlements equal to the target, oldest first. */
@@ -159,6 +163,12 @@ export interface ReadStore {
   agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord>;
 }
 
+/**
+ * What a write command may change: one tenant's data (its id), or anything ('all': commands that span tenants, such as
+ * the expiry sweeper and the chain watchers, or that make a tenant). Known before it runs, for the group's locks.
+ */
+export type WriteScope = string | 'all';
+
 /** What a write command will read, known before it runs: read for its whole group at once (WriteTx.readAhead). */
 export interface ReadAhead {
   tenantId: string;
@@ -173,9 +183,11 @@ export interface ReadAhead {
  * in its group. A command that throws leaves nothing behind (its savepoint rolls back).
  *
  * Locks this port relies on: read-then-write sequences (kept balances, the audit chain head, agent limits, idempotency
- * records, settlement state) are safe because the group commit holds the database's write lock for the whole group:
- * SQLite's `BEGIN IMMEDIATE`, and on PostgreSQL one writer per database at a time (one process; several processes on
- * one PostgreSQL database need row locks and are not supported by this port yet).
+ * records, settlement state) are safe because each group holds, from its start to its commit, the locks of what its
+ * commands may change (their WriteScope): on SQLite the database's write lock (`BEGIN IMMEDIATE`); on PostgreSQL a
+ * lock per tenant, so that one tenant's writes are serialised whichever process makes them while tenants write in
+ * parallel, and a database-wide lock for commands that span tenants. A group takes its locks at once, in one global
+ * order (store/postgres/connect.ts), so writers never deadlock.
  */
 export interface WriteTx extends ReadStore {
   /**

@@ -12,7 +12,7 @@ import {
   WRITE_CONFLICT_RETRIES,
 } from '../core/limits.js';
 import { LedgerError } from '../core/errors.js';
-import type { ReadAhead } from '../core/ports.js';
+import type { ReadAhead, WriteScope } from '../core/ports.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -22,14 +22,19 @@ interface Job {
   weight: number;
   /** What it will read, for the group to read ahead (core/commands.ts, commandReadAhead). */
   ahead: ReadAhead | undefined;
+  /** What it may change: its group takes the locks of every job's scope. */
+  scope: WriteScope;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 /** The transaction statements of one connection, and how the engine's errors read as the contract's. */
 export interface TxControl {
-  /** Begins the group's transaction, taking the write lock it relies on (see WriteTx in core/ports.ts). */
-  begin(): MaybePromise<void>;
+  /**
+   * Begins the group's transaction, taking the locks it relies on (see WriteTx in core/ports.ts): of the tenants it
+   * may change (sorted, without repeats), or of everything.
+   */
+  begin(scope: readonly string[] | 'all'): MaybePromise<void>;
   commit(): MaybePromise<void>;
   rollback(): MaybePromise<void>;
   savepoint(): MaybePromise<void>;
@@ -63,12 +68,12 @@ export class GroupCommitter {
   constructor(
     private readonly tx: TxControl,
     private readonly forget: () => void = () => {},
-    private readonly readAhead?: (hints: ReadAhead[]) => Promise<void>,
+    private readonly readAhead?: (hints: ReadAhead[], scope: readonly string[] | 'all') => Promise<void>,
   ) {}
 
-  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead): Promise<T> {
+  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead, scope: WriteScope = 'all'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, weight, ahead, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, weight, ahead, scope, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -184,9 +189,10 @@ export class GroupCommitter {
   private async commitBatchOnce(batch: Job[]): Promise<Outcome[] | { groupError: unknown } | WriteConflict> {
     const { tx } = this;
     const failed = (error: unknown) => (tx.isConflict?.(error) ? new WriteConflict(error) : { groupError: tx.asStoreError(error) });
+    const scope = groupScope(batch);
     try {
-      await tx.begin();
-      if (this.readAhead) await this.readAhead(batch.flatMap((job) => (job.ahead ? [job.ahead] : [])));
+      await tx.begin(scope);
+      if (this.readAhead) await this.readAhead(batch.flatMap((job) => (job.ahead ? [job.ahead] : [])), scope);
     } catch (error) {
       // A BEGIN that went through before its lock timed out leaves a transaction to end.
       await Promise.resolve()
@@ -225,4 +231,10 @@ export class GroupCommitter {
       return failed(error);
     }
   }
+}
+
+/** The tenants a group may change, sorted and without repeats, or 'all' when one of its jobs may change anything. */
+function groupScope(batch: readonly Job[]): readonly string[] | 'all' {
+  if (batch.some((job) => job.scope === 'all')) return 'all';
+  return [...new Set(batch.map((job) => job.scope))].sort();
 }

@@ -1,5 +1,5 @@
 // The writer on this thread: commands run against one connection of the store, through group commit.
-import { commandReadAhead, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import { commandReadAhead, commandScope, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
 import type { Clock, IdGenerator, ReadAhead, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
@@ -14,11 +14,12 @@ export class LocalWriter implements Writer {
   private readonly ctx: WriteContext;
 
   private constructor(store: SqlStore, tx: TxControl, ctx: WriteContext, readAhead: boolean) {
-    // Under the group's write lock: what its commands will read, and the last commit time of any process, so that
-    // commit times never go backwards along the commit order whichever process commits (one round trip in all).
+    // Under the group's locks: what its commands will read, and the last commit time of its tenants (of any process),
+    // so that commit times never go backwards along a tenant's commit order whichever process commits (one round trip).
     const ahead = readAhead
-      ? async (hints: ReadAhead[]) => {
-          await Promise.all([store.readAhead(hints), store.lastCommitTime().then((at) => ctx.commitClock.advanceTo(at))]);
+      ? async (hints: ReadAhead[], scope: readonly string[] | 'all') => {
+          const last = store.lastCommitTime(scope === 'all' ? undefined : scope);
+          await Promise.all([store.readAhead(hints), last.then((at) => ctx.commitClock.advanceTo(at))]);
         }
       : undefined;
     this.committer = new GroupCommitter(tx, () => store.forgetWriteState(), ahead);
@@ -47,7 +48,7 @@ export class LocalWriter implements Writer {
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args));
+    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args), commandScope(name, args));
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 // Everything PostgreSQL-specific about connecting: the pool, the settings durability depends on, migrations under
 // the database-wide lock, and how the engine's errors read as the contract's.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.js';
@@ -55,10 +56,27 @@ export function asPgStoreError(error: unknown): unknown {
 }
 
 /**
- * A key of this ledger's own for the database-wide advisory lock the writer takes at the start of each group: one
- * writer commits at a time, whichever process it is in (several writers on one database are the next step).
+ * The locks a write group takes at its start, held until it commits (transaction-level advisory locks):
+ * - one per tenant it may change (the second key is the tenant id hashed): one tenant's writes are serialised, in
+ *   every process, so its chain head, sequences and commit times follow its commit order, while tenants write in
+ *   parallel;
+ * - the database-wide lock, shared by every group that names its tenants, and taken alone by a group that may change
+ *   anything (the sweeper, the chain watchers, a new tenant), which then waits for all the others.
+ * A group takes the database-wide lock first, then its tenants' in the order of their keys: one global order, so two
+ * groups never wait for each other.
  */
 export const WRITER_LOCK_KEY = 0x6c656467; // 'ledg'
+const TENANT_LOCK_CLASS = 0x7465_6e61; // 'tena'
+
+/** An advisory lock's second key for a name (a tenant, a lease): 32 bits of its hash. */
+export const advisoryKey = (name: string): number => createHash('sha1').update(name).digest().readInt32BE(0);
+
+/** The statements that take a group's locks (see WRITER_LOCK_KEY). */
+export function writeLockStatements(scope: readonly string[] | 'all'): string[] {
+  if (scope === 'all') return [`SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`];
+  const keys = [...new Set(scope.map(advisoryKey))].sort((a, b) => a - b);
+  return [`SELECT pg_advisory_xact_lock_shared(${WRITER_LOCK_KEY})`, ...keys.map((key) => `SELECT pg_advisory_xact_lock(${TENANT_LOCK_CLASS}, ${key})`)];
+}
 
 /** How long the writer waits for the writer lock (another process writing) before it answers 503, as SQLite's busy timeout. */
 export const WRITER_LOCK_TIMEOUT_MS = 5000;
@@ -68,16 +86,16 @@ const LOCK_NOT_AVAILABLE = '55P03';
 export const CHANGES_CHANNEL = 'ledger_changes';
 
 /**
- * The group's transaction statements go through the writer's buffer (writeBuffer.ts): BEGIN with the writer lock and
+ * The group's transaction statements go through the writer's buffer (writeBuffer.ts): BEGIN with the group's locks and
  * the change notice in one round trip, then each SAVEPOINT and RELEASE with the commands' statements around it, and
  * COMMIT with whatever is still pending. Every command runs in a savepoint of its own; a failure met in a batch that
  * carried earlier commands' statements fails the group, which then runs again one command at a time.
  */
 export function pgTxControl(buffer: WriteBuffer, connection?: WriterConnection): TxControl {
   return {
-    begin: async () => {
+    begin: async (scope) => {
       await connection?.ready();
-      buffer.begin(['BEGIN', `SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`, `NOTIFY ${CHANGES_CHANNEL}`]);
+      buffer.begin(['BEGIN', ...writeLockStatements(scope), `NOTIFY ${CHANGES_CHANNEL}`]);
     },
     savepoint: () => buffer.savepoint(),
     release: () => buffer.release(),

@@ -1,13 +1,11 @@
 // Leases across processes on PostgreSQL: session advisory locks on a connection of their own. A process that dies
 // drops its connection, and the server releases its locks at once; a connection lost while alive loses them all.
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Leases } from '../../core/ports.js';
+import { advisoryKey } from './connect.js';
 
 /** The first key of every lease lock: this ledger's own (the second is the lease's name, hashed). */
 const LEASE_LOCK_CLASS = 0x6c65_6173; // 'leas'
-
-const nameKey = (name: string): number => createHash('sha1').update(name).digest().readInt32BE(0);
 
 export class PgLeases implements Leases {
   private client: Promise<pg.Client> | undefined;
@@ -46,7 +44,7 @@ export class PgLeases implements Leases {
   tryHold(name: string): Promise<boolean> {
     if (this.held.has(name)) return Promise.resolve(true);
     return this.run(async (client) => {
-      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS held', [LEASE_LOCK_CLASS, nameKey(name)]);
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS held', [LEASE_LOCK_CLASS, advisoryKey(name)]);
       if (rows[0]?.held) this.held.add(name);
       return this.held.has(name);
     });
@@ -59,7 +57,7 @@ export class PgLeases implements Leases {
   release(name: string): Promise<void> {
     if (!this.held.delete(name)) return Promise.resolve();
     return this.run(async (client) => {
-      await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LEASE_LOCK_CLASS, nameKey(name)]);
+      await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', [LEASE_LOCK_CLASS, advisoryKey(name)]);
     }).catch(() => {}); // a lost connection released it already
   }
 

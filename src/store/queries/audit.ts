@@ -6,8 +6,19 @@ export function auditStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   return {
-    // Every write appends an audit record, so the newest record carries the last commit time.
-    lastCommitTime: p((q) => q.selectFrom('audit_log').select('occurred_at').orderBy('seq', 'desc').limit(1)),
+    // Every write appends an audit record, so the newest record of a tenant's chain carries its last commit time.
+    tenantLastCommitTime: p((q) => q.selectFrom('audit_log').select('occurred_at').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
+    // Of the whole database: the latest of every tenant's (tenants write in parallel, so the newest record by sequence
+    // need not carry the latest time), one index probe per tenant.
+    lastCommitTime: p((q) =>
+      q
+        .selectFrom('tenants as t')
+        .select((eb) =>
+          eb.fn
+            .max(eb.selectFrom('audit_log as a').select('a.occurred_at').whereRef('a.tenant_id', '=', 't.id').orderBy('a.seq', 'desc').limit(1))
+            .as('occurred_at'),
+        ),
+    ),
     lastAuditHash: p((q) => q.selectFrom('audit_log').select('hash').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
     appendAudit: p((q) =>
       q.insertInto('audit_log').values({

@@ -43,7 +43,9 @@ export const transactionsPart = part({
     this.held.idempotency.set(heldIdempotencyKey(tenantId, endpoint, key), stored);
   },
 
-  async lastCommitTime(): Promise<string | null> {
-    return (await this.s.lastCommitTime.get())?.occurred_at ?? null;
+  async lastCommitTime(tenantIds?: readonly string[]): Promise<string | null> {
+    if (!tenantIds) return (await this.s.lastCommitTime.get())?.occurred_at ?? null;
+    const times = await Promise.all(tenantIds.map(async (tenantId) => (await this.s.tenantLastCommitTime.get({ tenantId }))?.occurred_at ?? null));
+    return times.reduce<string | null>((latest, at) => (at !== null && (latest === null || at > latest) ? at : latest), null);
   },
 });
