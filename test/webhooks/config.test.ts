@@ -37,8 +37,8 @@ const DNS: Record<string, string[]> = {
 const resolverCalls: string[] = [];
 const testResolver = async (host: string): Promise<string[]> => {
   resolverCalls.push(host);
-  const key = host.toLowerCase().replace(/\.$/, '');
-  const addresses = DNS[key];
+  // Exact names only: a name with a trailing dot resolves here only if the server strips it, as a system resolver would.
+  const addresses = DNS[host.toLowerCase()];
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   return addresses;
 };
@@ -93,6 +93,27 @@ const FORBIDDEN: Array<[string, string]> = [
   ['NAT64 64:ff9b::7f00:1', 'https://[64:ff9b::7f00:1]/hook'],
   ['6to4 2002:7f00:1::', 'https://[2002:7f00:1::]/hook'],
   ['Teredo 2001::1', 'https://[2001::1]/hook'],
+  // IPv6 forms that carry a non-public IPv4 address
+  ['IPv4-compatible [::127.0.0.1]', 'https://[::127.0.0.1]/hook'],
+  ['IPv4-compatible [::169.254.169.254]', 'https://[::169.254.169.254]/hook'],
+  ['IPv4-compatible [::10.0.0.1]', 'https://[::10.0.0.1]/hook'],
+  ['IPv4-compatible in hex [::a9fe:a9fe]', 'https://[::a9fe:a9fe]/hook'],
+  ['SIIT [::ffff:0:127.0.0.1]', 'https://[::ffff:0:127.0.0.1]/hook'],
+  ['NAT64 carrying 10.0.0.1', 'https://[64:ff9b::10.0.0.1]/hook'],
+  ['local-use NAT64 64:ff9b:1::', 'https://[64:ff9b:1::808:808]/hook'],
+  ['6to4 carrying 192.168.1.1', 'https://[2002:c0a8:101::1]/hook'],
+  ['Teredo with a private client', 'https://[2001:0:808:808::f5ff:fffe]/hook'],
+  ['ISATAP carrying 127.0.0.1', 'https://[2606:4700::5efe:7f00:1]/hook'],
+  // port 0, and surrounding whitespace
+  ['port 0', 'https://8.8.8.8:0/hook'],
+  ['leading space', ' https://8.8.8.8/hook'],
+  ['trailing space', 'https://8.8.8.8/hook '],
+  ['trailing newline', 'https://8.8.8.8/hook\n'],
+  ['leading tab', '\thttps://8.8.8.8/hook'],
+  // a trailing dot is the same name: resolved without it, and refused as it is
+  ['name. → 127.0.0.1', 'https://loop.test./hook'],
+  ['name. → 169.254.169.254', 'https://metadata.test./hook'],
+  ['name. → ::1', 'https://v6loop.test./hook'],
   // local names (the test resolver does not know them, so only the name rule can refuse them)
   ['localhost', 'https://localhost/hook'],
   ['localhost with port', 'https://localhost:8443/hook'],
@@ -220,6 +241,10 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
         'https://[2606:4700:4700::1111]/hook',
         'https://hooks.public.test/hook',
         'https://hooks6.public.test/v1/events',
+        // a trailing dot, and IPv6 forms whose IPv4 address is public
+        'https://hooks.public.test./hook',
+        'https://[::ffff:8.8.8.8]/hook',
+        'https://[2002:808:808::1]/hook',
       ]) {
         const res = await put(c, { webhookUrl: url });
         expect(res.status, `${url}: ${res.text}`).toBe(200);

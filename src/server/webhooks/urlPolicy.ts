@@ -24,23 +24,56 @@ export interface UrlPolicy {
 }
 
 /**
+ * The IPv4 addresses an IPv6 address carries, by the ranges that embed or map one: IPv4-mapped (::ffff:a.b.c.d), the
+ * deprecated IPv4-compatible form (::a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16, at
+ * bits 16 to 48), Teredo (2001::/32: its server, and its client with every bit flipped) and ISATAP (…:5efe:a.b.c.d).
+ * Empty for any other address. A connection to such an address may reach the IPv4 address it carries.
+ */
+function embeddedIpv4(address: ipaddr.IPv6): string[] {
+  const p = address.parts;
+  const v4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return [v4(p[6]!, p[7]!)]; // mapped
+  if (zeros(0, 6) && (p[6] !== 0 || p[7]! > 1)) return [v4(p[6]!, p[7]!)]; // compatible (not :: or ::1)
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return [v4(p[6]!, p[7]!)]; // SIIT
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return [v4(p[6]!, p[7]!)]; // NAT64
+  if (p[0] === 0x2002) return [v4(p[1]!, p[2]!)]; // 6to4
+  if (p[0] === 0x2001 && p[1] === 0) return [v4(p[2]!, p[3]!), v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff)]; // Teredo
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) return [v4(p[6]!, p[7]!)]; // ISATAP
+  return [];
+}
+
+/** Ranges that carry an IPv4 address: allowed only when every address they carry is public. */
+const CARRIES_IPV4 = new Set(['unicast', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
+
+/**
  * Whether an address is public: ipaddr.js names the special ranges (loopback, private, link-local, CGNAT,
  * benchmarking and documentation, reserved, multicast, unspecified, unique-local...), and only plain unicast passes.
- * IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4, Teredo) are refused outright.
+ * An IPv6 address that carries an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo, ISATAP) passes only if the
+ * IPv4 addresses it carries are public themselves: `[::127.0.0.1]` is loopback in disguise.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    // Local-use NAT64 (64:ff9b:1::/48, RFC 8215): a translator of the operator's own network, wherever it leads.
+    if (parsed.match(ipaddr.parse('64:ff9b:1::'), 48)) return false;
+    const carried = embeddedIpv4(parsed as ipaddr.IPv6);
+    if (carried.length > 0) return CARRIES_IPV4.has(parsed.range()) && carried.every(isPublicAddress);
+  }
+  return parsed.range() === 'unicast';
 }
 
 const refuse = (reason: string) =>
   invalid(`Invalid webhookUrl: ${reason}.`, [{ path: 'webhookUrl', message: reason }]);
 
-/** The host of a URL as the WHATWG parser canonicalized it (IPv4 in any spelling becomes dotted decimal). */
-const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+/**
+ * The host of a URL as the WHATWG parser canonicalized it (IPv4 in any spelling becomes dotted decimal), without the
+ * trailing dot of a fully qualified name: `localhost.` is `localhost`, checked and resolved alike.
+ */
+const bareHost = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
 
-function checkName(host: string, policy: UrlPolicy): void {
-  const name = host.replace(/\.$/, '');
+function checkName(name: string, policy: UrlPolicy): void {
   if (!policy.allowPrivate && (LOCAL_NAMES.includes(name) || LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix)))) {
     throw refuse(`the host ${name} is a local name`);
   }
@@ -51,6 +84,8 @@ function checkName(host: string, policy: UrlPolicy): void {
 /** Parses and checks a URL as set by PUT: shape, name, and (when it resolves) every address. A name that does not resolve yet is accepted. */
 export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<URL> {
   if (text.length > WEBHOOK_URL_LENGTH_MAX) throw refuse(`must be at most ${WEBHOOK_URL_LENGTH_MAX} characters`);
+  // The URL parser would drop them silently; a URL is stored and shown exactly as sent, so it must be exactly a URL.
+  if (text !== text.trim()) throw refuse('must not begin or end with whitespace');
   let url: URL;
   try {
     url = new URL(text);
@@ -59,6 +94,7 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<
   }
   if (url.protocol !== 'https:') throw refuse('must use https');
   if (url.username || url.password) throw refuse('must not carry a user name or password');
+  if (url.port === '0') throw refuse('port 0 is not a port one can connect to');
   const host = bareHost(url);
   if (isIP(host)) {
     if (!policy.allowPrivate && !isPublicAddress(host)) throw refuse(`${host} is not a public address`);
