@@ -1,13 +1,14 @@
 // The HTTP application: every route of the table behind authentication, scope checks and one error mapping.
 import { H3, getRouterParams, type H3Event } from 'h3';
 import type { Ledger } from '../core/ledger.js';
-import { LedgerError } from '../core/errors.js';
+import { invalid, LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
 import { nodeRequestOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
+import { respond } from './respond.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -76,8 +77,27 @@ function finish(event: H3Event, response: Response): Response | Promise<Response
   return req.complete ? response : withLingeringClose(response, req);
 }
 
+/**
+ * Headers that must come once: Host (RFC 9112 §3.2), and the route's own (Idempotency-Key, X-Agent-Session-Id), which
+ * Node would otherwise join into one value ("a, b"). Read from the raw headers, where every copy is still apart.
+ */
+function repeatedHeader(event: H3Event, route: Route | undefined): LedgerError | undefined {
+  const once = ['host', ...Object.keys(route?.headers ?? {}).map((name) => name.toLowerCase())];
+  const raw = nodeRequestOf(event).rawHeaders;
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!once.includes(name)) continue;
+    if (seen.has(name)) return invalid(`The ${raw[i]} header is given more than once.`, [{ path: raw[i]!, message: 'repeated' }]);
+    seen.add(name);
+  }
+  return undefined;
+}
+
 async function answer(route: Route, ledger: Ledger, settings: ServerSettings, log: Logger, event: H3Event): Promise<Response> {
   try {
+    const repeated = repeatedHeader(event, route);
+    if (repeated) throw repeated;
     let principal = ANONYMOUS;
     let rawKey = '';
     if (route.scope) {
@@ -103,11 +123,11 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
       body,
       header: (name) => event.req.headers.get(name),
     });
-    return toResponse(reply);
+    return toResponse(reply, event.req.method === 'HEAD');
   } catch (error) {
     if (error instanceof ClientGone) {
       log(`${event.req.method} ${event.url.pathname}: ${error.message}`, 'debug');
-      return new Response(null, { status: 400 });
+      return respond(null, 400);
     }
     return errorResponse(error, log);
   }
@@ -117,14 +137,20 @@ const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+'
 
 export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
   const app = new H3({ silent: true });
-  for (const route of allRoutes) app.on(route.method, route.path, handlerFor(route, ledger, settings, log, inFlight));
+  for (const route of allRoutes) {
+    const handler = handlerFor(route, ledger, settings, log, inFlight);
+    app.on(route.method, route.path, handler);
+    // HEAD on every GET route: the same status and headers, no body.
+    if (route.method === 'GET') app.on('HEAD', route.path, handler);
+  }
   const patterns = allRoutes.map((route) => ({ route, pattern: patternOf(route.path) }));
   app.all('/**', (event) => {
-    const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).map((p) => p.route.method);
+    const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).flatMap((p) => (p.route.method === 'GET' ? ['GET', 'HEAD'] : [p.route.method]));
     const error =
-      allowed.length > 0
+      repeatedHeader(event, undefined) ??
+      (allowed.length > 0
         ? new LedgerError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed here; use ${allowed.join(' or ')}.`)
-        : new LedgerError('NOT_FOUND', `No endpoint at ${event.req.method} ${event.url.pathname}.`);
+        : new LedgerError('NOT_FOUND', `No endpoint at ${event.req.method} ${event.url.pathname}.`));
     const response = errorResponse(error, log);
     if (allowed.length > 0) response.headers.set('allow', allowed.join(', '));
     return finish(event, response);

@@ -1,7 +1,7 @@
 // Reading request bodies from the socket within bounds (size, idle time, total time), and refusing the rest readably:
 // an answer to a body that is still arriving is sent at once, then the rest is read and discarded before closing.
 import type { IncomingMessage } from 'node:http';
-import { FastResponse } from 'srvx';
+import { respond } from './respond.js';
 import { LedgerError } from '../core/errors.js';
 import { BODY_SIZE_MAX_BYTES, BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 
@@ -115,5 +115,5 @@ export async function withLingeringClose(response: Response, req: IncomingMessag
       cancelled = true;
     },
   });
-  return new FastResponse(body, { status: response.status, headers }) as unknown as Response;
+  return respond(body, response.status, headers);
 }

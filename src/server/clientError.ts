@@ -1,12 +1,11 @@
 // Requests Node refuses before any handler runs (headers too large or too slow, not HTTP/1.1) still get the
 // contract's error body, and the connection lingers (RFC 9112 §9.6) so that a client still writing reads it.
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { LedgerError } from '../core/errors.js';
 import { HEADERS_SIZE_MAX_BYTES, HEADERS_TIMEOUT_MS, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 import { toJsonText } from '../core/json.js';
 import { statusByCode, type Logger } from './errors.js';
-
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 function refusalOf(code: string | undefined): LedgerError {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -36,7 +35,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   const status = statusByCode[refusal.code];
   const body = toJsonText({ message: refusal.message, code: refusal.code });
   socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      'x-content-type-options: nosniff\r\ncache-control: no-store\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
   // Half-closed: what the client still sends is read (and dropped by the parser) until it closes or the bounds pass.

@@ -1,12 +1,13 @@
 // The one place where errors become HTTP: a status per code, and the JSON error body every client sees.
 import { HTTPError } from 'h3';
-import { FastResponse } from 'srvx';
+import { respond } from './respond.js';
 import { LedgerError, type ErrorCode } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
 
 export const statusByCode = {
   VALIDATION_FAILED: 400,
   BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   REQUEST_TIMEOUT: 408,
   HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
@@ -46,5 +47,5 @@ export function errorResponse(error: unknown, log: Logger): Response {
   // The rest of an oversized body is never read (server/body.ts discards it, then closes).
   if (ledgerError.code === 'BODY_TOO_LARGE' || ledgerError.code === 'REQUEST_TIMEOUT') headers.connection = 'close';
   if (ledgerError.code === 'UNAVAILABLE' || ledgerError.code === 'RATE_LIMITED') headers['retry-after'] = String(ledgerError.retryAfterSeconds ?? 1);
-  return new FastResponse(toJsonText(body), { status: statusByCode[ledgerError.code], headers }) as unknown as Response;
+  return respond(toJsonText(body), statusByCode[ledgerError.code], headers);
 }

@@ -45,8 +45,10 @@ function operation(route: Route) {
   for (const [name, header] of Object.entries(route.headers ?? {})) {
     parameters.push({ name, in: 'header', required: header.required, description: header.description, schema: schemaOf(header.schema) });
   }
+  // Every route with a body refuses one declared as anything but JSON (server/route.ts, parseBody).
+  const declared = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : route.responses;
   const responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, description]) => [
+    Object.entries(declared).map(([status, description]) => [
       status,
       Number(status) >= 400
         ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }

@@ -1,14 +1,14 @@
 // A route is declared once: method, path, scope and schemas. The same declaration serves requests and the OpenAPI document.
 import type * as v from 'valibot';
 import type { H3Event } from 'h3';
-import { FastResponse } from 'srvx';
+import { respond } from './respond.js';
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
-import { invalid, notFound } from '../core/errors.js';
+import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { readBody } from './body.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
@@ -99,9 +99,19 @@ export function parseQuery(route: Route, url: URL): unknown {
   return parseWith(route.query, query, 'query');
 }
 
-/** The body, read from the socket within its bounds (server/body.ts) and parsed within the schema's limits. */
+/** JSON, with at most a UTF-8 charset: what a request body may be declared as. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+/**
+ * The body, read from the socket within its bounds (server/body.ts) and parsed within the schema's limits. A body
+ * declared as anything but JSON is refused before it is read (415); one declared as nothing is read as JSON.
+ */
 export async function parseBody(route: Route, event: H3Event, settings: ServerSettings): Promise<unknown> {
   if (!route.body) return undefined;
+  const type = event.req.headers.get('content-type');
+  if (type !== null && !JSON_CONTENT_TYPE.test(type.trim())) {
+    throw new LedgerError('UNSUPPORTED_MEDIA_TYPE', `The body must be JSON (Content-Type: application/json), not ${JSON.stringify(type.slice(0, 100))}.`);
+  }
   const raw = await readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs);
   return parseBodyText(route.body, raw.toString('utf8'));
 }
@@ -112,15 +122,18 @@ export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!
 const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BUFFER_BYTES = 256 * 1024;
 
-export function toResponse(reply: Reply): Response {
-  if (reply.status === 204) return new FastResponse(null, { status: 204 }) as unknown as Response;
+/** The answer to the reply; to a HEAD request, the same status and headers without the body (a stream is never started). */
+export function toResponse(reply: Reply, head = false): Response {
+  if (reply.status === 204) return respond(null, 204);
+  if (head && reply.stream) return respond(null, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
   if (reply.stream) {
     // A node stream is piped with backpressure: the next chunk is produced only when the socket has taken the last.
     const body = Readable.from(reply.stream, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
-    return new FastResponse(body as never, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
+    return respond(body as never, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
   }
   // A handler that forgot an await would otherwise answer `{}`.
   if (typeof (reply.body as { then?: unknown } | null)?.then === 'function') throw new Error('A route answered a Promise as its body.');
   const text = reply.raw ?? toJsonText(reply.body);
-  return new FastResponse(text, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE } }) as unknown as Response;
+  if (head) return respond(null, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE, 'content-length': String(Buffer.byteLength(text)) });
+  return respond(text, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
 }
