@@ -171,6 +171,25 @@ describe('accounts', () => {
       expect(seen).toEqual([...first].reverse());
     });
 
+    it('a cursor reveals nothing: no ids, no positions, and the same length however many rows other tenants made meanwhile', async () => {
+      const mine = await createTenant(t.dbPath, 'Opaque');
+      const c = client(t.url, mine.apiKey.rawKey);
+      for (let i = 0; i < 3; i++) await makeAccount(c, { name: `o${i}` });
+      const before = (await c.get('/api/v1/accounts?limit=1')).body;
+      const other = client(t.url, (await createTenant(t.dbPath, 'Busy')).apiKey.rawKey);
+      for (let i = 0; i < 12; i++) await makeAccount(other, { name: `b${i}` });
+      const after = (await c.get('/api/v1/accounts?limit=1')).body;
+      expect(after.items).toEqual(before.items);
+      // The same page: another text (sealed afresh), of the same length.
+      expect(after.nextCursor).not.toBe(before.nextCursor);
+      expect(after.nextCursor.length).toBe(before.nextCursor.length);
+      const decoded = Buffer.from(before.nextCursor, 'base64url').toString('latin1');
+      for (const visible of [mine.tenantId, before.items[0].id, 'accounts', '"p"', '"s"']) expect(decoded).not.toContain(visible);
+      // Both still lead to the same next page.
+      const next = (cursor: string) => c.get(`/api/v1/accounts?limit=1&cursor=${encodeURIComponent(cursor)}`);
+      expect((await next(after.nextCursor)).body.items).toEqual((await next(before.nextCursor)).body.items);
+    });
+
     it('a tampered, garbage or empty cursor is 400', async () => {
       const page = await lister.get('/api/v1/accounts?limit=5');
       const cursor: string = page.body.nextCursor;
