@@ -12,6 +12,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerAccounts } from './commands/accounts.js';
 import { registerServe } from './commands/serve.js';
 import { registerDb } from './commands/db.js';
+import { registerTransactions } from './commands/transactions.js';
 
 const program = new Command('ledger')
   .description('Multi-tenant double-entry ledger for bank rails and stablecoins, on SQLite or PostgreSQL.')
@@ -26,6 +27,7 @@ registerServe(program);
 registerTenants(program);
 registerKeys(program);
 registerAccounts(program);
+registerTransactions(program);
 registerAudit(program);
 registerWebhooks(program);
 registerAgents(program);

@@ -36,6 +36,7 @@ export class Ledger {
   createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);
   requireScope = apiKeys.requireScope;
   requireTenant = (...a: Tail<typeof apiKeys.requireTenant>) => apiKeys.requireTenant(this.deps, ...a);
+  listTenants = () => this.deps.store.tenants();
   authenticate = (...a: Tail<typeof apiKeys.authenticate>) => apiKeys.authenticate(this.deps, ...a);
   createApiKey = (...a: Tail<typeof apiKeys.createApiKey>) => apiKeys.createApiKey(this.deps, ...a);
   listApiKeys = (...a: Tail<typeof apiKeys.listApiKeys>) => apiKeys.listApiKeys(this.deps, ...a);

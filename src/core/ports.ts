@@ -77,6 +77,8 @@ export interface SettlementMatchFields {
 /** Reads that never block writers. */
 export interface ReadStore {
   tenant(tenantId: string): Promise<Tenant | undefined>;
+  /** Every tenant, oldest first, with its number of keys not revoked. */
+  tenants(): Promise<Array<Tenant & { activeKeys: number }>>;
   apiKeyByHash(keyHash: string): Promise<ApiKey | undefined>;
   apiKey(tenantId: string, keyId: string): Promise<ApiKey | undefined>;
   apiKeys(tenantId: string): Promise<ApiKey[]>;

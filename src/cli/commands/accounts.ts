@@ -1,8 +1,8 @@
-// `ledger accounts create|list` and `ledger statement`: the same use-cases as the HTTP routes.
+// `ledger accounts create|list|balance` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
 import { input, select } from '@inquirer/prompts';
 import { action, cliActor, interactive, pagedListing, printJson, printTable, withLedger, bold } from '../common.js';
-import { createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
+import { balanceQuery, createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
 import { accountTypes } from '../../core/types.js';
@@ -60,6 +60,28 @@ export function registerAccounts(program: Command): void {
     columns: ['id', 'name', 'type', 'currency', 'normal', 'created'],
     row: (a) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt],
   });
+
+  accounts
+    .command('balance')
+    .description("show an account's balance, now or as of an instant")
+    .argument('<accountId>', 'account id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--as-of <instant>', 'the balance as of this instant (ISO 8601), inclusive')
+    .option('--json', 'print the balance as the HTTP endpoint does')
+    .action(
+      action(async (accountId: string, options: { tenant: string; asOf?: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, accountId, 'accountId');
+        const { asOf } = parseWith(balanceQuery, options.asOf === undefined ? {} : { asOf: options.asOf }, '--as-of', 'asOf');
+        const { account, balance } = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          return { account: accountView(await ledger.getAccount(tenantId, id)), balance: await ledger.balance(tenantId, id, asOf) };
+        });
+        if (options.json) return printJson(balance);
+        process.stdout.write(`${bold(account.name)} (${account.type}, normal ${balance.normalBalance}), ${options.asOf ? `as of ${options.asOf}` : `at ${balance.computedAt}`}\n`);
+        printTable(['asset', 'amount'], [[balance.currency, String(balance.amount)], ...balance.onChainBalances.map((b) => [b.token, String(b.amount)])]);
+      }),
+    );
 
   program
     .command('statement')

@@ -1,7 +1,7 @@
-// `ledger tenants create`: a tenant and its first ADMIN key.
+// `ledger tenants create`: a tenant and its first ADMIN key; `ledger tenants list`: every tenant of the database.
 import type { Command } from 'commander';
 import * as v from 'valibot';
-import { action, bold, cliActor, printJson, withLedger } from '../common.js';
+import { action, bold, cliActor, printJson, printTable, withLedger } from '../common.js';
 import { parseWith } from '../../core/validate.js';
 import { TENANT_NAME_LENGTH_MAX } from '../../core/limits.js';
 
@@ -32,6 +32,18 @@ export function registerTenants(program: Command): void {
             '',
           ].join('\n'),
         );
+      }),
+    );
+  tenants
+    .command('list')
+    .description('list every tenant of the database, oldest first, with its keys not revoked')
+    .option('--json', 'print a JSON array of {tenantId, name, createdAt, activeKeys}')
+    .action(
+      action(async (options: { json?: boolean }, command: Command) => {
+        const all = await withLedger(command, (ledger) => ledger.listTenants());
+        if (options.json) return printJson(all.map((t) => ({ tenantId: t.id, name: t.name, createdAt: t.createdAt, activeKeys: t.activeKeys })));
+        if (all.length === 0) return void process.stdout.write('No tenants yet: create one with `ledger tenants create <name>`.\n');
+        printTable(['tenant id', 'name', 'created', 'active keys'], all.map((t) => [t.id, t.name, t.createdAt, t.activeKeys]));
       }),
     );
 }

@@ -9,6 +9,21 @@ export function tenantsStatements(prepare: Preparer) {
     tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
     insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
     tenantIds: p((q) => q.selectFrom('tenants').select('id').orderBy('seq', 'asc')),
+    // Every tenant, oldest first, with how many of its keys are not revoked (for operators: `ledger tenants list`).
+    tenantsWithKeys: p((q) =>
+      q
+        .selectFrom('tenants as t')
+        .select(['t.id', 't.name', 't.created_at'])
+        .select((eb) =>
+          eb
+            .selectFrom('api_keys as k')
+            .select((k) => k.fn.countAll<number | bigint>().as('n'))
+            .whereRef('k.tenant_id', '=', 't.id')
+            .where('k.revoked_at', 'is', null)
+            .as('active_keys'),
+        )
+        .orderBy('t.seq', 'asc'),
+    ),
     apiKeyByHash: p((q) => q.selectFrom('api_keys').selectAll().where('key_hash', '=', param('keyHash'))),
     apiKey: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('keyId'))),
     apiKeys: p((q) => q.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'desc')),

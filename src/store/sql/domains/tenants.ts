@@ -18,6 +18,10 @@ export const tenantsPart = part({
     return r && { id: r.id, name: r.name, createdAt: r.created_at };
   },
 
+  async tenants(): Promise<Array<Tenant & { activeKeys: number }>> {
+    return (await this.s.tenantsWithKeys.all()).map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, activeKeys: Number(r.active_keys ?? 0) }));
+  },
+
   /** Read on every request, never cached: a revocation by any process holds on the very next request. */
   async apiKeyByHash(keyHash: string): Promise<ApiKey | undefined> {
     const r = await this.s.apiKeyByHash.get({ keyHash });
