@@ -52,7 +52,7 @@ const countOf = async (k: Kysely<Database>, table: Table): Promise<number> =>
 const DOCUMENT_TABLES: ReadonlySet<Table> = new Set(['transactions', 'outbox', 'agent_transactions']);
 
 /** The rows of a table after a key position, in key order, a batch at a time. */
-async function* rowsOf(k: Kysely<Database>, table: Table, key: readonly string[]): AsyncGenerator<Array<Record<string, unknown>>> {
+export async function* rowsOf(k: Kysely<Database>, table: Table, key: readonly string[]): AsyncGenerator<Array<Record<string, unknown>>> {
   const size = DOCUMENT_TABLES.has(table) ? COPY_BATCH_DOCUMENT_ROWS : COPY_BATCH_ROWS;
   let after: unknown[] | null = null;
   for (;;) {

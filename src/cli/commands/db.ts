@@ -1,8 +1,12 @@
-// `ledger db status|migrate|copy`: the schema of a database, and moving a whole ledger between engines.
+// `ledger db status|migrate|copy|check`: the schema of a database, moving a whole ledger between engines, and proving one whole.
 import type { Command } from 'commander';
 import { action, bold, dbOption, printJson, printTable } from '../common.js';
 import { migrateSchema, schemaStatus } from '../../store/migrate.js';
 import { copyLedger } from '../../store/copy.js';
+import { CHECKED, checkLedger } from '../../store/check.js';
+import { backupSqlite } from '../../store/sqlite/backup.js';
+import { parseDbTarget } from '../../store/open.js';
+import { invalid } from '../../core/errors.js';
 
 export function registerDb(program: Command): void {
   const db = program.command('db').description('the database itself: schema status, migrations, copying a ledger to another database');
@@ -48,6 +52,44 @@ export function registerDb(program: Command): void {
           `${bold('Copied and verified:')} row counts of ${report.tables.length} tables, the audit chains of ${report.tenantsVerified} tenant(s) ` +
             `(${report.auditRecordsVerified} records), ${report.balancesVerified} kept balances against their entries.\n`,
         );
+      }),
+    );
+
+  db.command('check')
+    .description('verify the whole ledger: the engine\'s own check, kept and running balances, balanced transactions, audit chains, settlements; exit 1 on any problem')
+    .option('--json', 'print the report as JSON')
+    .action(
+      action(async (options: { json?: boolean }, command: Command) => {
+        const report = await checkLedger(dbOption(command));
+        if (options.json) printJson(report);
+        else {
+          printTable(
+            ['check', 'checked', 'problems', 'first problem'],
+            report.results.map((r) => [r.kind, `${r.checked.toLocaleString('en-US')} ${CHECKED[r.kind]}`, r.problems, r.first]),
+          );
+          process.stdout.write(report.ok ? `${bold('OK:')} ${report.database} is whole.\n` : `${bold('FAILED:')} ${report.database} has problems (above).\n`);
+        }
+        if (!report.ok) process.exitCode = 1;
+      }),
+    );
+
+  db.command('backup')
+    .description('SQLite: an online, consistent copy of --db into a new file while servers keep writing, checked whole before it is reported')
+    .argument('<file>', 'the new backup file (never overwritten)')
+    .option('--json', 'print the report as JSON')
+    .action(
+      action(async (file: string, options: { json?: boolean }, command: Command) => {
+        const target = parseDbTarget(dbOption(command));
+        if (target.engine === 'postgres') {
+          throw invalid(
+            'ledger db backup copies SQLite files. On PostgreSQL, use pg_dump (or base backups and WAL archiving) for backups, ' +
+              'or `ledger db copy --from <url> --to <file>` for a copy as a SQLite file.',
+          );
+        }
+        const report = await backupSqlite(target.path, file);
+        if (options.json) return printJson(report);
+        const checked = report.check.results.map((r) => `${r.checked.toLocaleString('en-US')} ${CHECKED[r.kind]}`).join(', ');
+        process.stdout.write(`${bold('Backed up:')} ${report.file} (${report.bytes.toLocaleString('en-US')} bytes), checked whole: ${checked}.\n`);
       }),
     );
 }

@@ -1,0 +1,191 @@
+// `ledger db check`: proves a ledger whole, on either engine, reading everything once with flat memory (one sum per
+// account and asset, one open transaction per tenant). Each kind of check counts its problems and names the first.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { openSchema } from './migrate.js';
+import { openLedger } from './open.js';
+import { rowsOf } from './copy.js';
+import { invalid } from '../core/errors.js';
+
+export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'settlements'] as const;
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+/** What each check counts as checked. */
+export const CHECKED: Record<CheckKind, string> = {
+  engine: 'integrity check',
+  balances: 'kept balances',
+  'running balances': 'entries',
+  transactions: 'transactions',
+  'audit chains': 'audit records',
+  settlements: 'settlements',
+};
+
+export interface CheckResult {
+  kind: CheckKind;
+  /** What was looked at: pages, balances, entries, transactions, records, settlements. */
+  checked: number;
+  problems: number;
+  /** The first problem, in words; null when there is none. */
+  first: string | null;
+}
+
+export interface CheckReport {
+  database: string;
+  ok: boolean;
+  results: CheckResult[];
+}
+
+class Tally {
+  checked = 0;
+  problems = 0;
+  first: string | null = null;
+  constructor(readonly kind: CheckKind) {}
+  problem(message: string): void {
+    this.problems++;
+    this.first ??= message;
+  }
+  result(): CheckResult {
+    return { kind: this.kind, checked: this.checked, problems: this.problems, first: this.first };
+  }
+}
+
+const slotName = (tenant: unknown, account: unknown, asset: unknown) => `account ${String(account)} of tenant ${String(tenant)} in ${String(asset)}`;
+const signed = (entryType: unknown, amount: unknown): bigint => (entryType === 'DEBIT' ? BigInt(String(amount)) : -BigInt(String(amount)));
+
+/** SQLite's own check of the file (every page, index and constraint); PostgreSQL's data checksum failures. */
+async function checkEngine(k: Kysely<Database>, engine: 'sqlite' | 'postgres', tally: Tally): Promise<void> {
+  if (engine === 'sqlite') {
+    const { rows } = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(k);
+    tally.checked = 1;
+    for (const row of rows) if (row.integrity_check !== 'ok') tally.problem(`SQLite integrity_check: ${row.integrity_check}`);
+    return;
+  }
+  const { rows } = await sql<{ failures: string | number | bigint | null }>`
+    SELECT checksum_failures AS failures FROM pg_stat_database WHERE datname = current_database()`.execute(k);
+  tally.checked = 1;
+  const failures = Number(rows[0]?.failures ?? 0);
+  if (failures > 0) tally.problem(`PostgreSQL reports ${failures} data checksum failure(s) in this database`);
+}
+
+/**
+ * One pass over every entry in commit order: the sums per account and asset (against the kept balances), each
+ * entry's running balance (from the one before it on its account and asset), and each transaction's sum per asset
+ * (a tenant's transactions are written one after another, so its entries of one transaction are contiguous).
+ */
+async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally, transactions: Tally): Promise<void> {
+  const kept = new Map<string, { balance: bigint; tenant: unknown; account: unknown; asset: unknown }>();
+  for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
+    for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, { balance: BigInt(String(r.balance)), tenant: r.tenant_id, account: r.account_id, asset: r.asset });
+  }
+  const last = new Map<string, bigint>();
+  const open = new Map<string, { id: string; sums: Map<string, bigint> }>();
+  const close = (tenant: string, tx: { id: string; sums: Map<string, bigint> }) => {
+    transactions.checked++;
+    for (const [asset, sum] of tx.sums) {
+      if (sum !== 0n) transactions.problem(`transaction ${tx.id} of tenant ${tenant} does not balance in ${asset}: debits minus credits are ${sum} minor units`);
+    }
+  };
+  for await (const batch of rowsOf(k, 'entries', ['seq'])) {
+    for (const r of batch) {
+      running.checked++;
+      const slot = `${r.tenant_id}|${r.account_id}|${r.asset}`;
+      const amount = signed(r.entry_type, r.amount);
+      const expected = (last.get(slot) ?? 0n) + amount;
+      const stored = BigInt(String(r.balance_after));
+      if (stored !== expected) {
+        running.problem(`entry ${String(r.id)} (transaction ${String(r.transaction_id)}, ${slotName(r.tenant_id, r.account_id, r.asset)}) keeps a running balance of ${stored}; the entry before it and its own amount give ${expected}`);
+      }
+      last.set(slot, stored);
+      const tenant = String(r.tenant_id);
+      const previous = open.get(tenant);
+      let tx = previous;
+      if (!tx || tx.id !== r.transaction_id) {
+        if (previous) close(tenant, previous);
+        tx = { id: String(r.transaction_id), sums: new Map<string, bigint>() };
+        open.set(tenant, tx);
+      }
+      tx.sums.set(String(r.asset), (tx.sums.get(String(r.asset)) ?? 0n) + amount);
+    }
+  }
+  for (const [tenant, tx] of open) close(tenant, tx);
+
+  // The running balance of an account's last entry is the sum of its entries; the kept balance must be it.
+  for (const [slot, sum] of last) {
+    balances.checked++;
+    const row = kept.get(slot);
+    const [tenant, account, asset] = slot.split('|');
+    if (!row) balances.problem(`${slotName(tenant, account, asset)} has entries summing to ${sum} but no kept balance`);
+    else if (row.balance !== sum) balances.problem(`the kept balance of ${slotName(tenant, account, asset)} is ${row.balance}; its entries sum to ${sum}`);
+  }
+  for (const [slot, row] of kept) {
+    if (last.has(slot)) continue;
+    balances.checked++;
+    if (row.balance !== 0n) balances.problem(`the kept balance of ${slotName(row.tenant, row.account, row.asset)} is ${row.balance} with no entries`);
+  }
+}
+
+/** SETTLED settlements point at an on-chain line of their token and amount, one settlement a line; the others at none. */
+async function checkSettlements(k: Kysely<Database>, tally: Tally): Promise<void> {
+  const lines = new Set<string>();
+  for await (const batch of rowsOf(k, 'settlements', ['seq'])) {
+    for (const s of batch) {
+      tally.checked++;
+      const name = `settlement ${String(s.id)} of tenant ${String(s.tenant_id)}`;
+      const matched = s.matched_transaction_id !== null || s.matched_line_no !== null;
+      if (s.status !== 'SETTLED') {
+        if (matched) tally.problem(`${name} is ${String(s.status)} but matched to transaction ${String(s.matched_transaction_id)}`);
+        continue;
+      }
+      if (s.matched_transaction_id === null || s.matched_line_no === null) {
+        tally.problem(`${name} is SETTLED but matched to no transaction line`);
+        continue;
+      }
+      const line = `${s.tenant_id}|${s.matched_transaction_id}|${s.matched_line_no}`;
+      if (lines.has(line)) tally.problem(`${name} is matched to line ${String(s.matched_line_no)} of transaction ${String(s.matched_transaction_id)}, which settles another settlement too`);
+      lines.add(line);
+      const entry = await k
+        .selectFrom('entries')
+        .select(['asset', 'amount'])
+        .where('tenant_id', '=', String(s.tenant_id))
+        .where('transaction_id', '=', String(s.matched_transaction_id))
+        .where('line_no', '=', s.matched_line_no as bigint)
+        .executeTakeFirst();
+      if (!entry) tally.problem(`${name} is SETTLED by line ${String(s.matched_line_no)} of transaction ${String(s.matched_transaction_id)}, which does not exist`);
+      else if (entry.asset !== s.token || BigInt(String(entry.amount)) !== BigInt(String(s.amount))) {
+        tally.problem(`${name} expects ${String(s.amount)} minor units of ${String(s.token)} but is SETTLED by a line of ${String(entry.amount)} ${entry.asset}`);
+      }
+    }
+  }
+}
+
+/** Every tenant's audit chain, recomputed through the ledger itself (as `ledger audit verify` does). */
+async function checkChains(db: string, tenants: string[], tally: Tally): Promise<void> {
+  const opened = await openLedger(db, { writer: 'local' });
+  try {
+    for (const tenantId of tenants) {
+      const report = await opened.ledger.verifyAuditChain(tenantId);
+      tally.checked += report.count;
+      if (!report.ok) tally.problem(`the audit chain of tenant ${tenantId} breaks at record ${report.position} (${report.id}): ${report.reason}`);
+    }
+  } finally {
+    await opened.close();
+  }
+}
+
+export async function checkLedger(db: string): Promise<CheckReport> {
+  const handle = await openSchema(db, { migrate: false });
+  if (!handle) throw invalid(`--db ${db}: there is no such database.`);
+  const tallies = Object.fromEntries(CHECK_KINDS.map((kind) => [kind, new Tally(kind)])) as Record<CheckKind, Tally>;
+  let tenants: string[];
+  try {
+    await checkEngine(handle.kysely, handle.target.engine, tallies.engine);
+    tenants = (await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute()).map((t) => t.id);
+    await checkEntries(handle.kysely, tallies.balances, tallies['running balances'], tallies.transactions);
+    await checkSettlements(handle.kysely, tallies.settlements);
+  } finally {
+    await handle.close();
+  }
+  await checkChains(db, tenants, tallies['audit chains']);
+  const results = CHECK_KINDS.map((kind) => tallies[kind].result());
+  return { database: handle.describe, ok: results.every((r) => r.problems === 0), results };
+}

@@ -1,0 +1,46 @@
+// `ledger db backup <file>` on SQLite: an online, consistent snapshot while servers keep writing. `VACUUM INTO` copies
+// the database as one read transaction sees it (in WAL mode writers go on meanwhile), compacted, into a new file; it
+// refuses a file that exists. The copy is then checked whole (`ledger db check`) before it is called a backup; a copy
+// that fails the check is removed.
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { invalid } from '../../core/errors.js';
+import { checkLedger, type CheckReport } from '../check.js';
+
+/** How long the snapshot waits for a lock another process holds (a checkpoint), as every connection does. */
+const BACKUP_BUSY_TIMEOUT_MS = 5000;
+
+export interface BackupReport {
+  file: string;
+  bytes: number;
+  check: CheckReport;
+}
+
+export async function backupSqlite(source: string, file: string): Promise<BackupReport> {
+  const from = resolve(source);
+  const to = resolve(file);
+  if (!existsSync(from)) throw invalid(`--db ${source}: there is no such database.`);
+  if (from === to) throw invalid('The backup file is the database itself.');
+  if (existsSync(to)) throw invalid(`${file} exists: a backup never overwrites a file. Give a new name.`);
+  const db = new BetterSqlite3(from, { fileMustExist: true, readonly: true });
+  try {
+    db.pragma(`busy_timeout = ${BACKUP_BUSY_TIMEOUT_MS}`);
+    db.prepare('VACUUM INTO ?').run(to);
+  } finally {
+    db.close();
+  }
+  let check: CheckReport;
+  try {
+    check = await checkLedger(to);
+  } catch (error) {
+    rmSync(to, { force: true });
+    throw error;
+  }
+  if (!check.ok) {
+    rmSync(to, { force: true });
+    const failed = check.results.filter((r) => r.problems > 0).map((r) => `${r.kind}: ${r.first}`);
+    throw new Error(`The copy failed its check and was removed (${failed.join('; ')}). Run \`ledger db check\` on the database itself.`);
+  }
+  return { file, bytes: statSync(to).size, check };
+}
