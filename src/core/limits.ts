@@ -75,8 +75,15 @@ export const AGENT_SESSION_ID_LENGTH_MAX = 255;
 export const AGENT_HOUR_MS = 60 * 60 * 1000;
 /** Request headers above this are refused with 431 (Node's own default, set explicitly). */
 export const HEADERS_SIZE_MAX_BYTES = 16 * 1024;
-/** Request headers must arrive within this long of the connection's first byte; then 408. */
+/** Request headers must arrive within this long of the connection's first byte; then 408 (`--headers-timeout`). */
 export const HEADERS_TIMEOUT_MS = 20_000;
+/** An idle keep-alive connection is closed after this long (`--keep-alive-timeout`). */
+export const KEEP_ALIVE_TIMEOUT_DEFAULT_MS = 5_000;
+/** The longest `--headers-timeout` and `--keep-alive-timeout`. */
+export const CONNECTION_TIMEOUT_MAX_MS = 600_000;
+/** Open connections at most (`--max-connections`); past it, a new connection is closed at once. */
+export const MAX_CONNECTIONS_DEFAULT = 4096;
+export const MAX_CONNECTIONS_MAX = 1_000_000;
 /** A request body that sends nothing for this long is refused with 408, unless `--body-timeout` says otherwise. */
 export const BODY_IDLE_TIMEOUT_DEFAULT_MS = 10_000;
 export const BODY_IDLE_TIMEOUT_MAX_MS = 300_000;

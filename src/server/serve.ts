@@ -1,5 +1,6 @@
-// Listening and stopping: a node:http server around the app, and a graceful drain on SIGINT and SIGTERM.
-import { createServer, type RequestListener, type Server } from 'node:http';
+// Listening and stopping: a node:http (or node:https) server around the app, and a graceful drain on SIGINT and SIGTERM.
+import { createServer, type RequestListener, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
 import type { Ledger } from '../core/ledger.js';
@@ -20,8 +21,11 @@ import {
   BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE,
   HEADERS_SIZE_MAX_BYTES,
   HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
+  MAX_CONNECTIONS_DEFAULT,
   SHUTDOWN_DRAIN_MS,
 } from '../core/limits.js';
+import { isLoopbackHost, readTls, type TlsFiles } from './tls.js';
 import { answerClientError } from './clientError.js';
 import { RateLimiter } from './rateLimit.js';
 import { InFlightRequests } from './inFlight.js';
@@ -52,6 +56,14 @@ export interface ServeOptions {
   chains?: ChainSettings;
   /** The workers this process runs beside the API (`--workers`); all of them when absent. */
   workers?: ReadonlySet<WorkerName>;
+  /** HTTPS with this certificate and key (read again on SIGHUP); plain HTTP when absent. */
+  tls?: TlsFiles;
+  /** Request headers must arrive within this long (`--headers-timeout`). */
+  headersTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this long (`--keep-alive-timeout`). */
+  keepAliveTimeoutMs?: number;
+  /** Open connections at most (`--max-connections`). */
+  maxConnections?: number;
 }
 
 /** What `serve` runs beside the API: the settlement expiry sweeper, the webhook sender, the chain watchers. */
@@ -134,9 +146,11 @@ export interface RunningServer {
   ledger: Ledger;
   /** Stops accepting, lets in-flight requests finish, commits what is queued and closes the database. */
   close(): Promise<void>;
+  /** Reads the TLS certificate and key again (SIGHUP); new connections get them. Without TLS, says so. */
+  reload(): void;
 }
 
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+function listen(server: Server | HttpsServer, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -190,22 +204,35 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
 }
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  // Checked before anything is opened: a bad certificate is a bad flag.
+  const tls = options.tls ? readTls(options.tls) : undefined;
   const { ledger, close: stopStore } = await openServing(options);
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
   const inFlight = new InFlightRequests();
   const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter }, options.log, inFlight);
-  const server = createServer(
-    {
-      keepAliveTimeout: 5000,
-      maxHeaderSize: HEADERS_SIZE_MAX_BYTES,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      // Bodies are timed by server/body.ts; Node's own whole-request limit stays behind it as a backstop.
-      requestTimeout: HEADERS_TIMEOUT_MS + bodyIdleTimeoutMs * BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE + 5000,
-      connectionsCheckingInterval: 1000,
-    },
-    toNodeHandler(app.fetch) as RequestListener,
-  );
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const settings: HttpServerOptions = {
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
+    maxHeaderSize: HEADERS_SIZE_MAX_BYTES,
+    headersTimeout,
+    // Bodies are timed by server/body.ts; Node's own whole-request limit stays behind it as a backstop.
+    requestTimeout: headersTimeout + bodyIdleTimeoutMs * BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE + 5000,
+    connectionsCheckingInterval: 1000,
+  };
+  const handler = toNodeHandler(app.fetch) as RequestListener;
+  let server: Server | HttpsServer;
+  if (tls) {
+    const { summary, ...pair } = tls;
+    server = createHttpsServer({ ...settings, ...pair }, handler);
+    options.log(`TLS: ${summary}`);
+  } else {
+    server = createServer(settings, handler);
+    if (!isLoopbackHost(options.host)) {
+      options.log(`warning: serving plain HTTP on ${options.host}: API keys will cross the network in clear text. Use --tls-cert and --tls-key, or a TLS proxy in front.`);
+    }
+  }
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS_DEFAULT;
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, options.log));
   let address: AddressInfo;
   try {
@@ -216,9 +243,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
+  const reload = () => {
+    if (!options.tls || !('setSecureContext' in server)) return options.log('SIGHUP: no TLS certificate to read again (serving plain HTTP)');
+    try {
+      const { summary, ...pair } = readTls(options.tls);
+      server.setSecureContext(pair);
+      options.log(`TLS reloaded: ${summary}`);
+    } catch (error) {
+      options.log(`TLS reload failed, still serving the previous certificate: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     ledger,
+    reload,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
@@ -239,18 +277,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
-/** Runs until SIGINT or SIGTERM, then drains and resolves; the caller exits 0. */
-export function untilSignal(running: { close(): Promise<void> }, log: Logger): Promise<void> {
+/** Runs until SIGINT or SIGTERM, then drains and resolves; the caller exits 0. SIGHUP reads the TLS files again. */
+export function untilSignal(running: { close(): Promise<void>; reload?: () => void }, log: Logger): Promise<void> {
   return new Promise((resolve) => {
     const stop = (signal: string) => {
       log(`${signal} received: draining in-flight requests`);
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
+      process.off('SIGHUP', onHup);
       void running.close().then(resolve);
     };
     const onInt = () => stop('SIGINT');
     const onTerm = () => stop('SIGTERM');
+    const onHup = () => (running.reload ? running.reload() : log('SIGHUP: nothing to reload'));
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
+    process.on('SIGHUP', onHup);
   });
 }

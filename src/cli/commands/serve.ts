@@ -9,6 +9,11 @@ import {
   BODY_IDLE_TIMEOUT_DEFAULT_MS,
   BODY_IDLE_TIMEOUT_MAX_MS,
   BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE,
+  CONNECTION_TIMEOUT_MAX_MS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
+  MAX_CONNECTIONS_DEFAULT,
+  MAX_CONNECTIONS_MAX,
   RATE_LIMIT_MAX_PER_SECOND,
   SETTLEMENT_TTL_DEFAULT_SECONDS,
   SETTLEMENT_TTL_MAX_SECONDS,
@@ -29,12 +34,21 @@ function parseTtl(value: string): number {
   return Number(value);
 }
 
-function parseBodyTimeout(value: string): number {
-  const max = BODY_IDLE_TIMEOUT_MAX_MS / 1000;
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-    throw invalid(`--body-timeout must be a whole number of seconds from 1 to ${max}, not ${JSON.stringify(value)}.`);
+/** A whole number from 1 to `max` given to `flag`, or exit 2 naming the flag and the range. */
+function parseWhole(flag: string, value: string, max: number, unit: string): number {
+  if (!/^\d{1,7}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw invalid(`${flag} must be a whole number of ${unit} from 1 to ${max}, not ${JSON.stringify(value)}.`);
   }
-  return Number(value) * 1000;
+  return Number(value);
+}
+
+const secondsOf = (flag: string, value: string, maxMs: number) => parseWhole(flag, value, maxMs / 1000, 'seconds') * 1000;
+
+/** `--tls-cert` and `--tls-key` come together, or neither. */
+function parseTls(cert: string | undefined, key: string | undefined): { certFile: string; keyFile: string } | undefined {
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw invalid('--tls-cert and --tls-key go together: give both files (PEM), or neither for plain HTTP.');
+  return { certFile: cert, keyFile: key };
 }
 
 function parseRateLimit(value: string | undefined): number | undefined {
@@ -60,6 +74,20 @@ function parseWorkers(value: string | false): ReadonlySet<WorkerName> {
 function parsePort(value: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw invalid(`--port must be 0 to 65535, not ${JSON.stringify(value)}.`);
   return Number(value);
+}
+
+interface ServeFlags {
+  host: string;
+  port: string;
+  settlementTtl: string;
+  bodyTimeout: string;
+  rateLimit?: string;
+  workers: string | false;
+  tlsCert?: string;
+  tlsKey?: string;
+  headersTimeout: string;
+  keepAliveTimeout: string;
+  maxConnections: string;
 }
 
 export function registerServe(program: Command): void {
@@ -88,16 +116,37 @@ export function registerServe(program: Command): void {
       `what runs beside the API: all, none, or a comma-separated list of ${WORKER_NAMES.join(', ')} (LEDGER_WORKERS)`,
       process.env.LEDGER_WORKERS ?? 'all',
     )
-    .option('--no-workers', 'the API alone, no worker (the same as --workers none)');
+    .option('--no-workers', 'the API alone, no worker (the same as --workers none)')
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain), read again on SIGHUP (LEDGER_TLS_CERT)', process.env.LEDGER_TLS_CERT)
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (LEDGER_TLS_KEY)', process.env.LEDGER_TLS_KEY)
+    .option(
+      '--headers-timeout <s>',
+      'seconds a request may take to send its headers before it is refused with 408 (LEDGER_HEADERS_TIMEOUT_SECONDS)',
+      process.env.LEDGER_HEADERS_TIMEOUT_SECONDS ?? String(HEADERS_TIMEOUT_MS / 1000),
+    )
+    .option(
+      '--keep-alive-timeout <s>',
+      'seconds an idle keep-alive connection stays open (LEDGER_KEEP_ALIVE_TIMEOUT_SECONDS)',
+      process.env.LEDGER_KEEP_ALIVE_TIMEOUT_SECONDS ?? String(KEEP_ALIVE_TIMEOUT_DEFAULT_MS / 1000),
+    )
+    .option(
+      '--max-connections <n>',
+      'open connections at most; past it a new connection is closed at once (LEDGER_MAX_CONNECTIONS)',
+      process.env.LEDGER_MAX_CONNECTIONS ?? String(MAX_CONNECTIONS_DEFAULT),
+    );
   addChainOptions(addWebhookOptions(serve)).action(
-      action(async (options: { host: string; port: string; settlementTtl: string; bodyTimeout: string; rateLimit?: string; workers: string | false } & WebhookFlags & ChainFlags, command: Command) => {
+      action(async (options: ServeFlags & WebhookFlags & ChainFlags, command: Command) => {
         const running = await startServer({
           db: dbOption(command),
           dbPoolSize: dbPoolOption(command),
           host: options.host,
           port: parsePort(options.port),
           settlementTtlSeconds: parseTtl(options.settlementTtl),
-          bodyIdleTimeoutMs: parseBodyTimeout(options.bodyTimeout),
+          bodyIdleTimeoutMs: secondsOf('--body-timeout', options.bodyTimeout, BODY_IDLE_TIMEOUT_MAX_MS),
+          headersTimeoutMs: secondsOf('--headers-timeout', options.headersTimeout, CONNECTION_TIMEOUT_MAX_MS),
+          keepAliveTimeoutMs: secondsOf('--keep-alive-timeout', options.keepAliveTimeout, CONNECTION_TIMEOUT_MAX_MS),
+          maxConnections: parseWhole('--max-connections', options.maxConnections, MAX_CONNECTIONS_MAX, 'connections'),
+          tls: parseTls(options.tlsCert, options.tlsKey),
           rateLimitPerSecond: parseRateLimit(options.rateLimit),
           webhooks: webhookSettingsOf(options),
           chains: chainSettingsOf(options),
