@@ -17,6 +17,7 @@ import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
 import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
+import { postRequestFor } from './requests.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? 1_000_000);
@@ -334,27 +335,6 @@ async function exportAll(url: string, headers: Record<string, string>, pid: numb
   }
   const seconds = (performance.now() - began) / 1000;
   return { records, seconds, mb: bytes / 1024 / 1024, peakMb: Math.max(peakMb, rssMb(pid)) };
-}
-
-/** A 2-line posting between two random accounts of the list, under a fresh Idempotency-Key. */
-function postRequestFor(accounts: string[], json: Record<string, string>) {
-  return {
-    method: 'POST' as const,
-    path: '/api/v1/transactions',
-    setupRequest: (req: any) => {
-      const a = accounts[Math.floor(Math.random() * accounts.length)]!;
-      let b = accounts[Math.floor(Math.random() * accounts.length)]!;
-      if (b === a) b = accounts[(accounts.indexOf(a) + 1) % accounts.length]!;
-      req.headers = { ...json, 'idempotency-key': randomUUID() };
-      req.body = JSON.stringify({
-        lines: [
-          { accountId: a, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-          { accountId: b, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-        ],
-      });
-      return req;
-    },
-  };
 }
 
 /**

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
+import { postRequestFor } from './requests.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = 2;
@@ -63,24 +63,7 @@ async function main() {
           url,
           duration: SECONDS,
           connections: 64,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/v1/transactions',
-              setupRequest: (req: any) => {
-                const a = accounts[Math.floor(Math.random() * 64)]!;
-                const b = accounts[(accounts.indexOf(a) + 1) % 64]!;
-                req.headers = { ...headers, 'idempotency-key': randomUUID() };
-                req.body = JSON.stringify({
-                  lines: [
-                    { accountId: a, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-                    { accountId: b, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } },
-                  ],
-                });
-                return req;
-              },
-            },
-          ],
+          requests: [postRequestFor(accounts, headers)],
         });
         results[variant]!.push({ rps: Math.round(result.requests.average), p99: result.latency.p99 });
         console.error(`  round ${round + 1}, ${variant}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, errors ${result.errors + result.non2xx}`);

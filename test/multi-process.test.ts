@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
-import { cli, createTenant } from './helpers/server.js';
+import { cli } from './helpers/server.js';
+import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { sqlOn } from './helpers/sql.js';
 
@@ -15,22 +16,13 @@ const POSTINGS_PER_CLIENT = 12;
 describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL database', () => {
   let db: string;
   let servers: Array<Spawned & { url: string }>;
+  let acme: HttpTenant;
   let tenantId: string;
   let headers: Record<string, string>;
   let hot: string[];
   let cold: string[];
 
-  const post = (url: string, key: string, from: string, to: string, amount = '1.00') =>
-    fetch(`${url}/api/v1/transactions`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': key },
-      body: JSON.stringify({
-        lines: [
-          { accountId: from, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount, currency: 'USD', rail: 'ACH' } },
-          { accountId: to, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount, currency: 'USD', rail: 'ACH' } },
-        ],
-      }),
-    });
+  const post = (url: string, key: string, from: string, to: string, amount = '1.00') => acme.transfer(url, from, to, { amount, key });
 
   /** Kept balances equal their entries, commit times and sequences agree along the commit order, the chain verifies. */
   const expectWhole = async (tenant: string) => {
@@ -64,14 +56,11 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
 
   beforeAll(async () => {
     db = await freshDatabaseUrl();
-    const tenant = await createTenant(db);
-    tenantId = tenant.tenantId;
-    headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+    acme = await tenantOver(db);
+    tenantId = acme.tenantId;
+    headers = acme.headers;
     servers = await Promise.all(Array.from({ length: SERVERS }, () => spawnServe(db)));
-    const account = async (i: number) => {
-      const res = await fetch(`${servers[i % SERVERS]!.url}/api/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name: `a${i}`, currency: 'USD', type: 'ASSET' }) });
-      return ((await res.json()) as { id: string }).id;
-    };
+    const account = (i: number) => acme.account(servers[i % SERVERS]!.url, `a${i}`);
     hot = await Promise.all([0, 1].map(account));
     cold = await Promise.all(Array.from({ length: 12 }, (_, i) => account(i + 2)));
   });
@@ -115,15 +104,9 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
   it('tenants write in parallel from every process, each tenant whole and in order', async () => {
     const tenants = await Promise.all(
       ['North', 'South', 'East'].map(async (name) => {
-        const tenant = await createTenant(db, name);
-        const auth = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
-        const ids = await Promise.all(
-          ['from', 'to'].map(async (accountName, i) => {
-            const res = await fetch(`${servers[i]!.url}/api/v1/accounts`, { method: 'POST', headers: auth, body: JSON.stringify({ name: accountName, currency: 'USD', type: 'ASSET' }) });
-            return ((await res.json()) as { id: string }).id;
-          }),
-        );
-        return { id: tenant.tenantId, auth, from: ids[0]!, to: ids[1]! };
+        const tenant = await tenantOver(db, name);
+        const [from, to] = await Promise.all(['from', 'to'].map((accountName, i) => tenant.account(servers[i]!.url, accountName)));
+        return { tenant, from: from!, to: to! };
       }),
     );
     const failures: string[] = [];
@@ -131,25 +114,16 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL dat
       Array.from({ length: CLIENTS }, async (_, client) => {
         const tenant = tenants[client % tenants.length]!;
         for (let n = 0; n < POSTINGS_PER_CLIENT / 2; n++) {
-          const res = await fetch(`${servers[(client + n) % SERVERS]!.url}/api/v1/transactions`, {
-            method: 'POST',
-            headers: { ...tenant.auth, 'idempotency-key': randomUUID() },
-            body: JSON.stringify({
-              lines: [
-                { accountId: tenant.from, entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-                { accountId: tenant.to, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-              ],
-            }),
-          });
+          const res = await tenant.tenant.transfer(servers[(client + n) % SERVERS]!.url, tenant.from, tenant.to);
           if (res.status !== 201) failures.push(`${res.status} ${await res.text()}`);
         }
       }),
     );
     expect(failures).toEqual([]);
-    for (const tenant of tenants) {
-      const count = await sqlOn(db, 'select 1 from transactions where tenant_id = ?', [tenant.id]);
+    for (const { tenant } of tenants) {
+      const count = await sqlOn(db, 'select 1 from transactions where tenant_id = ?', [tenant.tenantId]);
       expect(count.rows).toHaveLength((CLIENTS / tenants.length) * (POSTINGS_PER_CLIENT / 2));
-      await expectWhole(tenant.id);
+      await expectWhole(tenant.tenantId);
     }
   });
 

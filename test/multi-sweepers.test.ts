@@ -2,7 +2,8 @@
 // sweeper, race for the same due settlements. Each expiry is written once: one UNMATCHED, one audit record, one event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
-import { cli, createTenant } from './helpers/server.js';
+import { cli } from './helpers/server.js';
+import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { sqlOn } from './helpers/sql.js';
 import { until } from './helpers/poll.js';
@@ -13,22 +14,19 @@ const SETTLEMENTS = 24;
 describe.skipIf(TEST_ENGINE !== 'postgres')('three sweepers on one PostgreSQL database', () => {
   let db: string;
   let servers: Array<Spawned & { url: string }>;
-  let tenantId: string;
-  let headers: Record<string, string>;
+  let acme: HttpTenant;
 
   beforeAll(async () => {
     db = await freshDatabaseUrl();
-    const tenant = await createTenant(db);
-    tenantId = tenant.tenantId;
-    headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+    acme = await tenantOver(db);
     servers = await Promise.all(Array.from({ length: SERVERS }, () => spawnServe(db, ['--settlement-ttl', '1'])));
   });
 
   afterAll(() => killAll());
 
   it('expires each settlement once: one UNMATCHED, one audit record, one settlement.unmatched event', async () => {
-    const res = await fetch(`${servers[0]!.url}/api/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name: 'receiving', currency: 'USD', type: 'ASSET' }) });
-    const accountId = ((await res.json()) as { id: string }).id;
+    const accountId = await acme.account(servers[0]!.url, 'receiving');
+    const { tenantId, headers } = acme;
     // Registered on every process at once, so that they fall due together and every sweeper finds them due.
     const ids = await Promise.all(
       Array.from({ length: SETTLEMENTS }, async (_, i) => {

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, startOwnPostgres, TEST_ENGINE } from './helpers/postgres.js';
-import { cli, createTenant } from './helpers/server.js';
+import { cli } from './helpers/server.js';
+import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { sqlOn } from './helpers/sql.js';
 
@@ -15,22 +16,15 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL restarted under load', (
   let postgres: Awaited<ReturnType<typeof startOwnPostgres>>;
   let db: string;
   let server: Spawned & { url: string };
-  let tenantId: string;
-  let headers: Record<string, string>;
+  let acme: HttpTenant;
   let accounts: string[];
 
   beforeAll(async () => {
     postgres = await startOwnPostgres();
     db = await freshDatabaseUrl(postgres.url);
-    const tenant = await createTenant(db);
-    tenantId = tenant.tenantId;
-    headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+    acme = await tenantOver(db);
     server = await spawnServe(db);
-    accounts = [];
-    for (const name of ['cash', 'revenue']) {
-      const res = await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name, currency: 'USD', type: 'ASSET' }) });
-      accounts.push(((await res.json()) as { id: string }).id);
-    }
+    accounts = [await acme.account(server.url, 'cash'), await acme.account(server.url, 'revenue')];
   });
 
   afterAll(async () => {
@@ -39,12 +33,6 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL restarted under load', (
   });
 
   it('answers 503 with Retry-After while it is away, recovers by itself, and loses nothing acknowledged', async () => {
-    const posting = JSON.stringify({
-      lines: [
-        { accountId: accounts[0], entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-        { accountId: accounts[1], entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-      ],
-    });
     const acknowledged = new Map<string, string>(); // Idempotency-Key → transactionId
     const unavailable: Array<string | null> = []; // the Retry-After of each 503
     const unexpected: string[] = [];
@@ -57,7 +45,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL restarted under load', (
       while (!stop) {
         const key = randomUUID();
         for (;;) {
-          const res = await fetch(`${server.url}/api/v1/transactions`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: posting });
+          const res = await acme.transfer(server.url, accounts[0]!, accounts[1]!, { key });
           if (res.status === 201) {
             acknowledged.set(key, ((await res.json()) as { transactionId: string }).transactionId);
             if (restarted) afterRestart++;
@@ -86,16 +74,16 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL restarted under load', (
     expect(unavailable.every((retryAfter) => retryAfter !== null && Number(retryAfter) >= 1)).toBe(true);
 
     // Every acknowledged posting is there, once; so is each key's posting, whatever answer its tries got.
-    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = ?', [tenantId]);
+    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = ?', [acme.tenantId]);
     expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(acknowledged.values()));
     expect(stored.rows).toHaveLength(acknowledged.size);
 
     // Reads recovered too, and the balance is the sum of what was acknowledged.
-    const res = await fetch(`${server.url}/api/v1/accounts/${accounts[0]}/balance`, { headers });
+    const res = await fetch(`${server.url}/api/v1/accounts/${accounts[0]}/balance`, { headers: acme.headers });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { amount: number }).amount).toBe(acknowledged.size);
 
-    const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenantId]);
+    const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', acme.tenantId]);
     expect(verify.code, verify.stderr).toBe(0);
   });
 });

@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, createTenant, testDb } from '../helpers/server.js';
+import { cli, testDb } from '../helpers/server.js';
+import { tenantOver, type HttpTenant } from '../helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from '../helpers/spawn.js';
 import { sqlOn } from '../helpers/sql.js';
 import { TEST_ENGINE } from '../helpers/postgres.js';
@@ -15,22 +15,15 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('ledger db backup', () => {
   let dir: string;
   let db: string;
   let server: Spawned & { url: string };
-  let tenantId: string;
-  let headers: Record<string, string>;
+  let acme: HttpTenant;
   let accounts: string[];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-backup-'));
     db = await testDb(dir);
-    const tenant = await createTenant(db);
-    tenantId = tenant.tenantId;
-    headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+    acme = await tenantOver(db);
     server = await spawnServe(db);
-    accounts = [];
-    for (const [name, type] of [['cash', 'ASSET'], ['revenue', 'REVENUE']]) {
-      const res = await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ name, currency: 'USD', type }) });
-      accounts.push(((await res.json()) as { id: string }).id);
-    }
+    accounts = [await acme.account(server.url, 'cash'), await acme.account(server.url, 'revenue', 'REVENUE')];
   });
   afterAll(async () => {
     await killAll();
@@ -38,16 +31,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('ledger db backup', () => {
   });
 
   const postOne = async (url: string) => {
-    const res = await fetch(`${url}/api/v1/transactions`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': randomUUID() },
-      body: JSON.stringify({
-        lines: [
-          { accountId: accounts[0], entryType: 'DEBIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-          { accountId: accounts[1], entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } },
-        ],
-      }),
-    });
+    const res = await acme.transfer(url, accounts[0]!, accounts[1]!);
     return res.status === 201 ? ((await res.json()) as { transactionId: string }).transactionId : null;
   };
 
@@ -81,12 +65,12 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('ledger db backup', () => {
 
     // Restored: a server on the copy answers, its balance is its own postings, and its chain verifies.
     const restored = await spawnServe(backupFile);
-    const balance = (await (await fetch(`${restored.url}/api/v1/accounts/${accounts[0]}/balance`, { headers })).json()) as { amount: number };
+    const balance = (await (await fetch(`${restored.url}/api/v1/accounts/${accounts[0]}/balance`, { headers: acme.headers })).json()) as { amount: number };
     expect(balance.amount).toBe(copied.size);
     expect(await postOne(restored.url)).not.toBeNull();
     restored.kill();
     await restored.exited;
-    const verify = await cli(['--db', backupFile, 'audit', 'verify', '--tenant', tenantId]);
+    const verify = await cli(['--db', backupFile, 'audit', 'verify', '--tenant', acme.tenantId]);
     expect(verify.code, verify.stderr).toBe(0);
   });
 
