@@ -18,6 +18,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every JSON answer a test receives is validated against the OpenAPI document.
+    setupFiles: ['test/helpers/answers-match-document.ts'],
     maxWorkers: 2,
     projects: [
       {

@@ -38,14 +38,16 @@ const publicRoutes: Route[] = [
     method: 'GET',
     path: '/healthz',
     summary: 'Liveness: 200 once the server accepts requests',
-    responses: { 200: '{"status":"ok"}' },
+    operationId: 'health',
+    responses: { 200: { description: 'The server accepts requests', schema: 'Health' } },
     handle: () => ({ status: 200, raw: '{"status":"ok"}' }),
   },
   {
     method: 'GET',
     path: '/api/v1/openapi.json',
     summary: 'This OpenAPI 3.1 document',
-    responses: { 200: 'The document' },
+    operationId: 'getOpenApiDocument',
+    responses: { 200: { description: 'The document', schema: 'OpenApiDocument' } },
     handle: () => ({ status: 200, body: document }),
   },
 ];

@@ -1,31 +1,40 @@
-// The OpenAPI 3.1 document, generated from the route table and the valibot schemas that validate requests.
+// The OpenAPI 3.1 document, generated from the route table, the valibot schemas that validate requests, and the
+// valibot schemas of the answers (core/responses.ts), which are also the views' types.
 import * as v from 'valibot';
-import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
-import { jsonNumberSchema } from '../core/schemas.js';
-import type { Route } from './route.js';
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
+import { limitSchema } from '../core/schemas.js';
+import { responseSchemas } from '../core/responses.js';
+import { JsonNumber } from '../core/json.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../core/limits.js';
+import type { ResponseSpec, Route } from './route.js';
 import { routeParamNames } from './route.js';
+
+/** Exact numbers are a class of ours (JsonNumber); on the wire they are plain JSON numbers. */
+const override = (schema: v.GenericSchema): JsonSchema | undefined =>
+  schema.type === 'instance' && (schema as v.InstanceSchema<typeof JsonNumber, undefined>).class === JsonNumber ? { type: 'number' } : undefined;
+
+/** Queries arrive as text, but `limit` is an integer to every client. */
+const LIMIT_PARAMETER = { type: 'integer', minimum: PAGE_SIZE_MIN, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT };
 
 const conversion: ConversionConfig = {
   target: 'draft-2020-12',
   typeMode: 'input',
   errorMode: 'ignore',
-  // Exact numbers are a class of ours; on the wire they are plain JSON numbers.
-  overrideSchema: ({ valibotSchema }) => (valibotSchema === jsonNumberSchema ? { type: 'number' } : undefined),
+  overrideSchema: ({ valibotSchema }) => override(valibotSchema),
 };
+
+/** The answers' schemas, each named once in `components/schemas` and referred to by name wherever it appears. */
+const components = toJsonSchemaDefs(responseSchemas, {
+  target: 'draft-2020-12',
+  typeMode: 'output',
+  errorMode: 'ignore',
+  overrideSchema: ({ valibotSchema }) => override(valibotSchema),
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+});
 
 const schemaOf = (schema: v.GenericSchema) => {
   const { $schema: _, ...rest } = toJsonSchema(schema, conversion) as Record<string, unknown>;
   return rest;
-};
-
-const errorBody = {
-  type: 'object',
-  required: ['message', 'code'],
-  properties: {
-    message: { type: 'string' },
-    code: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-  },
 };
 
 function operation(route: Route) {
@@ -39,25 +48,27 @@ function operation(route: Route) {
     const entries = (route.query as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries;
     for (const [name, schema] of Object.entries(entries)) {
       const optional = schema.type === 'optional';
-      parameters.push({ name, in: 'query', required: !optional && !name.match(/^(limit|cursor)$/), schema: schemaOf(schema) });
+      const inner = optional ? (schema as v.OptionalSchema<v.GenericSchema, undefined>).wrapped : schema;
+      parameters.push({ name, in: 'query', required: !optional, schema: inner === limitSchema ? LIMIT_PARAMETER : schemaOf(schema) });
     }
   }
   for (const [name, header] of Object.entries(route.headers ?? {})) {
     parameters.push({ name, in: 'header', required: header.required, description: header.description, schema: schemaOf(header.schema) });
   }
   // Every route with a body refuses one declared as anything but JSON (server/route.ts, parseBody).
-  const declared = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : route.responses;
+  const declared: Record<string, string | ResponseSpec> = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : { ...route.responses };
+  // Any other error (429, 503, 413, 408, 405…) has the same body.
+  declared.default = { description: 'An error: every error has this body', schema: 'Error' };
   const responses = Object.fromEntries(
-    Object.entries(declared).map(([status, description]) => [
-      status,
-      Number(status) >= 400
-        ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
-        : { description },
-    ]),
+    Object.entries(declared).map(([status, spec]) => {
+      const { description, schema, contentType } = typeof spec === 'string' ? { description: spec, schema: Number(status) >= 400 ? 'Error' : undefined, contentType: undefined } : spec;
+      if (!schema) return [status, { description }];
+      return [status, { description, content: { [contentType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${schema}` } } } }];
+    }),
   );
   return {
     summary: route.summary,
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/\/api\/v1/, '').replace(/[/:-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+    operationId: route.operationId,
     ...(route.scope ? { security: [{ bearer: [] }], 'x-required-scope': route.scope } : { security: [] }),
     ...(parameters.length ? { parameters } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
@@ -79,7 +90,7 @@ export function openApiDocument(routes: Route[], version: string) {
     servers: [{ url: '/' }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'sk_live_ followed by 32 hex characters' } },
-      schemas: { Error: errorBody },
+      schemas: components,
     },
     paths,
   };

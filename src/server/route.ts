@@ -15,6 +15,7 @@ import { parseBodyText, parseWith } from '../core/validate.js';
 import { toJsonText } from '../core/json.js';
 import type { UrlPolicy } from './webhooks/urlPolicy.js';
 import type { RateLimiter } from './rateLimit.js';
+import type { ResponseName } from '../core/responses.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -63,11 +64,23 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   query?: QS;
   body?: BS;
   headers?: Record<string, { schema: v.GenericSchema; required: boolean; description: string }>;
-  /** Status codes the route can answer, for the document. */
-  responses: Record<number, string>;
+  /** The document's name for it, which client generators turn into a method name (createAccount, listEntries). */
+  operationId: string;
+  /**
+   * Status codes the route can answer, for the document: a description, or for an answer with a body, its description
+   * and the name of its schema (core/responses.ts), with its content type when it is not JSON.
+   */
+  responses: Record<number, string | ResponseSpec>;
   handle(
     ctx: RouteContext<QS extends v.GenericSchema ? v.InferOutput<QS> : undefined, BS extends v.GenericSchema ? v.InferOutput<BS> : undefined>,
   ): Reply | Promise<Reply>;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema: ResponseName;
+  /** `application/json` unless said (the audit export: `application/x-ndjson`, one record of the schema per line). */
+  contentType?: string;
 }
 
 export const defineRoute = <QS extends v.GenericSchema | undefined, BS extends v.GenericSchema | undefined>(route: Route<QS, BS>) => route;

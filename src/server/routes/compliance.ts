@@ -9,9 +9,10 @@ export const complianceRoutes = [
     method: 'GET',
     path: '/api/v1/compliance/audit-export',
     summary: 'Export the audit log of a time window as NDJSON, oldest first (from inclusive, to exclusive)',
+    operationId: 'exportAudit',
     scope: 'COMPLIANCE_EXPORT',
     query: auditExportQuery,
-    responses: { 200: 'NDJSON, one audit record per line', 400: 'from or to missing or invalid, from not before to, invalid type', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'NDJSON, one audit record per line', schema: 'AuditRecord', contentType: 'application/x-ndjson' }, 400: 'from or to missing or invalid, from not before to, invalid type', 401: 'Unauthenticated', 403: 'Forbidden' },
     handle: ({ ledger, principal, query }) => ({
       status: 200,
       stream: ledger.exportAudit(principal.tenantId, query),

@@ -7,9 +7,10 @@ export const reconciliationRoutes = [
     method: 'POST',
     path: '/api/v1/reconciliation/batch',
     summary: 'Reconcile transactions against PENDING settlements; one outcome per id, in request order',
+    operationId: 'reconcileBatch',
     scope: 'RECONCILIATION_WRITE',
     body: reconciliationBatchBody,
-    responses: { 200: 'Array of {transactionId, outcome}', 400: 'Empty batch, more than 100 ids, or an id that is not a UUID', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'One outcome per transaction id, in the order given', schema: 'ReconciliationOutcomes' }, 400: 'Empty batch, more than 100 ids, or an id that is not a UUID', 401: 'Unauthenticated', 403: 'Forbidden' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 200,
       body: await ledger.reconcileBatch(principal.tenantId, actor, body.transactionIds),
@@ -19,9 +20,10 @@ export const reconciliationRoutes = [
     method: 'GET',
     path: '/api/v1/reconciliation/results',
     summary: 'Every reconciliation outcome recorded, newest first',
+    operationId: 'listReconciliationResults',
     scope: 'RECONCILIATION_READ',
     query: pageQuery,
-    responses: { 200: '{items, nextCursor}', 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'A page of reconciliation results, newest first', schema: 'ReconciliationResultsPage' }, 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listReconciliationResults(principal.tenantId, query) }),
   }),
 ];

@@ -1,0 +1,240 @@
+// What the API answers, one valibot schema per resource: the OpenAPI document describes every 2xx answer from these
+// (server/openapi.ts), the views are typed by them (`Out<…>` below), and the tests validate every JSON answer they
+// receive against the document. One source, so the document cannot drift from the code.
+import * as v from 'valibot';
+import { JsonNumber } from './json.js';
+import { chains, fiatCurrencies, rails, tokens } from './money.js';
+import { accountTypes, entryTypes } from './types.js';
+import { scopes } from './scopes.js';
+import { settlementStatuses, reconciliationOutcomes } from './settlement.js';
+import { agentStatuses } from './agent.js';
+import { policyRuleTypes } from './policy.js';
+
+/** What a view of a schema must be: its output type. */
+export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/**
+ * An amount: a JSON number written with exactly its decimal digits (never through a float). Clients that need every
+ * digit read numbers losslessly (a big-decimal JSON parser); on the server it is an exact JsonNumber.
+ */
+export const amountOut = v.pipe(
+  v.instance(JsonNumber),
+  v.description('An exact decimal amount: a JSON number whose digits are the amount as written, up to the asset\'s places. Read it losslessly if you need every digit.'),
+);
+
+const uuid = v.pipe(v.string(), v.uuid());
+const instant = v.pipe(v.string(), v.isoTimestamp(), v.description('An ISO 8601 instant in UTC with milliseconds'));
+const cursor = v.nullable(v.pipe(v.string(), v.description('Opaque; pass it as `cursor` for the next page, null on the last page')));
+const asset = v.picklist([...fiatCurrencies, ...tokens]);
+const metadata = v.record(v.string(), v.string());
+
+export const account = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  description: v.nullable(v.string()),
+  currency: v.picklist(fiatCurrencies),
+  type: v.picklist(accountTypes),
+  normalBalance: v.picklist(entryTypes),
+  createdAt: instant,
+});
+
+const page = <S extends v.GenericSchema>(item: S) => v.strictObject({ items: v.array(item), nextCursor: cursor });
+
+export const balance = v.strictObject({
+  accountId: uuid,
+  currency: v.picklist(fiatCurrencies),
+  amount: amountOut,
+  normalBalance: v.picklist(entryTypes),
+  computedAt: instant,
+  onChainBalances: v.array(v.strictObject({ token: v.picklist(tokens), amount: amountOut })),
+});
+
+const fiatMonetary = v.strictObject({
+  type: v.literal('FIAT'),
+  amount: amountOut,
+  currency: v.picklist(fiatCurrencies),
+  rail: v.picklist(rails),
+  bankReference: v.nullable(v.string()),
+});
+const onchainMonetary = v.strictObject({
+  type: v.literal('ONCHAIN'),
+  amount: amountOut,
+  token: v.picklist(tokens),
+  chainId: v.picklist(chains),
+  txHash: v.string(),
+  blockNumber: v.pipe(v.number(), v.integer()),
+  walletAddress: v.string(),
+  tokenContract: v.string(),
+});
+export const monetary = v.variant('type', [fiatMonetary, onchainMonetary]);
+
+export const journalEntry = v.strictObject({
+  entryId: uuid,
+  transactionId: uuid,
+  type: v.picklist(entryTypes),
+  monetary,
+  description: v.optional(v.string()),
+  createdAt: instant,
+});
+
+export const entriesPage = v.strictObject({ accountId: uuid, entries: v.array(journalEntry), nextCursor: cursor });
+
+export const statement = v.strictObject({
+  accountId: uuid,
+  currency: v.picklist(fiatCurrencies),
+  from: instant,
+  to: instant,
+  openingBalance: amountOut,
+  movements: v.array(
+    v.strictObject({
+      transactionId: uuid,
+      type: v.picklist(entryTypes),
+      amount: amountOut,
+      description: v.optional(v.string()),
+      occurredAt: instant,
+    }),
+  ),
+  closingBalance: amountOut,
+});
+
+export const transaction = v.strictObject({
+  transactionId: uuid,
+  metadata,
+  lines: v.array(v.strictObject({ ...journalEntry.entries, accountId: uuid })),
+  createdAt: instant,
+});
+
+export const transactionPosted = v.strictObject({ transactionId: uuid });
+
+const scope = v.picklist(scopes);
+export const apiKey = v.strictObject({
+  id: uuid,
+  prefix: v.string(),
+  scopes: v.array(scope),
+  createdAt: instant,
+  revokedAt: v.nullable(instant),
+});
+export const apiKeyCreated = v.strictObject({
+  id: uuid,
+  rawKey: v.pipe(v.string(), v.description('The whole key: shown once, never again')),
+  prefix: v.string(),
+  scopes: v.array(scope),
+  createdAt: instant,
+});
+
+export const settlement = v.strictObject({
+  settlementId: uuid,
+  accountId: uuid,
+  expectedToken: v.picklist(tokens),
+  expectedAmount: v.pipe(v.string(), v.description('The expected amount as registered (a decimal string)')),
+  expectedWalletAddress: v.string(),
+  expectedChainId: v.picklist(chains),
+  expectedFromAddress: v.nullable(v.string()),
+  status: v.picklist(settlementStatuses),
+  matchedTransactionId: v.nullable(uuid),
+  txHash: v.nullable(v.string()),
+  blockNumber: v.nullable(v.pipe(v.number(), v.integer())),
+  confirmedAt: v.nullable(instant),
+  expiresAt: v.optional(v.pipe(instant, v.description('Present only while PENDING'))),
+  createdAt: instant,
+});
+
+export const reconciliationOutcome = v.strictObject({ transactionId: uuid, outcome: v.picklist(reconciliationOutcomes) });
+export const reconciliationResult = v.strictObject({
+  transactionId: uuid,
+  outcome: v.picklist(reconciliationOutcomes),
+  settlementId: v.nullable(uuid),
+  source: v.picklist(['POSTING', 'BATCH', 'CHAIN']),
+  reconciledAt: instant,
+});
+
+export const policyRule = v.strictObject({
+  id: uuid,
+  type: v.picklist(policyRuleTypes),
+  agentKeyPrefix: v.nullable(v.string()),
+  params: v.strictObject({
+    amount: v.optional(v.string()),
+    debitAccountId: v.optional(uuid),
+    creditAccountId: v.optional(uuid),
+    tokens: v.optional(v.array(v.picklist(tokens))),
+    chains: v.optional(v.array(v.picklist(chains))),
+  }),
+  createdAt: instant,
+});
+
+export const agentTransaction = v.strictObject({
+  id: uuid,
+  status: v.picklist(agentStatuses),
+  sessionId: v.string(),
+  actorKeyId: uuid,
+  lines: v.array(v.strictObject({ accountId: uuid, entryType: v.picklist(entryTypes), monetaryEntry: monetary, description: v.optional(v.string()) })),
+  metadata,
+  createdAt: instant,
+  decidedAt: v.nullable(instant),
+  reversalTransactionId: v.nullable(uuid),
+});
+export const agentTransactionStatus = v.strictObject({ transactionId: uuid, status: v.picklist(agentStatuses) });
+export const agentRollback = v.strictObject({ transactionId: uuid, reversesTransactionId: uuid });
+
+export const auditRecord = v.strictObject({
+  id: uuid,
+  type: v.picklist(['HUMAN', 'AGENT']),
+  action: v.string(),
+  actorKeyId: v.string(),
+  occurredAt: instant,
+  payload: v.record(v.string(), v.unknown()),
+  hash: v.pipe(v.string(), v.hexadecimal()),
+  prevHash: v.nullable(v.pipe(v.string(), v.hexadecimal())),
+});
+
+export const webhookSet = v.strictObject({
+  webhookUrl: v.string(),
+  webhookSecret: v.pipe(v.string(), v.description('64 lowercase hex characters: the signing secret, shown once')),
+});
+export const webhookConfig = v.strictObject({ webhookUrl: v.string(), secretPrefix: v.string() });
+
+export const health = v.strictObject({ status: v.literal('ok') });
+export const openApiDocumentOut = v.looseObject({ openapi: v.string(), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) });
+
+export const errorBody = v.object({
+  message: v.string(),
+  code: v.string(),
+  details: v.optional(v.array(v.strictObject({ path: v.string(), message: v.string() }))),
+});
+
+/** Every response schema, by the name the document gives it (`#/components/schemas/<name>`). */
+export const responseSchemas = {
+  Account: account,
+  AccountsPage: page(account),
+  Balance: balance,
+  JournalEntry: journalEntry,
+  EntriesPage: entriesPage,
+  Statement: statement,
+  Transaction: transaction,
+  TransactionPosted: transactionPosted,
+  TransactionsPage: page(transaction),
+  ApiKey: apiKey,
+  ApiKeys: v.array(apiKey),
+  ApiKeyCreated: apiKeyCreated,
+  Settlement: settlement,
+  SettlementsPage: page(settlement),
+  ReconciliationOutcome: reconciliationOutcome,
+  ReconciliationOutcomes: v.array(reconciliationOutcome),
+  ReconciliationResult: reconciliationResult,
+  ReconciliationResultsPage: page(reconciliationResult),
+  PolicyRule: policyRule,
+  PolicyRules: v.array(policyRule),
+  AgentTransaction: agentTransaction,
+  AgentTransactionsPage: page(agentTransaction),
+  AgentTransactionStatus: agentTransactionStatus,
+  AgentRollback: agentRollback,
+  AuditRecord: auditRecord,
+  AgentAuditPage: page(auditRecord),
+  WebhookSet: webhookSet,
+  WebhookConfig: webhookConfig,
+  Health: health,
+  OpenApiDocument: openApiDocumentOut,
+  Error: errorBody,
+} as const;
+
+export type ResponseName = keyof typeof responseSchemas;
