@@ -1,6 +1,7 @@
 // Agent-originated transactions: their record (held, posted, rejected, rolled back) and its API shape.
 import type { LineInput, TransactionInput } from './types.js';
 import { monetaryView } from './views.js';
+import type { Out, agentTransaction as agentTransactionOut } from './responses.js';
 
 export const agentStatuses = ['POSTED', 'PENDING_APPROVAL', 'REJECTED', 'ROLLED_BACK'] as const;
 export type AgentStatus = (typeof agentStatuses)[number];
@@ -27,7 +28,7 @@ const requestedLineView = (l: LineInput) => ({
   ...(l.description !== null ? { description: l.description } : {}),
 });
 
-export const agentTransactionView = (a: Omit<AgentTransaction, 'seq'>) => ({
+export const agentTransactionView = (a: Omit<AgentTransaction, 'seq'>): Out<typeof agentTransactionOut> => ({
   id: a.id,
   status: a.status,
   sessionId: a.sessionId,

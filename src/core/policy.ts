@@ -1,6 +1,7 @@
 // Policy rules over agent-originated transactions, and the one pure function that judges a transaction against them.
 import { formatMinor, scaleOf, type Asset, type Chain, type Token } from './money.js';
 import type { LineInput } from './types.js';
+import type { Out, policyRule as policyRuleOut } from './responses.js';
 
 export const policyRuleTypes = [
   'MAX_DEBIT_PER_SESSION',
@@ -39,7 +40,7 @@ export interface PolicyRule {
   createdAt: string;
 }
 
-export const policyRuleView = (r: PolicyRule) => ({
+export const policyRuleView = (r: PolicyRule): Out<typeof policyRuleOut> => ({
   id: r.id,
   type: r.type,
   agentKeyPrefix: r.agentKeyPrefix,

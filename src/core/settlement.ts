@@ -1,6 +1,7 @@
 // Settlement expectations: their record, their API shape, and the one rule that decides whether an on-chain line settles one.
 // Matching is pure: the posting, batch reconciliation and the chain watchers all ask `matchLines`.
 import type { Chain, Token } from './money.js';
+import type { Out, settlement as settlementOut } from './responses.js';
 import type { Entry, EntryType, OnchainDetails } from './types.js';
 
 export const settlementStatuses = ['PENDING', 'SETTLED', 'UNMATCHED', 'CANCELLED'] as const;
@@ -50,7 +51,7 @@ export const canonicalAddress = (chain: Chain, address: string): string =>
 /** A transaction hash in the form two spellings share: EVM hex is case-insensitive. */
 export const canonicalTxHash = (chain: Chain, hash: string): string => (chain === 'EVM' && /^0x[0-9a-fA-F]+$/.test(hash) ? hash.toLowerCase() : hash);
 
-export const settlementView = (s: Omit<Settlement, 'seq'>) => ({
+export const settlementView = (s: Omit<Settlement, 'seq'>): Out<typeof settlementOut> => ({
   settlementId: s.id,
   accountId: s.accountId,
   expectedToken: s.token,
@@ -63,7 +64,7 @@ export const settlementView = (s: Omit<Settlement, 'seq'>) => ({
   txHash: s.txHash,
   blockNumber: s.blockNumber,
   confirmedAt: s.confirmedAt,
-  ...(s.status === 'PENDING' ? { expiresAt: s.expiresAt } : {}),
+  ...(s.status === 'PENDING' && s.expiresAt !== null ? { expiresAt: s.expiresAt } : {}),
   createdAt: s.createdAt,
 });
 

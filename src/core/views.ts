@@ -1,10 +1,12 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
-import { formatMinor, type Asset } from './money.js';
+import { formatMinor, type Asset, type FiatCurrency, type Token } from './money.js';
 import { jsonNumber, toJsonText } from './json.js';
 import type { Account, ApiKey, Entry } from './types.js';
 import { normalBalanceOf } from './types.js';
+import type * as r from './responses.js';
+import type { Out } from './responses.js';
 
-export const accountView = (a: Omit<Account, 'seq'>) => ({
+export const accountView = (a: Omit<Account, 'seq'>): Out<typeof r.account> => ({
   id: a.id,
   name: a.name,
   description: a.description,
@@ -16,16 +18,17 @@ export const accountView = (a: Omit<Account, 'seq'>) => ({
 
 export const amountView = (minor: bigint, asset: Asset) => jsonNumber(formatMinor(minor, asset));
 
-export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>) {
+export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>): Out<typeof r.monetary> {
   const amount = amountView(e.amountMinor, e.asset);
   const d = e.details;
   if (d.kind === 'FIAT') {
-    return { type: 'FIAT' as const, amount, currency: e.asset, rail: d.rail, bankReference: d.bankReference };
+    // A fiat line's asset is its currency, an on-chain line's its token (core/posting.ts makes them so).
+    return { type: 'FIAT' as const, amount, currency: e.asset as FiatCurrency, rail: d.rail, bankReference: d.bankReference };
   }
   return {
     type: 'ONCHAIN' as const,
     amount,
-    token: e.asset,
+    token: e.asset as Token,
     chainId: d.chainId,
     txHash: d.txHash,
     blockNumber: d.blockNumber,
@@ -59,7 +62,7 @@ export const lineText = (head: string, createdAt: string, accountId: string): st
 export const transactionText = (transactionId: string, metadata: Record<string, string>, lines: readonly string[], createdAt: string): string =>
   `{"transactionId":${JSON.stringify(transactionId)},"metadata":${toJsonText(metadata)},"lines":[${lines.join(',')}],"createdAt":${JSON.stringify(createdAt)}}`;
 
-export const apiKeyListView = (k: ApiKey) => ({
+export const apiKeyListView = (k: ApiKey): Out<typeof r.apiKey> => ({
   id: k.id,
   prefix: k.prefix,
   scopes: k.scopes,
@@ -67,7 +70,7 @@ export const apiKeyListView = (k: ApiKey) => ({
   revokedAt: k.revokedAt,
 });
 
-export const apiKeyCreatedView = (k: ApiKey, rawKey: string) => ({
+export const apiKeyCreatedView = (k: ApiKey, rawKey: string): Out<typeof r.apiKeyCreated> => ({
   id: k.id,
   rawKey,
   prefix: k.prefix,

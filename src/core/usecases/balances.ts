@@ -1,5 +1,7 @@
 // Reads of one account: balance (now or as of an instant), the entries listing and the period statement.
 // Balances are kept, never summed at read time: each answer is a handful of index seeks whatever the history.
+import type * as r from '../responses.js';
+import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { isFiat, type Token } from '../money.js';
@@ -15,7 +17,7 @@ import { requireAccount } from './accounts.js';
 /** Raw balances are debits minus credits; an account reports them on its normal side. */
 const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
 
-export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined) {
+export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
   const account = await requireAccount(deps, tenantId, accountId);
   const computedAt = deps.clock.now().toISOString();
   // One row per asset the account has ever held; as of an instant, one seek per such asset and no more.
@@ -72,7 +74,7 @@ export async function entries(
   };
 }
 
-export async function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number) {
+export async function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number): Promise<Out<typeof r.statement>> {
   if (fromMs > toMs) throw invalid('Invalid query: from must be earlier than or equal to to.', [{ path: 'from', message: 'is after to' }]);
   const account = await requireAccount(deps, tenantId, accountId);
   const asset = account.currency;

@@ -1,5 +1,6 @@
 // Batch reconciliation: for each transaction, settle what its on-chain lines match, and record every outcome.
 // It reads outside the writer (lines from their columns, candidate settlements) and decides inside.
+import type { Out, reconciliationResult as reconciliationResultOut } from '../responses.js';
 import type { Deps } from '../context.js';
 import type { ReadStore, WriteContext } from '../ports.js';
 import { appendAudit, type Actor } from '../audit.js';
@@ -119,7 +120,7 @@ export async function reconcileBatch(deps: Deps, tenantId: string, actor: Actor,
   return outcomes.map(({ transactionId, outcome }) => ({ transactionId, outcome }));
 }
 
-const resultView = (r: ReconciliationResult) => ({
+const resultView = (r: ReconciliationResult): Out<typeof reconciliationResultOut> => ({
   transactionId: r.transactionId,
   outcome: r.outcome,
   settlementId: r.settlementId,
