@@ -13,6 +13,7 @@ const SQLITE_ONLY = [
   'test/cli/terminal-prompts.test.ts',
   // The document is the same on both engines; the generated types are written to one place.
   'test/typed-client.test.ts',
+  'test/docs-page.test.ts',
 ];
 
 export default defineConfig({

@@ -19,6 +19,7 @@ import { webhookRoutes } from './routes/webhook.js';
 import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';
 import { openApiDocument } from './openapi.js';
+import { docsPage, type DocumentLike } from './docs.js';
 import { VERSION } from '../version.js';
 
 export const apiRoutes: Route[] = [
@@ -50,7 +51,19 @@ const publicRoutes: Route[] = [
     responses: { 200: { description: 'The document', schema: 'OpenApiDocument' } },
     handle: () => ({ status: 200, body: document }),
   },
+  {
+    method: 'GET',
+    path: '/api/v1/docs',
+    summary: 'A readable reference of this document (HTML, nothing fetched from outside)',
+    operationId: 'getDocs',
+    responses: { 200: 'The reference, as one HTML page' },
+    handle: () => ({ status: 200, raw: (page ??= docsPage(document as unknown as DocumentLike)), contentType: 'text/html; charset=utf-8', headers: { 'content-security-policy': DOCS_CSP } }),
+  },
 ];
+
+/** The docs page loads nothing: no script, no image, no font, no stylesheet but its own inline one. */
+const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+let page: string | undefined;
 
 export const allRoutes: Route[] = [...publicRoutes, ...apiRoutes];
 const document = openApiDocument(allRoutes, VERSION);

@@ -8,6 +8,7 @@ import { JsonNumber } from '../core/json.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../core/limits.js';
 import type { ResponseSpec, Route } from './route.js';
 import { routeParamNames } from './route.js';
+import { QUICKSTART_EXAMPLES } from './examples.js';
 
 /** Exact numbers are a class of ours (JsonNumber); on the wire they are plain JSON numbers. */
 const override = (schema: v.GenericSchema): JsonSchema | undefined =>
@@ -59,11 +60,13 @@ function operation(route: Route) {
   const declared: Record<string, string | ResponseSpec> = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : { ...route.responses };
   // Any other error (429, 503, 413, 408, 405…) has the same body.
   declared.default = { description: 'An error: every error has this body', schema: 'Error' };
+  const example = QUICKSTART_EXAMPLES[route.operationId];
   const responses = Object.fromEntries(
     Object.entries(declared).map(([status, spec]) => {
       const { description, schema, contentType } = typeof spec === 'string' ? { description: spec, schema: Number(status) >= 400 ? 'Error' : undefined, contentType: undefined } : spec;
       if (!schema) return [status, { description }];
-      return [status, { description, content: { [contentType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${schema}` } } } }];
+      const shown = example?.response?.status === Number(status) ? { example: example.response.body } : {};
+      return [status, { description, content: { [contentType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${schema}` }, ...shown } } }];
     }),
   );
   return {
@@ -71,7 +74,9 @@ function operation(route: Route) {
     operationId: route.operationId,
     ...(route.scope ? { security: [{ bearer: [] }], 'x-required-scope': route.scope } : { security: [] }),
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body), ...(example?.request ? { example: example.request } : {}) } } } }
+      : {}),
     responses,
   };
 }

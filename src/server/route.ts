@@ -27,6 +27,8 @@ export interface Reply {
   /** A body produced chunk by chunk as the client reads it (the audit export). */
   stream?: AsyncIterable<string>;
   contentType?: string;
+  /** Headers of its own beside the content type (the docs page's Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
 
 /** What the server was started with that routes need. */
@@ -147,6 +149,7 @@ export function toResponse(reply: Reply, head = false): Response {
   // A handler that forgot an await would otherwise answer `{}`.
   if (typeof (reply.body as { then?: unknown } | null)?.then === 'function') throw new Error('A route answered a Promise as its body.');
   const text = reply.raw ?? toJsonText(reply.body);
-  if (head) return respond(null, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE, 'content-length': String(Buffer.byteLength(text)) });
-  return respond(text, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
+  const headers = { ...reply.headers, 'content-type': reply.contentType ?? JSON_TYPE };
+  if (head) return respond(null, reply.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
+  return respond(text, reply.status, headers);
 }

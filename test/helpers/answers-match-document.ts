@@ -31,7 +31,8 @@ const validators = new Map<string, ValidateFunction>();
 function validatorFor(template: string, method: string, status: number): { validate?: ValidateFunction; documented: boolean } {
   const operation = document.paths[template]?.[method];
   if (!operation) return { documented: false };
-  const response = operation.responses[String(status)] ?? operation.responses.default;
+  // `default` is the error body: it answers for errors the operation does not list (429, 503, 413…), never for a 2xx.
+  const response = operation.responses[String(status)] ?? (status >= 400 ? operation.responses.default : undefined);
   const schema = response?.content?.['application/json']?.schema as { $ref?: string } | undefined;
   if (!schema?.$ref) return { documented: Boolean(response?.content) };
   const key = schema.$ref;

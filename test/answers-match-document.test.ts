@@ -1,0 +1,44 @@
+// The setup file that holds every JSON answer to the OpenAPI document (test/helpers/answers-match-document.ts) fails
+// a request whose answer does not match, naming the route, the status and the field; and a 2xx JSON answer the
+// document gives no schema. Shown with a stand-in server on loopback that answers documented paths wrongly.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ACCOUNT = '/api/v1/accounts/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+describe('answers are held to the OpenAPI document', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url === ACCOUNT) {
+        return json(200, { id: 'not-a-uuid', name: 'cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT', createdAt: '2026-01-01T00:00:00.000Z' });
+      }
+      if (req.url === '/api/v1/accounts') return json(404, { message: 'gone' });
+      if (req.url === '/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b') return json(200, { revoked: true });
+      return json(200, { status: 'ok' });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('a 2xx answer that leaves its schema fails the request, naming the route, the status and the field', async () => {
+    await expect(fetch(`${url}${ACCOUNT}`)).rejects.toThrow(/^GET \/api\/v1\/accounts\/\{accountId\} answered 200 with a body that does not match the OpenAPI document: \/id must match format "uuid"/);
+  });
+
+  it('an error answer is held to the error body', async () => {
+    await expect(fetch(`${url}/api/v1/accounts`)).rejects.toThrow(/GET \/api\/v1\/accounts answered 404 .*must have required property 'code'/);
+  });
+
+  it('a 2xx JSON answer the document gives no schema fails', async () => {
+    await expect(fetch(`${url}/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b`, { method: 'DELETE' })).rejects.toThrow(/DELETE \/api\/v1\/api-keys\/\{keyId\} answered 200 with JSON the OpenAPI document gives no schema for/);
+  });
+
+  it('what matches passes untouched', async () => {
+    const res = await fetch(`${url}/healthz`);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+});
