@@ -18,6 +18,9 @@ describe('answers are held to the OpenAPI document', () => {
       }
       if (req.url === '/api/v1/accounts') return json(404, { message: 'gone' });
       if (req.url === '/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b') return json(200, { revoked: true });
+      if (req.url?.startsWith('/api/v1/compliance/audit-export')) {
+        return res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('{"id":"0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}\n');
+      }
       return json(200, { status: 'ok' });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -34,7 +37,11 @@ describe('answers are held to the OpenAPI document', () => {
   });
 
   it('a 2xx JSON answer the document gives no schema fails', async () => {
-    await expect(fetch(`${url}/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b`, { method: 'DELETE' })).rejects.toThrow(/DELETE \/api\/v1\/api-keys\/\{keyId\} answered 200 with JSON the OpenAPI document gives no schema for/);
+    await expect(fetch(`${url}/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b`, { method: 'DELETE' })).rejects.toThrow(/DELETE \/api\/v1\/api-keys\/\{keyId\} answered 200 with application\/json the OpenAPI document gives no schema for/);
+  });
+
+  it('an NDJSON answer is held to its record schema, line by line', async () => {
+    await expect(fetch(`${url}/api/v1/compliance/audit-export?from=2000-01-01&to=2100-01-01`)).rejects.toThrow(/GET \/api\/v1\/compliance\/audit-export answered 200 .*line 1 \(the body\) must have required property/);
   });
 
   it('what matches passes untouched', async () => {

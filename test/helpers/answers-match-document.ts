@@ -28,12 +28,12 @@ const templates = Object.keys(document.paths)
   .sort((a, b) => b.template.length - a.template.length);
 
 const validators = new Map<string, ValidateFunction>();
-function validatorFor(template: string, method: string, status: number): { validate?: ValidateFunction; documented: boolean } {
+function validatorFor(template: string, method: string, status: number, mediaType: string): { validate?: ValidateFunction; documented: boolean } {
   const operation = document.paths[template]?.[method];
   if (!operation) return { documented: false };
   // `default` is the error body: it answers for errors the operation does not list (429, 503, 413…), never for a 2xx.
   const response = operation.responses[String(status)] ?? (status >= 400 ? operation.responses.default : undefined);
-  const schema = response?.content?.['application/json']?.schema as { $ref?: string } | undefined;
+  const schema = response?.content?.[mediaType]?.schema as { $ref?: string } | undefined;
   if (!schema?.$ref) return { documented: Boolean(response?.content) };
   const key = schema.$ref;
   const validate = validators.get(key) ?? ajv.compile({ $ref: `doc${key}` });
@@ -51,25 +51,28 @@ globalThis.fetch = async function fetchHeldToTheDocument(input: string | URL | R
   const match = templates.find((t) => t.pattern.test(url.pathname));
   if (!match) return response;
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toLowerCase();
-  const type = response.headers.get('content-type') ?? '';
-  if (method === 'head' || !type.startsWith('application/json')) return response;
-  let body: unknown;
+  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  // NDJSON (the audit export): each line is one value of the schema.
+  const lines = mediaType === 'application/x-ndjson';
+  if (method === 'head' || (mediaType !== 'application/json' && !lines)) return response;
+  let values: unknown[];
   try {
     const text = await response.clone().text();
     if (text === '') return response;
-    body = JSON.parse(text);
+    values = lines ? text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)) : [JSON.parse(text)];
   } catch {
     return response; // Not read whole (aborted) or not JSON at all: other assertions judge it.
   }
   const route = `${method.toUpperCase()} ${match.template}`;
-  const { validate, documented } = validatorFor(match.template, method, response.status);
+  const { validate, documented } = validatorFor(match.template, method, response.status, mediaType);
   if (!validate) {
-    if (response.status < 300 && !documented) throw new Error(`${route} answered ${response.status} with JSON the OpenAPI document gives no schema for.`);
+    if (response.status < 300 && !documented) throw new Error(`${route} answered ${response.status} with ${mediaType} the OpenAPI document gives no schema for.`);
     return response;
   }
-  if (!validate(body)) {
+  for (const [n, value] of values.entries()) {
+    if (validate(value)) continue;
     const [first] = validate.errors ?? [];
-    const field = first?.instancePath || '(the body)';
+    const field = `${lines ? `line ${n + 1} ` : ''}${first?.instancePath || '(the body)'}`;
     throw new Error(`${route} answered ${response.status} with a body that does not match the OpenAPI document: ${field} ${first?.message ?? ''} ${JSON.stringify(first?.params ?? {})}`);
   }
   return response;
