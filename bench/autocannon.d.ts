@@ -14,6 +14,8 @@ declare module 'autocannon' {
       average: number;
       p50: number;
       p99: number;
+      /** Of `requests`: how many were answered. */
+      total: number;
     }
     interface Result {
       requests: Histogram;

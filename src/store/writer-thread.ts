@@ -6,7 +6,9 @@ import { LedgerError } from '../core/errors.js';
 import type { CommandName } from '../core/commands.js';
 import { openLocalWriter } from './open.js';
 import type { JobMessage, ResultMessage, SerializedError, ToWriter, WriterThreadData } from './threadProtocol.js';
+import { nameThisThread } from './threads.js';
 
+nameThisThread('ledger-writer');
 const port = parentPort!;
 const { writer, durability, close } = await openLocalWriter((workerData as WriterThreadData).db);
 

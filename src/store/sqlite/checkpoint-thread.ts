@@ -3,6 +3,9 @@
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive, durabilityOf, openConnection, walFileOf } from './connection.js';
+import { nameThisThread } from '../threads.js';
+
+nameThisThread('ledger-ckpt');
 
 const CHECK_INTERVAL_MS = 100;
 /** Below this the WAL is left alone: a checkpoint's own fsync would cost light traffic more than it saves. */
