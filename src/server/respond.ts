@@ -8,8 +8,14 @@ const EVERY_ANSWER = { 'x-content-type-options': 'nosniff', 'cache-control': 'no
 
 export type Body = ConstructorParameters<typeof FastResponse>[0];
 
+/** `headers` as a plain object of lower-case names (the fast path srvx writes straight out), or a Headers to copy. */
 export function respond(body: Body, status: number, headers: Record<string, string> | Headers = {}): Response {
-  const all = new Headers(EVERY_ANSWER);
-  new Headers(headers).forEach((value, name) => all.set(name, value));
+  let all: Record<string, string> | Headers;
+  if (headers instanceof Headers) {
+    all = new Headers(EVERY_ANSWER);
+    headers.forEach((value, name) => (all as Headers).set(name, value));
+  } else {
+    all = { ...EVERY_ANSWER, ...headers };
+  }
   return new FastResponse(body, { status, statusText: STATUS_CODES[status] ?? '', headers: all }) as unknown as Response;
 }
