@@ -56,7 +56,7 @@ const publicRoutes: Route[] = [
     path: '/api/v1/docs',
     summary: 'A readable reference of this document (HTML, nothing fetched from outside)',
     operationId: 'getDocs',
-    responses: { 200: 'The reference, as one HTML page' },
+    responses: { 200: { description: 'The reference, as one HTML page', contentType: 'text/html' } },
     handle: () => ({ status: 200, raw: (page ??= docsPage(document as unknown as DocumentLike)), contentType: 'text/html; charset=utf-8', headers: { 'content-security-policy': DOCS_CSP } }),
   },
 ];

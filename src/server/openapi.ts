@@ -64,7 +64,7 @@ function operation(route: Route) {
   const responses = Object.fromEntries(
     Object.entries(declared).map(([status, spec]) => {
       const { description, schema, contentType } = typeof spec === 'string' ? { description: spec, schema: Number(status) >= 400 ? 'Error' : undefined, contentType: undefined } : spec;
-      if (!schema) return [status, { description }];
+      if (!schema) return [status, contentType ? { description, content: { [contentType]: { schema: { type: 'string' } } } } : { description }];
       const shown = example?.response?.status === Number(status) ? { example: example.response.body } : {};
       return [status, { description, content: { [contentType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${schema}` }, ...shown } } }];
     }),

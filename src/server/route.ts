@@ -80,7 +80,8 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
 
 export interface ResponseSpec {
   description: string;
-  schema: ResponseName;
+  /** The body's schema; absent for a body that is text of the content type (the docs page's HTML). */
+  schema?: ResponseName;
   /** `application/json` unless said (the audit export: `application/x-ndjson`, one record of the schema per line). */
   contentType?: string;
 }
