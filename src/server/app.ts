@@ -96,8 +96,18 @@ function finish(event: H3Event, response: Response): Response | Promise<Response
  * Headers that must come once: Host (RFC 9112 §3.2), and the route's own (Idempotency-Key, X-Agent-Session-Id), which
  * Node would otherwise join into one value ("a, b"). Read from the raw headers, where every copy is still apart.
  */
+const HOST_ONLY = ['host'];
+/** Per route, the lower-case names of the headers that must come once (worked out once, not per request). */
+const onceByRoute = new WeakMap<Route, string[]>();
+const headersOnce = (route: Route | undefined): string[] => {
+  if (!route?.headers) return HOST_ONLY;
+  let names = onceByRoute.get(route);
+  if (!names) onceByRoute.set(route, (names = [...HOST_ONLY, ...Object.keys(route.headers).map((name) => name.toLowerCase())]));
+  return names;
+};
+
 function repeatedHeader(event: H3Event, route: Route | undefined): LedgerError | undefined {
-  const once = ['host', ...Object.keys(route?.headers ?? {}).map((name) => name.toLowerCase())];
+  const once = headersOnce(route);
   const raw = nodeRequestOf(event).rawHeaders;
   const seen = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
