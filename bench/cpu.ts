@@ -20,11 +20,19 @@ function cpuUsOf(statFile: string): number | undefined {
   return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
 }
 
-const writerTask = (pid: number): string | undefined => {
+/** The /proc stat files of a process's threads, by the name each gives itself (`ledger-writer`, `ledger-ckpt`). */
+const taskStats = (pid: number, name: string): string[] => {
   const dir = `/proc/${pid}/task`;
-  if (!existsSync(dir)) return undefined;
-  const tid = readdirSync(dir).find((t) => readFileSync(`${dir}/${t}/comm`, 'utf8').trim() === 'ledger-writer');
-  return tid && `${dir}/${tid}/stat`;
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((tid) => {
+      try {
+        return readFileSync(`${dir}/${tid}/comm`, 'utf8').trim() === name;
+      } catch {
+        return false;
+      }
+    })
+    .map((tid) => `${dir}/${tid}/stat`);
 };
 
 export interface CpuFigures {
@@ -34,19 +42,27 @@ export interface CpuFigures {
   writerBusy: number;
   /** The writer threads' CPU per request answered (per command, for a writing scenario). */
   writerUsPerCommand: number;
+  /** Per request answered: the main (HTTP) thread's CPU, the checkpoint thread's, and every other thread's (GC helpers, libuv). */
+  mainUsPerRequest: number;
+  checkpointUsPerRequest: number;
+  otherUsPerRequest: number;
 }
 
 /** Starts measuring the given server processes; `stop` gives the figures over what was answered meanwhile. */
 export function cpuMeter(pids: readonly number[]) {
+  const sum = (files: string[]) => files.reduce((total, file) => total + (cpuUsOf(file) ?? 0), 0);
   const read = () => {
     let process = 0;
     let writer = 0;
+    let main = 0;
+    let checkpoint = 0;
     for (const pid of pids) {
       process += cpuUsOf(`/proc/${pid}/stat`) ?? Number.NaN;
-      const task = writerTask(pid);
-      writer += (task === undefined ? undefined : cpuUsOf(task)) ?? 0;
+      writer += sum(taskStats(pid, 'ledger-writer'));
+      checkpoint += sum(taskStats(pid, 'ledger-ckpt'));
+      main += cpuUsOf(`/proc/${pid}/task/${pid}/stat`) ?? 0;
     }
-    return { process, writer, at: performance.now() };
+    return { process, writer, main, checkpoint, at: performance.now() };
   };
   const start = read();
   return {
@@ -54,17 +70,21 @@ export function cpuMeter(pids: readonly number[]) {
       const end = read();
       if (!Number.isFinite(end.process - start.process) || requests <= 0) return undefined;
       const wallUs = (end.at - start.at) * 1000;
+      const per = (key: 'process' | 'writer' | 'main' | 'checkpoint') => (end[key] - start[key]) / requests;
       return {
-        usPerRequest: (end.process - start.process) / requests,
+        usPerRequest: per('process'),
         writerBusy: (end.writer - start.writer) / wallUs,
-        writerUsPerCommand: (end.writer - start.writer) / requests,
+        writerUsPerCommand: per('writer'),
+        mainUsPerRequest: per('main'),
+        checkpointUsPerRequest: per('checkpoint'),
+        otherUsPerRequest: per('process') - per('writer') - per('main') - per('checkpoint'),
       };
     },
   };
 }
 
-/** As the bench prints them: `312 µs/req, writer 78% busy, 240 µs/command`. */
+/** As the bench prints them: `312 µs/req (main 150, writer 120, checkpoint 20, other 22), writer 78% busy`. */
 export const describeCpu = (cpu: CpuFigures | undefined): string =>
   cpu
-    ? `${Math.round(cpu.usPerRequest)} µs/req, writer ${Math.round(cpu.writerBusy * 100)}% busy, ${Math.round(cpu.writerUsPerCommand)} µs/command`
+    ? `${Math.round(cpu.usPerRequest)} µs/req (main ${Math.round(cpu.mainUsPerRequest)}, writer ${Math.round(cpu.writerUsPerCommand)}, checkpoint ${Math.round(cpu.checkpointUsPerRequest)}, other ${Math.round(cpu.otherUsPerRequest)}), writer ${Math.round(cpu.writerBusy * 100)}% busy`
     : 'CPU not measured (no /proc)';

@@ -22,7 +22,7 @@ import { postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? 1_000_000);
+const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
 const CONNECTIONS = 64;
 const ACCOUNTS = 64;
 /** On-chain postings that batch reconciliation runs over, and how many of them a settlement expects. */
@@ -441,6 +441,19 @@ async function benchPostgres(requestFor: typeof postRequestFor, health: Row | nu
   }
 }
 
+/** The server's CPU per request by scenario, whole and by thread (bench/cpu.ts). */
+function printCpuTable(measuredRows: Row[]) {
+  console.log("\n## Server CPU per request (from /proc: all of the server's threads, then by thread)\n");
+  console.log('| scenario | req/s | server CPU µs/request | main thread | writer | checkpoint | other threads | writer busy |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const us = (n: number) => Math.round(n);
+  for (const r of measuredRows) {
+    const c = r.cpu;
+    if (!c) continue;
+    console.log(`| ${r.scenario} | ${r.rps} | ${us(c.usPerRequest)} | ${us(c.mainUsPerRequest)} | ${us(c.writerUsPerCommand)} | ${us(c.checkpointUsPerRequest)} | ${us(c.otherUsPerRequest)} | ${us(c.writerBusy * 100)}% |`);
+  }
+}
+
 /** `BENCH_ONLY=postgres`: the PostgreSQL scenarios alone, for working on that engine (no targets are judged). */
 async function postgresOnly() {
   const onPg = await benchPostgres(postRequestFor, null);
@@ -449,8 +462,48 @@ async function postgresOnly() {
   for (const r of [onPg.posting, onPg.balance, onPg.entries, onPg.oneServer, onPg.severalServers]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
 }
 
+/**
+ * `BENCH_ONLY=hot`: /healthz, posting (64 connections and 1), balance and entries on SQLite, with their CPU figures:
+ * the quick loop for working on the hot paths (seeded with BENCH_BIG_ENTRIES, 10,000 unless set; no targets judged;
+ * BENCH_HOT picks some of them).
+ */
+async function hotPathsOnly() {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
+  const dbPath = join(dir, 'bench.db');
+  let child: ChildProcess | undefined;
+  try {
+    const s = await seed(dbPath);
+    const server = await startServer(dbPath);
+    child = server.child;
+    measured = [child.pid!];
+    const auth = { authorization: `Bearer ${s.rawKey}` };
+    const postRequest = postRequestFor(s.accounts, { ...auth, 'content-type': 'application/json' });
+    // BENCH_HOT=posting,balance (for example) runs only those, for a profile of one path.
+    const only = process.env.BENCH_HOT?.split(',');
+    const scenarios: Array<[string, string, autocannon.Options]> = [
+      ['healthz', 'GET /healthz', { url: `${server.url}/healthz` }],
+      ['posting', 'POST /api/v1/transactions', { url: server.url, requests: [postRequest] }],
+      ['posting1', 'POST /api/v1/transactions (1 connection)', { url: server.url, requests: [postRequest], connections: 1 }],
+      ['balance', 'GET balance', { url: `${server.url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth }],
+      ['entries', 'GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth }],
+    ];
+    for (const [name, scenario, options] of scenarios) if (!only || only.includes(name)) await load(scenario, options);
+    console.log('\n| scenario | req/s | p50 ms | p99 ms | errors |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const r of rows) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+    printCpuTable(rows);
+  } finally {
+    if (child?.pid) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (process.env.BENCH_ONLY === 'postgres') return postgresOnly();
+  if (process.env.BENCH_ONLY === 'hot') return hotPathsOnly();
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
@@ -600,12 +653,7 @@ async function main() {
       console.log('|---|---:|---:|---:|---:|');
       for (const r of [onPg.oneServer, onPg.severalServers]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
     }
-    console.log('\n## Server CPU per request (from /proc: all of the server\'s threads, and its writer thread alone)\n');
-    console.log('| scenario | req/s | server CPU µs/request | writer busy | writer CPU µs/command |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const r of rows.filter((row) => row.cpu)) {
-      console.log(`| ${r.scenario} | ${r.rps} | ${Math.round(r.cpu!.usPerRequest)} | ${Math.round(r.cpu!.writerBusy * 100)}% | ${Math.round(r.cpu!.writerUsPerCommand)} |`);
-    }
+    printCpuTable(rows);
     console.log(`\nStorage: the database file grew ${Math.round(bytesPerPosting).toLocaleString('en-US')} bytes per 2-line posting over the posting scenario (after a checkpoint).`);
     const cpuOf = (r: Row) => (r.cpu ? Math.round(r.cpu.usPerRequest) : Number.NaN);
 

@@ -47,6 +47,19 @@ function writtenPlaces(text: string): number {
   return Math.max(0, fraction.length - Number(exponent));
 }
 
+/** Digits with at most a point between digits (no sign, no exponent): how nearly every amount is written. */
+const plainDecimal = /^(\d+)(?:\.(\d+))?$/;
+
+/** parseAmount for plain decimal text, with the same checks in the same order, on the digits alone (no Decimal). */
+function plainAmount(whole: string, fraction: string, asset: Asset): ReturnType<typeof parseAmount> {
+  const scale = scaleOf(asset);
+  const significantWhole = whole.replace(/^0+/, '');
+  if (significantWhole === '' && !/[1-9]/.test(fraction)) return { ok: false, message: 'must be greater than zero' };
+  if (significantWhole.length > AMOUNT_WHOLE_DIGITS_MAX) return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
+  if (fraction.length > scale) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
+  return { ok: true, minor: BigInt(significantWhole + fraction.padEnd(scale, '0')) };
+}
+
 /**
  * Parses a positive decimal amount into minor units of the asset.
  * Returns an error sentence instead of throwing, so callers can attach the field path.
@@ -55,6 +68,8 @@ export function parseAmount(input: AmountInput, asset: Asset): { ok: true; minor
   const text = typeof input === 'string' ? input.trim() : input.text;
   if (typeof input === 'string' && text !== input) return { ok: false, message: 'must not have surrounding spaces' };
   if (!decimalText.test(text) || text.length > 200) return { ok: false, message: 'must be a decimal number' };
+  const plain = plainDecimal.exec(text);
+  if (plain) return plainAmount(plain[1]!, plain[2] ?? '', asset);
   const value = new Exact(text);
   if (!value.isFinite() || value.lte(0)) return { ok: false, message: 'must be greater than zero' };
   // The exponent (digits before the point, less one) is checked before any digit is expanded: 1e100000000 stays cheap.

@@ -83,3 +83,61 @@ describe('group commit: large writes share the writer', () => {
     await waiting;
   });
 });
+
+describe('group commit without savepoints (SQLite): a failed command fails alone', () => {
+  let dir: string;
+  let db: BetterSqlite3.Database;
+  let committer: GroupCommitter;
+  const runs: string[] = [];
+  const job = (name: string, fail?: 'before writing' | 'after writing') =>
+    committer.run(async () => {
+      runs.push(name);
+      if (fail === 'before writing') throw new Error(`${name} refused`);
+      db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
+      if (fail === 'after writing') throw new Error(`${name} failed half-way`);
+      return name;
+    });
+  const rows = () => (db.prepare('SELECT name FROM log ORDER BY rowid').pluck().all() as string[]);
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-gc-'));
+    db = new BetterSqlite3(join(dir, 'x.db'));
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE log (name TEXT)');
+    committer = new GroupCommitter(sqliteTxControl(db));
+    runs.length = 0;
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the engine counts what a transaction changed, so commands run bare', () => {
+    expect(sqliteTxControl(db).changes).toBeDefined();
+  });
+
+  it('a command refused before it writes fails alone, in the same commit as the others, nothing run twice', async () => {
+    const results = await Promise.allSettled([job('a'), job('b', 'before writing'), job('c')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('b refused');
+    expect(rows()).toEqual(['a', 'c']);
+    expect(runs).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a command that fails after writing leaves nothing: the group rolls back and its commands run again one at a time', async () => {
+    const results = await Promise.allSettled([job('a'), job('b', 'after writing'), job('c')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('b failed half-way');
+    expect(rows()).toEqual(['a', 'c']);
+    // The first try (a, b: c never ran), then each alone.
+    expect(runs).toEqual(['a', 'b', 'a', 'b', 'c']);
+  });
+
+  it('alone, a command that fails after writing leaves nothing', async () => {
+    await expect(job('x', 'after writing')).rejects.toThrow('x failed half-way');
+    expect(rows()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    await job('y');
+    expect(rows()).toEqual(['y']);
+  });
+});

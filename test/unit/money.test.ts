@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMinor, JsonNumber, parseAmount, scaleOf, type Asset } from '../../src/core/money.js';
+import fc from 'fast-check';
 
 const scales: Array<[Asset, number]> = [
   ['BRL', 2],
@@ -149,5 +150,37 @@ describe('parseAmount limits', () => {
     expect(minor('999999999999999999', 'USD')).toBe(99999999999999999900n);
     expect(refused('1000000000000000000', 'USD')).toBe('must be below 10^18 units');
     expect(refused('1e18', 'USDC')).toBe('must be below 10^18 units');
+  });
+});
+
+describe('plain decimal text (digits and a point) is read without Decimal, with the same answers', () => {
+  // The same value with an exponent of zero goes through Decimal: both readings must agree, refusals included.
+  const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
+  const plainText = fc.oneof(
+    digits(1, 22),
+    fc.tuple(digits(1, 22), digits(1, 22)).map(([w, f]) => `${w}.${f}`),
+    fc.tuple(fc.constantFrom('0', '00', '000'), digits(1, 20)).map(([w, f]) => `${w}.${f}`),
+  );
+  it('agrees with the Decimal reading for every asset, as a string and as a JSON number', () => {
+    fc.assert(
+      fc.property(plainText, fc.constantFrom(...scales.map(([asset]) => asset)), (text, asset) => {
+        expect(parseAmount(text, asset)).toEqual(parseAmount(`${text}e0`, asset));
+        expect(parseAmount(new JsonNumber(text), asset)).toEqual(parseAmount(new JsonNumber(`${text}e0`), asset));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it.each([
+    ['0', 'must be greater than zero'],
+    ['0.00', 'must be greater than zero'],
+    ['000.000000000000000000000', 'must be greater than zero'],
+    ['1000000000000000000', 'must be below 10^18 units'],
+    ['0999999999999999999.99', 999999999999999999_99n],
+    ['1.001', 'has more than 2 decimal places for USD'],
+    ['1.000', 'has more than 2 decimal places for USD'],
+    ['00.01', 1n],
+  ] as const)('%s for USD', (text, expected) => {
+    if (typeof expected === 'bigint') expect(minor(text, 'USD')).toBe(expected);
+    else expect(refused(text, 'USD')).toBe(expected);
   });
 });

@@ -111,6 +111,7 @@ export function asStoreError(error: unknown): unknown {
  * write lock up front, so a writer never fails half-way on a lock upgrade; the group holds it until its commit.
  */
 export function sqliteTxControl(db: SqliteDb): TxControl {
+  const totalChanges = db.prepare('SELECT total_changes()').pluck();
   const statement = (text: string) => {
     const prepared = db.prepare(text);
     return () => void prepared.run();
@@ -125,5 +126,7 @@ export function sqliteTxControl(db: SqliteDb): TxControl {
     release: statement('RELEASE job'),
     rollbackTo: statement('ROLLBACK TO job'),
     asStoreError,
+    // Commands run without a savepoint each (GroupCommitter): what a failed one changed is read here.
+    changes: () => (db.inTransaction ? Number(totalChanges.get()) : undefined),
   };
 }
