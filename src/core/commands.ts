@@ -36,7 +36,7 @@ export type CommandName = keyof Commands;
 export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>[1];
 export type CommandResult<K extends CommandName> = Awaited<ReturnType<Commands[K]>>;
 
-/** Runs one command; the writer calls this inside a savepoint. */
+/** Runs one command; the writer calls this inside its group's transaction. */
 export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> =>
   (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => Promise<CommandResult<K>>)(ctx, args);
 

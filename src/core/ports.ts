@@ -182,7 +182,8 @@ export interface ReadAhead {
 /**
  * Writes of one command, inside one database transaction: its reads see its own writes, and the writes of the commands
  * before it in the same group commit (they commit together or not at all), never a write that is not committed or not
- * in its group. A command that throws leaves nothing behind (its savepoint rolls back).
+ * in its group. A command that throws leaves nothing behind (store/groupCommit.ts: it wrote nothing, its savepoint
+ * rolls back, or its group rolls back and runs again one command at a time).
  *
  * Locks this port relies on: read-then-write sequences (kept balances, the audit chain head, agent limits, idempotency
  * records, settlement state) are safe because each group holds, from its start to its commit, the locks of what its
@@ -194,7 +195,7 @@ export interface ReadAhead {
 export interface WriteTx extends ReadStore {
   /**
    * Reads at the start of a group what its commands will read, and holds it for the group (an engine where each
-   * read is a round trip). What a command writes, or a savepoint rolled back, keeps what is held true.
+   * read is a round trip). What a command writes, or a failed command's end, keeps what is held true.
    */
   readAhead(hints: readonly ReadAhead[]): Promise<void>;
   insertTenant(tenant: Tenant): Promise<void>;
@@ -254,7 +255,7 @@ export interface WriteContext {
 }
 
 /**
- * Runs write commands, each in its own savepoint inside a group commit; a command's promise
+ * Runs write commands inside a group commit, each failing alone (store/groupCommit.ts); a command's promise
  * resolves once its commit is durable. The commands are named so they can run on another thread.
  * One Writer per database: it holds the write lock while its group runs (see WriteTx).
  */

@@ -6,7 +6,7 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
-import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
@@ -134,6 +134,8 @@ export async function postTransactionCommand(
   const { tenantId, key } = args;
   const replay = await storedReplay(ctx.tx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash });
   if (replay) return replay;
+  // After the key: a replay, or another body under a used key, is answered as such whatever the body says.
+  assertBalanced(args.input.lines);
   const createdAt = ctx.commitClock.next();
   const { transactionId } = args.rendered;
   await writePosting(ctx, {
@@ -155,13 +157,14 @@ export class TransactionService {
 
   constructor(private readonly deps: Deps) {}
 
-  /** Posts a transaction, or answers the original response for a replayed key. */
+  /**
+   * Posts a transaction, or answers the original response for a replayed key. The key is read once, inside the
+   * write (postTransactionCommand), where it is also exact across processes: a replay is answered from there.
+   */
   async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const hash = requestHash(fingerprint(input));
-    const request = { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash };
-    return once(this.deps.store, this.inFlight, request, async () => {
-      assertBalanced(input.lines);
+    return this.inFlight.hold(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey, () => {
       const rendered = renderPosting(input, uuidV7);
       return this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered, key: idempotencyKey, hash });
     });

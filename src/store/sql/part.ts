@@ -10,7 +10,7 @@ export class Remembered {
   readonly accounts = new Map<string, Account>();
   /**
    * Within one write transaction nobody else can write (it holds the write lock), so the chain head of each
-   * tenant and the balances it touched or read ahead are held until the transaction ends or a savepoint rolls back.
+   * tenant and the balances it touched or read ahead are held until the transaction ends or one of its commands fails.
    */
   readonly auditHeads = new Map<string, string | null>();
   readonly balances = new Map<string, bigint>();
