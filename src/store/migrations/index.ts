@@ -7,6 +7,7 @@ import * as m0004 from './0004_agents.js';
 import * as m0005 from './0005_chain_watch.js';
 import * as m0006 from './0006_onchain_entries.js';
 import * as m0007 from './0007_outbox_by_reference.js';
+import * as m0008 from './0008_agent_audit_partial_index.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005_chain_watch': m0005,
   '0006_onchain_entries': m0006,
   '0007_outbox_by_reference': m0007,
+  '0008_agent_audit_partial_index': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,5 @@
 // The audit log: append-only, hash-chained per tenant; every write appends one, so the newest carries the last commit time.
+import { sql } from 'kysely';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 
@@ -63,7 +64,8 @@ export function auditStatements(prepare: Preparer) {
         .selectFrom('audit_log')
         .selectAll()
         .where('tenant_id', '=', tenant)
-        .where('type', '=', 'AGENT')
+        // A literal, not a parameter: only then may the planner use the partial index of AGENT records (0008).
+        .where('type', '=', sql.lit('AGENT'))
         .where('seq', '<', param<bigint>('before'))
         .orderBy('seq', 'desc')
         .limit(param<number>('limit')),
