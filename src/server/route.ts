@@ -88,7 +88,14 @@ export interface ResponseSpec {
 
 export const defineRoute = <QS extends v.GenericSchema | undefined, BS extends v.GenericSchema | undefined>(route: Route<QS, BS>) => route;
 
-export const routeParamNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+const paramNamesByPath = new Map<string, readonly string[]>();
+
+/** The names of a path pattern's parameters (`:accountId`), worked out once per pattern. */
+export function routeParamNames(path: string): readonly string[] {
+  let names = paramNamesByPath.get(path);
+  if (!names) paramNamesByPath.set(path, (names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!)));
+  return names;
+}
 
 /** Path ids are UUIDs; anything else is refused before any lookup. */
 export function parseParams(route: Route, raw: Record<string, string>): Record<string, string> {
