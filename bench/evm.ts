@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { encodeFunctionData, type Address } from 'viem';
 import { startAnvil, deployToken, compileToken } from '../test/chains/anvil.js';
 import { until } from '../test/chains/support.js';

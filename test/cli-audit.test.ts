@@ -1,7 +1,7 @@
 // `ledger audit export` and `ledger audit verify`: the same bytes as the HTTP export, and a hash chain that exposes tampering.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3, type SqliteDatabase } from '../src/store/sqlite/driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from './helpers/server.js';
 
@@ -41,11 +41,11 @@ describe('ledger audit', () => {
   }
 
   /** The tenant's audit rows of a database file in commit order. */
-  function rowsOf(db: BetterSqlite3.Database): AuditRow[] {
+  function rowsOf(db: SqliteDatabase): AuditRow[] {
     return db.prepare('SELECT seq, id, payload FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(tenantId) as AuditRow[];
   }
 
-  function tamper<T>(path: string, fn: (db: BetterSqlite3.Database, rows: AuditRow[]) => T): T {
+  function tamper<T>(path: string, fn: (db: SqliteDatabase, rows: AuditRow[]) => T): T {
     const db = new BetterSqlite3(path, { fileMustExist: true });
     try {
       return fn(db, rowsOf(db));

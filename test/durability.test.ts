@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { client, createTenant, fiat, makeAccount, post } from './helpers/server.js';
 import { killAll, spawnServe } from './helpers/spawn.js';
 import { until } from './helpers/poll.js';

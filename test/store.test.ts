@@ -1,6 +1,6 @@
 // The storage rules under the API: durability settings, tenant-leading indexes, the audit chain and the outbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';

@@ -1,6 +1,6 @@
 // The schema of a database without opening a ledger on it: its engine, the migrations applied and pending, and
 // applying them (`ledger db status`, `ledger db migrate`, and the two ends of `ledger db copy`).
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from './sqlite/driver.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';

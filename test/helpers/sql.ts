@@ -1,6 +1,6 @@
 // Raw SQL on a test's database, whichever engine it is (a test that looks under the ledger, or changes a row by
 // hand). Placeholders are written `?`; on PostgreSQL they become $1, $2, ...
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
 import pg from 'pg';
 
 export async function sqlOn<T = Record<string, unknown>>(db: string, text: string, params: unknown[] = []): Promise<{ rows: T[]; changes: number }> {

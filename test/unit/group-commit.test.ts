@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3, type SqliteDatabase } from '../../src/store/sqlite/driver.js';
 import { GroupCommitter } from '../../src/store/groupCommit.js';
 import { sqliteTxControl } from '../../src/store/sqlite/connection.js';
 import { LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
@@ -16,7 +16,7 @@ const busy = (ms: number) => {
 
 describe('group commit: large writes share the writer', () => {
   let dir: string;
-  let db: BetterSqlite3.Database;
+  let db: SqliteDatabase;
   let committer: GroupCommitter;
   const done: string[] = [];
   const job = (name: string, weight: number, ms = 0) =>
@@ -86,7 +86,7 @@ describe('group commit: large writes share the writer', () => {
 
 describe('group commit without savepoints (SQLite): a failed command fails alone', () => {
   let dir: string;
-  let db: BetterSqlite3.Database;
+  let db: SqliteDatabase;
   let committer: GroupCommitter;
   const runs: string[] = [];
   const job = (name: string, fail?: 'before writing' | 'after writing') =>

@@ -4,7 +4,7 @@
 // that fails the check is removed.
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3 } from './driver.js';
 import { invalid } from '../../core/errors.js';
 import { checkLedger, type CheckReport } from '../check.js';
 

@@ -1,5 +1,5 @@
 // Everything SQLite-specific lives here: opening the file, the durability pragmas, and how a write transaction begins.
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3, type SqliteDatabase } from './driver.js';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -8,7 +8,7 @@ import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
 import type { TxControl } from '../groupCommit.js';
 
-export type SqliteDb = BetterSqlite3.Database;
+export type SqliteDb = SqliteDatabase;
 
 const BUSY_TIMEOUT_MS = 5000;
 const AUTOCHECKPOINT_FALLBACK_PAGES = 20_000;

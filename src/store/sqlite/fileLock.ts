@@ -1,9 +1,9 @@
 // A lock between processes on one machine: SQLite's own lock on a small file beside the database, held in exclusive
 // locking mode until released; the operating system releases it when the process ends, however it ends.
-import BetterSqlite3 from 'better-sqlite3';
+import { BetterSqlite3, type SqliteDatabase } from './driver.js';
 
 export class FileLock {
-  private constructor(private readonly db: BetterSqlite3.Database) {}
+  private constructor(private readonly db: SqliteDatabase) {}
 
   /** Takes the lock at `path` (creating the file), or answers null at once while another process holds it. */
   static tryTake(path: string): FileLock | null {
