@@ -463,7 +463,8 @@ async function postgresOnly() {
 }
 
 /**
- * `BENCH_ONLY=hot`: /healthz, posting (64 connections and 1), balance and entries on SQLite, with their CPU figures:
+ * `BENCH_ONLY=hot`: /healthz, posting (64 connections and 1), balance, entries and posting with webhook deliveries
+ * beside, on SQLite, with their CPU figures:
  * the quick loop for working on the hot paths (seeded with BENCH_BIG_ENTRIES, 10,000 unless set; no targets judged;
  * BENCH_HOT picks some of them).
  */
@@ -471,9 +472,11 @@ async function hotPathsOnly() {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
+  let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
   try {
     const s = await seed(dbPath);
-    const server = await startServer(dbPath);
+    receiver = await startReceiver(dir);
+    const server = await startServer(dbPath, receiver.certFile);
     child = server.child;
     measured = [child.pid!];
     const auth = { authorization: `Bearer ${s.rawKey}` };
@@ -488,6 +491,15 @@ async function hotPathsOnly() {
       ['entries', 'GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth }],
     ];
     for (const [name, scenario, options] of scenarios) if (!only || only.includes(name)) await load(scenario, options);
+    if (!only || only.includes('webhooks')) {
+      // The posting load again, every posting delivered to a local HTTPS receiver meanwhile.
+      const json = { ...auth, 'content-type': 'application/json' };
+      const put = await fetch(`${server.url}/api/v1/tenant/webhook`, { method: 'PUT', headers: json, body: JSON.stringify({ webhookUrl: receiver.url }) });
+      if (put.status !== 200) throw new Error(`webhook PUT answered ${put.status}: ${await put.text()}`);
+      const before = receiver.received();
+      await load('POST /api/v1/transactions (webhook deliveries beside)', { url: server.url, requests: [postRequest] });
+      console.error(`  deliveries: ${receiver.received() - before} during the load`);
+    }
     console.log('\n| scenario | req/s | p50 ms | p99 ms | errors |');
     console.log('|---|---:|---:|---:|---:|');
     for (const r of rows) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
@@ -497,6 +509,7 @@ async function hotPathsOnly() {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }
+    await receiver?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
