@@ -14,31 +14,34 @@ const busy = (ms: number) => {
   while (performance.now() < until);
 };
 
+/** For each test of the block: a fresh WAL database with a `log` table, and a committer over it. */
+function logDatabase(onEach: () => void) {
+  const t = {} as { dir: string; db: SqliteDatabase; committer: GroupCommitter };
+  beforeEach(() => {
+    t.dir = mkdtempSync(join(tmpdir(), 'ledger-gc-'));
+    t.db = new BetterSqlite3(join(t.dir, 'x.db'));
+    t.db.pragma('journal_mode = WAL');
+    t.db.exec('CREATE TABLE log (name TEXT)');
+    t.committer = new GroupCommitter(sqliteTxControl(t.db));
+    onEach();
+  });
+  afterEach(() => {
+    t.db.close();
+    rmSync(t.dir, { recursive: true, force: true });
+  });
+  return t;
+}
+
 describe('group commit: large writes share the writer', () => {
-  let dir: string;
-  let db: SqliteDatabase;
-  let committer: GroupCommitter;
   const done: string[] = [];
+  const t = logDatabase(() => (done.length = 0));
   const job = (name: string, weight: number, ms = 0) =>
-    committer.run(async () => {
+    t.committer.run(async () => {
       busy(ms);
-      db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
+      t.db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
       done.push(name);
       return performance.now();
     }, weight);
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ledger-gc-'));
-    db = new BetterSqlite3(join(dir, 'x.db'));
-    db.pragma('journal_mode = WAL');
-    db.exec('CREATE TABLE log (name TEXT)');
-    committer = new GroupCommitter(sqliteTxControl(db));
-    done.length = 0;
-  });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('with no large write before it, a large write queued among small ones commits in arrival order', async () => {
     await Promise.all([job('s1', 2), job('s2', 2), job('L', LARGE_WRITE_WEIGHT * 2), job('s3', 2)]);
@@ -78,42 +81,27 @@ describe('group commit: large writes share the writer', () => {
     await job('L1', LARGE_WRITE_WEIGHT, 40);
     void job('s', 2); // contended: a small write is queued
     const waiting = job('L2', LARGE_WRITE_WEIGHT);
-    await committer.flush(true);
+    await t.committer.flush(true);
     expect(done).toContain('L2');
     await waiting;
   });
 });
 
 describe('group commit without savepoints (SQLite): a failed command fails alone', () => {
-  let dir: string;
-  let db: SqliteDatabase;
-  let committer: GroupCommitter;
   const runs: string[] = [];
+  const t = logDatabase(() => (runs.length = 0));
   const job = (name: string, fail?: 'before writing' | 'after writing') =>
-    committer.run(async () => {
+    t.committer.run(async () => {
       runs.push(name);
       if (fail === 'before writing') throw new Error(`${name} refused`);
-      db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
+      t.db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
       if (fail === 'after writing') throw new Error(`${name} failed half-way`);
       return name;
     });
-  const rows = () => (db.prepare('SELECT name FROM log ORDER BY rowid').pluck().all() as string[]);
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ledger-gc-'));
-    db = new BetterSqlite3(join(dir, 'x.db'));
-    db.pragma('journal_mode = WAL');
-    db.exec('CREATE TABLE log (name TEXT)');
-    committer = new GroupCommitter(sqliteTxControl(db));
-    runs.length = 0;
-  });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const rows = () => t.db.prepare('SELECT name FROM log ORDER BY rowid').pluck().all() as string[];
 
   it('the engine counts what a transaction changed, so commands run bare', () => {
-    expect(sqliteTxControl(db).changes).toBeDefined();
+    expect(sqliteTxControl(t.db).changes).toBeDefined();
   });
 
   it('a command refused before it writes fails alone, in the same commit as the others, nothing run twice', async () => {
@@ -136,7 +124,7 @@ describe('group commit without savepoints (SQLite): a failed command fails alone
   it('alone, a command that fails after writing leaves nothing', async () => {
     await expect(job('x', 'after writing')).rejects.toThrow('x failed half-way');
     expect(rows()).toEqual([]);
-    expect(db.inTransaction).toBe(false);
+    expect(t.db.inTransaction).toBe(false);
     await job('y');
     expect(rows()).toEqual(['y']);
   });
