@@ -58,18 +58,11 @@ export interface IdempotentRequest {
 }
 
 /**
- * Runs a write at most once per key: while it runs the key is held (409 for a second request), a replay answers the
- * stored response, and a different request under a used key is refused. `write` stores its response in its own commit.
+ * Runs a write at most once per key: while it runs the key is held in this process (409 for a second request). The
+ * key itself is read once, by the write, under its lock (storedReplay), where it is exact across processes: a replay
+ * answers the stored response, a different request under a used key is refused, and the write stores its response in
+ * its own commit. So a command checks the key before anything else it checks.
  */
-export function once(
-  store: ReadStore,
-  inFlight: InFlightKeys,
-  request: IdempotentRequest,
-  write: () => Promise<StoredResponse>,
-): Promise<StoredResponse> {
-  const { tenantId, endpoint, key, hash } = request;
-  return inFlight.hold(tenantId, endpoint, key, async () => {
-    const replay = replayOf(await store.idempotency(tenantId, endpoint, key), hash);
-    return replay ?? write();
-  });
+export function once(inFlight: InFlightKeys, request: IdempotentRequest, write: () => Promise<StoredResponse>): Promise<StoredResponse> {
+  return inFlight.hold(request.tenantId, request.endpoint, request.key, write);
 }

@@ -1,7 +1,7 @@
 // Idempotency (src/core/idempotency.ts): replays, reuse with another body, and the in-flight guard per tenant,
 // endpoint and key.
 import { describe, expect, it } from 'vitest';
-import { InFlightKeys, once, replayOf, requestHash } from '../../src/core/idempotency.js';
+import { InFlightKeys, once, replayOf, requestHash, storedReplay, type IdempotentRequest } from '../../src/core/idempotency.js';
 import { LedgerError } from '../../src/core/errors.js';
 import type { ReadStore } from '../../src/core/ports.js';
 
@@ -36,20 +36,24 @@ describe('idempotency', () => {
     expect(await keys.hold('t', 'e', 'k', async () => 'after failure')).toBe('after failure');
   });
 
-  it('once: writes under an unused key, replays a used one, refuses another body', async () => {
+  it('once: writes under an unused key, replays a used one, refuses another body (the write reads the key first)', async () => {
     const rows = new Map<string, { requestHash: string; status: number; body: string }>();
     const store = { idempotency: (t: string, e: string, k: string) => rows.get(`${t}/${e}/${k}`) } as unknown as ReadStore;
     const keys = new InFlightKeys();
     let writes = 0;
-    const write = async () => {
+    // As every idempotent command does: the key's stored answer first (storedReplay), then the write.
+    const writeOf = (req: IdempotentRequest) => async () => {
+      const replay = await storedReplay(store, req);
+      if (replay) return replay;
       writes++;
       rows.set('t/e/k', { requestHash: 'h', status: 201, body: 'b' });
       return { status: 201, body: 'b' };
     };
     const request = { tenantId: 't', endpoint: 'e', key: 'k', hash: 'h' };
-    expect(await once(store, keys, request, write)).toEqual({ status: 201, body: 'b' });
-    expect(await once(store, keys, request, write)).toEqual({ status: 201, body: 'b' });
+    expect(await once(keys, request, writeOf(request))).toEqual({ status: 201, body: 'b' });
+    expect(await once(keys, request, writeOf(request))).toEqual({ status: 201, body: 'b' });
     expect(writes).toBe(1);
-    await expect(once(store, keys, { ...request, hash: 'x' }, write)).rejects.toBeInstanceOf(LedgerError);
+    const other = { ...request, hash: 'x' };
+    await expect(once(keys, other, writeOf(other))).rejects.toBeInstanceOf(LedgerError);
   });
 });

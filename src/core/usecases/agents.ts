@@ -40,6 +40,7 @@ export async function executeAgentTransactionCommand(
   const { tenantId, actor, sessionId, input, key } = args;
   const replay = await storedReplay(tx, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash: args.hash });
   if (replay) return replay;
+  assertBalanced(input.lines);
   await checkAccounts(tx, tenantId, input);
   const at = commitClock.next();
   const debits = debitsOf(input.lines);
@@ -152,8 +153,7 @@ export class AgentService {
   async execute(tenantId: string, actor: Actor, rawKey: string, sessionId: string, key: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
-    const outcome = await once(this.deps.store, this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
-      assertBalanced(input.lines);
+    const outcome = await once(this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
       const rendered = renderPosting(input, uuidV7);
       const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {

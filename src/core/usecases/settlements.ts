@@ -232,7 +232,7 @@ export class SettlementService {
   async register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
     const input = toSettlementInput(body);
     const hash = requestHash(fingerprint(input));
-    return once(this.deps.store, this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
+    return once(this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
       const stored = await this.deps.writer.run('registerSettlement', { tenantId, actor, input, key, hash, ttlMs: this.deps.settlementTtlMs });
       this.noteExpiry((JSON.parse(stored.body) as { expiresAt: string }).expiresAt);
       return stored;

@@ -6,7 +6,7 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import type { Entry, TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
-import { InFlightKeys, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
@@ -157,14 +157,11 @@ export class TransactionService {
 
   constructor(private readonly deps: Deps) {}
 
-  /**
-   * Posts a transaction, or answers the original response for a replayed key. The key is read once, inside the
-   * write (postTransactionCommand), where it is also exact across processes: a replay is answered from there.
-   */
+  /** Posts a transaction, or answers the original response for a replayed key (read by postTransactionCommand). */
   async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const hash = requestHash(fingerprint(input));
-    return this.inFlight.hold(tenantId, POST_TRANSACTION_ENDPOINT, idempotencyKey, () => {
+    return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash }, () => {
       const rendered = renderPosting(input, uuidV7);
       return this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered, key: idempotencyKey, hash });
     });
