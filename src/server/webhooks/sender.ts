@@ -111,7 +111,18 @@ export class WebhookSender {
       }
       // Another process's sender works this tenant: it goes on with it (and hands it over when it has none).
       if (!(await this.leaseOf(webhook.tenantId))) continue;
-      const run = this.deliver(webhook, job.event, job.state, job.redelivery)
+      // The URL and secret read again, after the event: a PUT committed before the event is then always seen (the
+      // list above may predate both, and the event would go out signed with the secret the PUT replaced).
+      let current: Webhook | undefined;
+      try {
+        current = await this.ledger.store.webhook(webhook.tenantId);
+      } catch (error) {
+        this.log(`webhook sender: could not read the webhook of ${webhook.tenantId} (retried next tick): ${String(error)}`);
+        whole = false;
+        continue;
+      }
+      if (!current) continue;
+      const run = this.deliver(current, job.event, job.state, job.redelivery)
         .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {
           this.inFlight.delete(webhook.tenantId);
