@@ -3,7 +3,7 @@
 import type { Ledger } from '../../core/ledger.js';
 import type { Leases } from '../../core/ports.js';
 import type { Logger } from '../errors.js';
-import { nextDelivery } from '../../core/usecases/webhooks.js';
+import { nextDelivery, type NextDelivery } from '../../core/usecases/webhooks.js';
 import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
 import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';
 import { VERSION } from '../../version.js';
@@ -14,6 +14,7 @@ const RESCAN_MS = 5_000;
 /** Deliveries in flight at once, across tenants. */
 const IN_FLIGHT_MAX = 32;
 const ERROR_TEXT_MAX = 500;
+const FAILED = Symbol('read failed');
 
 export interface SenderOptions extends DeliveryOptions {
   /** One sender at a time works a tenant, across every process on the database. */
@@ -84,57 +85,77 @@ export class WebhookSender {
     }
     let dueAt = Infinity;
     let whole = true;
-    for (const webhook of webhooks) {
+    const at = new Date(now).toISOString();
+    for (const listed of webhooks) {
       if (this.stopped) return;
       if (this.inFlight.size >= IN_FLIGHT_MAX) {
         whole = false;
         break;
       }
-      if (this.inFlight.has(webhook.tenantId)) continue;
-      const finished = this.finished.get(webhook.tenantId) ?? 0;
-      let job: Awaited<ReturnType<typeof nextDelivery>>;
-      try {
-        job = await nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, new Date(now).toISOString());
-      } catch (error) {
-        this.log(`webhook sender: could not read the outbox of ${webhook.tenantId} (retried next tick): ${String(error)}`);
+      const { tenantId } = listed;
+      if (this.inFlight.has(tenantId)) continue;
+      let webhook = listed;
+      let job = await this.nextJob(webhook, at);
+      if (job && job !== FAILED && !('waitUntil' in job)) {
+        const heldBefore = this.options.leases.holds(`webhooks:${tenantId}`);
+        // Another process's sender works this tenant: it goes on with it (and hands it over when it has none).
+        if (!(await this.leaseOf(tenantId))) continue;
+        // The URL and secret read again, after the event: a PUT committed before the event is then always seen (the
+        // list above may predate both, and the event would go out signed with the secret the PUT replaced).
+        const current = await this.attempt(`read the webhook of ${tenantId}`, () => this.ledger.store.webhook(tenantId));
+        if (current === FAILED) job = FAILED;
+        else if (!current) continue;
+        else {
+          webhook = current;
+          // A lease just taken: its last holder recorded what it sent before letting go, and the list above may
+          // predate that record, so the next event is read again from what is recorded now (else it goes twice).
+          if (!heldBefore) job = await this.nextJob(webhook, at);
+        }
+      }
+      if (this.stopped) continue;
+      if (job === FAILED) {
         whole = false;
         continue;
       }
-      if (this.stopped) continue;
       if (!job) {
-        await this.handOver(webhook.tenantId);
+        await this.handOver(tenantId);
         continue;
       }
       if ('waitUntil' in job) {
         dueAt = Math.min(dueAt, Date.parse(job.waitUntil));
         continue;
       }
-      // Another process's sender works this tenant: it goes on with it (and hands it over when it has none).
-      if (!(await this.leaseOf(webhook.tenantId))) continue;
-      // The URL and secret read again, after the event: a PUT committed before the event is then always seen (the
-      // list above may predate both, and the event would go out signed with the secret the PUT replaced).
-      let current: Webhook | undefined;
-      try {
-        current = await this.ledger.store.webhook(webhook.tenantId);
-      } catch (error) {
-        this.log(`webhook sender: could not read the webhook of ${webhook.tenantId} (retried next tick): ${String(error)}`);
-        whole = false;
-        continue;
-      }
-      if (!current) continue;
-      const run = this.deliver(current, job.event, job.state, job.redelivery)
+      const run = this.deliver(webhook, job.event, job.state, job.redelivery)
         .catch((error: unknown) => this.log(`webhook sender: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {
-          this.inFlight.delete(webhook.tenantId);
+          this.inFlight.delete(tenantId);
           // The next event of this tenant may go at once.
           if (!this.stopped) setImmediate(() => this.tick(true));
         });
-      this.inFlight.set(webhook.tenantId, run);
+      this.inFlight.set(tenantId, run);
     }
     // A pass cut short by the in-flight cap lets the next tick read again.
     this.passVersion = whole ? version : null;
     this.passDueAt = dueAt;
     this.passAt = now;
+  }
+
+  /** The tenant's next delivery, counting what this sender finished and may not have recorded yet. */
+  private nextJob(webhook: Webhook, now: string): Promise<NextDelivery | typeof FAILED> {
+    const finished = this.finished.get(webhook.tenantId) ?? 0;
+    return this.attempt(`read the outbox of ${webhook.tenantId}`, () =>
+      nextDelivery(this.ledger.store, { ...webhook, deliveredSeq: Math.max(webhook.deliveredSeq, finished) }, now),
+    );
+  }
+
+  /** A read that may fail (the database away for a moment): logged, and tried again next tick. */
+  private async attempt<T>(what: string, read: () => Promise<T>): Promise<T | typeof FAILED> {
+    try {
+      return await read();
+    } catch (error) {
+      this.log(`webhook sender: could not ${what} (retried next tick): ${String(error)}`);
+      return FAILED;
+    }
   }
 
   private leaseOf(tenantId: string): Promise<boolean> {
