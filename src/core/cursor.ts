@@ -2,7 +2,7 @@
 // one, move it to another list, or use it after it expires. A cursor is its list, position and expiry as JSON,
 // padded to a multiple of CURSOR_PAD_BYTES and sealed with AES-256-GCM under a key derived from the database's cursor
 // secret: base64url(iv ‖ ciphertext ‖ tag).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
 import { invalid } from './errors.js';
 import { CURSOR_LENGTH_MAX, CURSOR_TTL_MS } from './limits.js';
 
@@ -19,6 +19,19 @@ const TAG_BYTES = 16;
 /** Plain texts are padded to a multiple of this, so that a cursor's length says nothing of its position's digits. */
 const CURSOR_PAD_BYTES = 64;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** IVs are cut from a block of random bytes filled at once (one call to the system's generator per 256 cursors). */
+const IV_BLOCK_BYTES = IV_BYTES * 256;
+
+let ivBlock = Buffer.alloc(0);
+let ivNext = IV_BLOCK_BYTES;
+/** A fresh random IV: a slice of the block no other IV shares (a used block is dropped, never refilled in place). */
+function nextIv(): Buffer {
+  if (ivNext >= IV_BLOCK_BYTES) {
+    ivBlock = randomFillSync(Buffer.allocUnsafeSlow(IV_BLOCK_BYTES));
+    ivNext = 0;
+  }
+  return ivBlock.subarray(ivNext, (ivNext += IV_BYTES));
+}
 
 export class CursorCodec {
   private readonly key: Buffer;
@@ -33,7 +46,7 @@ export class CursorCodec {
     const plain = Buffer.from(text);
     const padded = Buffer.alloc(Math.ceil((plain.length + 1) / CURSOR_PAD_BYTES) * CURSOR_PAD_BYTES, ' ');
     plain.copy(padded);
-    const iv = randomBytes(IV_BYTES);
+    const iv = nextIv();
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const sealed = Buffer.concat([iv, cipher.update(padded), cipher.final(), cipher.getAuthTag()]);
     return sealed.toString('base64url');

@@ -40,6 +40,12 @@ describe('CursorCodec', () => {
     expect(codec.decode(SCOPE, cursor, NOW + CURSOR_TTL_MS, isPosition)).toEqual(POSITION);
   });
 
+  it('seals every cursor under its own IV, across the blocks IVs are cut from (1,000 cursors of one position)', () => {
+    const ivs = Array.from({ length: 1000 }, () => Buffer.from(codec.encode(SCOPE, POSITION, NOW), 'base64url').subarray(0, 12).toString('hex'));
+    expect(new Set(ivs).size).toBe(1000);
+    expect(codec.decode(SCOPE, codec.encode(SCOPE, POSITION, NOW), NOW, isPosition)).toEqual(POSITION);
+  });
+
   it('is opaque: one base64url text that shows no list, id, position or time', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     const bytes = Buffer.from(cursor, 'base64url').toString('latin1');
