@@ -136,6 +136,33 @@ describe('entries', () => {
     expect(new Set(seen.map((e) => e.entryId)).size).toBe(120);
   });
 
+  it('an account holding several assets lists them merged: newest first, a transaction\'s lines in reverse order, each once across pages', async () => {
+    const m = await makeAccount(c, { name: 'multi-asset', type: 'ASSET' });
+    const posted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await post(c, [
+        fiat(m, 'DEBIT', `${i + 1}.00`),
+        onchain(m, 'DEBIT', `0.00000000000000000${i + 1}`, 'BRZ'),
+        fiat(counter, 'CREDIT', `${i + 1}.00`),
+        onchain(counter, 'CREDIT', `0.00000000000000000${i + 1}`, 'BRZ'),
+        ...(i % 2 === 0 ? [onchain(m, 'DEBIT', '0.5', 'USDC'), onchain(counter, 'CREDIT', '0.5', 'USDC')] : []),
+      ]);
+      expect(res.status, res.text).toBe(201);
+      posted.push(res.body.transactionId);
+    }
+    const assetOf = (e: any) => (e.monetary.type === 'FIAT' ? e.monetary.currency : e.monetary.token);
+    // the newest transaction first, and each transaction's lines on the account last first
+    const expected = posted
+      .map((id, i) => ['USD', 'BRZ', ...(i % 2 === 0 ? ['USDC'] : [])].reverse().map((asset) => `${id} ${asset}`))
+      .reverse()
+      .flat();
+    const { seen, pages } = await walk(m, 2);
+    expect(seen.map((e) => `${e.transactionId} ${assetOf(e)}`)).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 2));
+    const whole = (await entries(m, '?limit=200')).body.entries as any[];
+    expect(whole.map((e) => e.entryId)).toEqual(seen.map((e) => e.entryId));
+  });
+
   it('cursors are stable: entries posted after page 1 cause no duplicates and no gaps', async () => {
     const s = await makeAccount(c, { name: 'stable', type: 'ASSET' });
     for (let i = 0; i < 10; i++) {

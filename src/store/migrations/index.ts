@@ -8,6 +8,7 @@ import * as m0005 from './0005_chain_watch.js';
 import * as m0006 from './0006_onchain_entries.js';
 import * as m0007 from './0007_outbox_by_reference.js';
 import * as m0008 from './0008_agent_audit_partial_index.js';
+import * as m0009 from './0009_entries_listed_by_asset.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006_onchain_entries': m0006,
   '0007_outbox_by_reference': m0007,
   '0008_agent_audit_partial_index': m0008,
+  '0009_entries_listed_by_asset': m0009,
 };
 
 export const migrationProvider: MigrationProvider = {

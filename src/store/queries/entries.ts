@@ -10,12 +10,13 @@ export function entriesStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   const account = param('accountId');
-  /** Entries of one account within a time range and before a keyset position, newest first. */
+  /** Entries of one account in one asset within a time range and before a keyset position, newest first. */
   const entriesWindow = (q: Kysely<Database>) =>
     q
       .selectFrom('entries')
       .where('tenant_id', '=', tenant)
       .where('account_id', '=', account)
+      .where('asset', '=', param('asset'))
       // The keyset bound is folded into the range on created_at, so the index seeks straight to the cursor
       // (a row-value comparison alone is not used as a range, and page 10,000 would scan 500,000 rows).
       .where('created_at', '>=', param('from'))
@@ -68,10 +69,8 @@ export function entriesStatements(prepare: Preparer) {
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
-    // A page is read as its views alone (one string a row is far cheaper than a row object), and the keyset
-    // position of its last row by a second, covering seek.
-    entryViews: prepare<string>((q) => entriesWindow(q).select('view').limit(param<number>('limit')), { pluck: true }),
-    entryPosition: p((q) => entriesWindow(q).select(['created_at', 'seq']).limit(1).offset(param<number>('offset'))),
+    /** A page of one asset's entries: each view with its keyset position (an account's assets are merged by it). */
+    entryViews: p((q) => entriesWindow(q).select(['view', 'created_at', 'seq']).limit(param<number>('limit'))),
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')

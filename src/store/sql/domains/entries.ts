@@ -7,6 +7,10 @@ import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs } from '../part.js';
 import * as m from '../mappers.js';
 
+/** Keyset order of the entries listing: newest first, and by commit sequence within one instant. */
+const newestFirst = (a: { created_at: string; seq: number | bigint | string }, b: { created_at: string; seq: number | bigint | string }): number =>
+  a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : Number(b.seq) - Number(a.seq);
+
 export const entriesPart = part({
   async balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>> {
     return new Map((await this.s.balances.all({ tenantId, accountId })).map((r) => [r.asset as Asset, BigInt(r.balance)]));
@@ -55,12 +59,17 @@ export const entriesPart = part({
       beforeTime,
       beforeSeq: before ? BigInt(before.seq) : SEQ_MAX,
     };
-    const views = await this.s.entryViews.all({ ...window, limit: limit + 1 });
+    // One range per asset the account holds (each asset it ever held has a balance row), merged newest first.
+    const assets = await this.s.balances.all({ tenantId, accountId });
+    let rows: Array<{ view: string; created_at: string; seq: number | bigint | string }> = [];
+    for (const { asset } of assets) rows.push(...(await this.s.entryViews.all({ ...window, asset, limit: limit + 1 })));
+    if (assets.length > 1) rows = rows.sort(newestFirst).slice(0, limit + 1);
+    const views = rows.map((r) => r.view);
     // Never more than fits one answer (rarely fewer than asked: an entry is at most a few KiB).
     const fit = Math.min(limit, countWithinAnswer(views));
     if (views.length <= fit) return { views, next: null };
     views.length = fit;
-    const last = (await this.s.entryPosition.get({ ...window, offset: fit - 1 }))!;
+    const last = rows[fit - 1]!;
     return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
   },
 
