@@ -2,12 +2,8 @@
 // that takes the lease reads the next event from what the last holder recorded, not from a list of webhooks it read
 // before that record committed. Seen in CI once as an event delivered twice by three senders on one PostgreSQL; here
 // the stale list is forced, so the hand-over is shown every time, in one process (the real store, writer and receiver).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { WebhookSender } from '../../src/server/webhooks/sender.js';
 import type { UrlPolicy } from '../../src/server/webhooks/urlPolicy.js';
@@ -16,6 +12,7 @@ import type { Webhook } from '../../src/core/webhook.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
 import { TEST_ENGINE } from '../helpers/postgres.js';
+import { localLedger } from './support.js';
 
 /** Leases per tenant between the senders of one test, as PostgreSQL's advisory locks are between processes. */
 function sharedLeases() {
@@ -38,23 +35,17 @@ function sharedLeases() {
 // The sender is the same on both engines; its store here is SQLite's, so the suite runs once.
 describe.skipIf(TEST_ENGINE !== 'sqlite')('a tenant handed over between webhook senders', () => {
   let r: Receiver;
-  let dir: string;
   let store: SqliteStore;
-  let writer: LocalWriter;
   let ledger: Ledger;
+  let close: () => Promise<void>;
   const policy: UrlPolicy = { allowPrivate: true, denyDomains: [], resolve: async () => ['127.0.0.1'] };
 
   beforeAll(async () => {
     r = await startReceiver();
-    dir = mkdtempSync(join(tmpdir(), 'ledger-wh-handover-'));
-    store = await SqliteStore.open(join(dir, 'ledger.db'));
-    writer = await LocalWriter.open(store);
-    ledger = await Ledger.open(store, writer);
+    ({ store, ledger, close } = await localLedger('ledger-wh-handover-'));
   });
   afterAll(async () => {
-    await writer?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await close?.();
     await r?.close();
   });
 

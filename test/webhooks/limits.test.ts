@@ -14,9 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
-import { makeTenant, routed, type Handler } from './support.js';
+import { localLedger, makeTenant, routed, type Handler } from './support.js';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { FileLeases } from '../../src/store/sqlite/fileLeases.js';
 import { WebhookSender } from '../../src/server/webhooks/sender.js';
@@ -126,10 +125,10 @@ describe('at most 64 KiB of the answer is read (real server and sender, receiver
 
 describe('the time-out of an attempt', () => {
   let r: Receiver;
-  let dir: string;
+  let dbPath: string;
   let store: SqliteStore;
-  let writer: LocalWriter;
   let ledger: Ledger;
+  let close: () => Promise<void>;
   /** Per request to /hang: when it arrived and when its connection closed. */
   const hung: Array<{ at: number; closedAt?: number; attempt: string }> = [];
   let answerHang = false;
@@ -145,15 +144,10 @@ describe('the time-out of an attempt', () => {
       // never answers; notes when the sender gives up on the connection
       res.on('close', () => (entry.closedAt = Date.now()));
     };
-    dir = mkdtempSync(join(tmpdir(), 'ledger-wh-timeout-'));
-    store = await SqliteStore.open(join(dir, 'ledger.db'));
-    writer = await LocalWriter.open(store);
-    ledger = await Ledger.open(store, writer);
+    ({ dbPath, store, ledger, close } = await localLedger('ledger-wh-timeout-'));
   });
   afterAll(async () => {
-    await writer?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await close?.();
     await r?.close();
   });
 
@@ -191,7 +185,7 @@ describe('the time-out of an attempt', () => {
     const a = await acct('cash', 'ASSET');
     const b = await acct('deposits', 'LIABILITY');
     await ledger.setWebhook(tenantId, actor, `${r.url}/hang`);
-    const sender = new WebhookSender(ledger, () => {}, { leases: new FileLeases(join(dir, 'ledger.db')), policy, ca: r.cert, timeoutMs: TIMEOUT, retry: { delaysMs: [DELAY], windowMs: 60_000 }, pollIntervalMs: 20 });
+    const sender = new WebhookSender(ledger, () => {}, { leases: new FileLeases(dbPath), policy, ca: r.cert, timeoutMs: TIMEOUT, retry: { delaysMs: [DELAY], windowMs: 60_000 }, pollIntervalMs: 20 });
     try {
       const from = hung.length;
       await ledger.transactions.post(tenantId, actor, 'timeout-1', {

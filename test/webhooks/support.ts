@@ -1,7 +1,13 @@
-// What the webhook suites share: signing as a receiver does, a receiver that answers by path, and a tenant with a
-// pair of accounts that pays and sets its webhook.
+// What the webhook suites share: signing as a receiver does, a receiver that answers by path, a tenant with a
+// pair of accounts that pays and sets its webhook, and a ledger in the test's own process for driving a sender.
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
+import { LocalWriter } from '../../src/store/localWriter.js';
+import { Ledger } from '../../src/core/ledger.js';
 import { expect } from 'vitest';
 import { client, createTenant, fiat, makeAccount, post, type Client, type TestServer } from '../helpers/server.js';
 import type { Received, Receiver } from '../helpers/receiver.js';
@@ -54,3 +60,18 @@ export async function makeTenant(t: Pick<TestServer, 'dbPath' | 'url'>, name: st
   };
 }
 
+
+/** A ledger in this process on a fresh SQLite file with a writer of its own, for tests that drive a sender directly. */
+export async function localLedger(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dbPath = join(dir, 'ledger.db');
+  const store = await SqliteStore.open(dbPath);
+  const writer = await LocalWriter.open(store);
+  const ledger = await Ledger.open(store, writer);
+  const close = async () => {
+    await writer.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dbPath, store, ledger, close };
+}
