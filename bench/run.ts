@@ -514,7 +514,35 @@ async function hotPathsOnly() {
   }
 }
 
+/**
+ * `BENCH_ONLY=export`: the audit export alone on a fresh server (seeded with BENCH_BIG_ENTRIES, 1,000,000 unless
+ * set), with its RSS before and at its peak: the quick loop for working on the export's memory. With BENCH_DB=<file>
+ * the seeded database is kept there (its key beside it) and used again by the next run.
+ */
+async function exportOnly() {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
+  const dbPath = process.env.BENCH_DB ?? join(dir, 'bench.db');
+  const keyFile = `${dbPath}.key`;
+  let child: ChildProcess | undefined;
+  try {
+    const s = process.env.BENCH_DB && existsSync(keyFile) ? { rawKey: readFileSync(keyFile, 'utf8') } : await seed(dbPath);
+    if (process.env.BENCH_DB) writeFileSync(keyFile, s.rawKey);
+    const server = await startServer(dbPath);
+    child = server.child;
+    const idleMb = rssMb(child.pid!);
+    const exported = await exportAll(server.url, { authorization: `Bearer ${s.rawKey}` }, child.pid!);
+    console.log(`audit export: ${exported.records.toLocaleString('en-US')} records (${exported.mb.toFixed(0)} MB) in ${exported.seconds.toFixed(1)} s; server RSS ${idleMb.toFixed(0)} MB before, ${exported.peakMb.toFixed(0)} MB at its peak (target < ${EXPORT_RSS_LIMIT_MB} MB)`);
+  } finally {
+    if (child?.pid) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === 'export') return exportOnly();
   if (process.env.BENCH_ONLY === 'postgres') return postgresOnly();
   if (process.env.BENCH_ONLY === 'hot') return hotPathsOnly();
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));

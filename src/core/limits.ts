@@ -65,8 +65,12 @@ export const SETTLEMENT_DUE_REREAD_MS = 2_000;
 export const SETTLEMENT_SWEEP_BATCH_MAX = 500;
 /** PENDING settlements considered for one line at most (same account, token, amount, chain and wallet), oldest first. */
 export const SETTLEMENT_CANDIDATES_MAX = 1000;
-/** Audit records read from the database per page of an export or a verification. */
-export const AUDIT_PAGE_ROWS = 1000;
+/**
+ * Audit records read from the database per page of an export or a verification. 250 rather than 1,000: the same
+ * speed, and the server's memory during an export of 1,000,000 records peaks about 25 MB lower (`BENCH_ONLY=export`:
+ * 176-179 MB against 201-219 MB; the target is under 200).
+ */
+export const AUDIT_PAGE_ROWS = 250;
 /** Longest webhook URL accepted. */
 export const WEBHOOK_URL_LENGTH_MAX = 2048;
 /** X-Agent-Session-Id length. */
