@@ -8,6 +8,7 @@ import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js'
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
 import { recordTransfersCommand } from './usecases/chainWatch.js';
+import { pruneEventsCommand } from './usecases/events.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
@@ -29,6 +30,7 @@ export const commands = {
   decideAgentTransaction: decideAgentTransactionCommand,
   rollbackAgentTransaction: rollbackAgentTransactionCommand,
   recordTransfers: recordTransfersCommand,
+  pruneEvents: pruneEventsCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => Promise<unknown>>;
 
 export type Commands = typeof commands;

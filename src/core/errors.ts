@@ -18,6 +18,7 @@ export const errorCodes = [
   'CURRENCY_MISMATCH',
   'POLICY_VIOLATION',
   'CONFLICT',
+  'EVENT_PRUNED',
   'UNAVAILABLE',
   'INTERNAL',
 ] as const;

@@ -11,6 +11,7 @@ import * as reconciliation from './usecases/reconciliation.js';
 import * as auditLog from './usecases/auditLog.js';
 import * as webhooks from './usecases/webhooks.js';
 import * as policyRules from './usecases/policyRules.js';
+import * as events from './usecases/events.js';
 import { AgentService } from './usecases/agents.js';
 
 export class Ledger {
@@ -56,6 +57,11 @@ export class Ledger {
   getWebhook = (...a: Tail<typeof webhooks.getWebhook>) => webhooks.getWebhook(this.deps, ...a);
   listWebhookDeliveries = (...a: Tail<typeof webhooks.listWebhookDeliveries>) => webhooks.listWebhookDeliveries(this.deps, ...a);
   redeliver = (tenantId: string, eventId: string) => this.writer.run('redeliver', { tenantId, eventId });
+  listEvents = (...a: Tail<typeof events.listEvents>) => events.listEvents(this.deps, ...a);
+  eventPosition = (...a: Tail<typeof events.eventPosition>) => events.eventPosition(this.deps, ...a);
+  assertEventsKept = (...a: Tail<typeof events.assertKept>) => events.assertKept(this.deps, ...a);
+  /** Prunes one batch of the tenant's events created before `before`; answers how many went. */
+  pruneEvents = (tenantId: string, before: string) => this.writer.run('pruneEvents', { tenantId, before });
   createPolicyRule = (...a: Tail<typeof policyRules.createPolicyRule>) => policyRules.createPolicyRule(this.deps, ...a);
   listPolicyRules = (...a: Tail<typeof policyRules.listPolicyRules>) => policyRules.listPolicyRules(this.deps, ...a);
   deletePolicyRule = (...a: Tail<typeof policyRules.deletePolicyRule>) => policyRules.deletePolicyRule(this.deps, ...a);

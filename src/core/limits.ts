@@ -59,6 +59,10 @@ export const SETTLEMENT_TTL_DEFAULT_SECONDS = 86_400;
 export const SETTLEMENT_TTL_MAX_SECONDS = 10 * 365 * 86_400;
 /** How often the server looks for PENDING settlements past their expiry. */
 export const SETTLEMENT_SWEEP_INTERVAL_MS = 250;
+/** How often events past `--event-retention` are pruned (and once at start). */
+export const EVENT_PRUNE_INTERVAL_MS = 60_000;
+/** `--event-retention` in days: at most a hundred years. */
+export const EVENT_RETENTION_DAYS_MAX = 36_500;
 /** How often the sweeper reads the earliest expiry again, for settlements registered by another process. */
 export const SETTLEMENT_DUE_REREAD_MS = 2_000;
 /** Settlements turned UNMATCHED by one sweep at most; the next sweep takes the rest. */

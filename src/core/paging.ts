@@ -37,26 +37,32 @@ export function countWithinAnswer(texts: readonly string[]): number {
   return texts.length;
 }
 
+/** The position a cursor of the list holds: the sequence of the last item its page gave. */
+export const cursorSeq = (deps: Deps, scope: string, cursor: string): number => deps.cursors.decode(scope, cursor, deps.clock.now().getTime(), isSeq);
+
 /**
  * A list ordered by commit sequence; `scope` names the list so a cursor cannot be moved to another one. Rows are
  * rendered as they are read, and the page ends early, before the row that would pass the answer cap, with a cursor
- * that continues exactly there; the rows after it are never read.
+ * that continues exactly there; the rows after it are never read. `fetch` reads from a position (the last sequence
+ * of the page before; null for the first page, or `start`), in the list's own order: newest first for most lists,
+ * oldest first for the event feed.
  */
 export async function pageBySeq<T extends { seq: number }, V>(
   deps: Deps,
   scope: string,
   query: PageQuery,
-  fetch: (before: number | null, limit: number) => Rows<T>,
+  fetch: (position: number | null, limit: number) => Rows<T>,
   view: (row: T) => V,
+  start: number | null = null,
 ): Promise<{ items: Array<Rendered<V>>; nextCursor: string | null }> {
   const now = deps.clock.now().getTime();
-  const before = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isSeq) : null;
+  const position = query.cursor ? cursorSeq(deps, scope, query.cursor) : start;
   const limit = query.limit ?? PAGE_SIZE_DEFAULT;
   const items: Array<Rendered<V>> = [];
   let bytes = ENVELOPE_BYTES;
   let lastSeq = 0;
   let more = false;
-  for await (const row of fetch(before, limit + 1)) {
+  for await (const row of fetch(position, limit + 1)) {
     if (items.length === limit) {
       more = true;
       break;

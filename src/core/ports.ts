@@ -141,6 +141,14 @@ export interface ReadStore {
   outboxEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined>;
   /** The sequence of the tenant's last event; 0 when it has none. */
   lastOutboxSeq(tenantId: string): Promise<number>;
+  /** The tenant's events after a sequence, oldest first, of the given kinds (null: every kind). */
+  eventsPage(tenantId: string, afterSeq: number, limit: number, types: readonly string[] | null): Rows<OutboxEvent>;
+  /** The sequence of one of the tenant's events, if it is still kept. */
+  eventSeq(tenantId: string, eventId: string): Promise<number | undefined>;
+  /** How far the tenant's events were pruned: the last pruned event's sequence and time; undefined if never. */
+  eventsPruned(tenantId: string): Promise<{ seq: number; at: string } | undefined>;
+  /** The tenant's oldest kept events (sequence and time), oldest first. */
+  oldestEvents(tenantId: string, limit: number): Promise<Array<{ seq: number; createdAt: string }>>;
   webhookDelivery(tenantId: string, eventId: string): Promise<DeliveryState | undefined>;
   /** The oldest event an operator asked to deliver again. */
   queuedRedelivery(tenantId: string): Promise<DeliveryState | undefined>;
@@ -210,6 +218,8 @@ export interface WriteTx extends ReadStore {
   lastAuditHash(tenantId: string): Promise<string | null>;
   appendAudit(record: AuditInsert): Promise<void>;
   insertOutbox(event: OutboxInsert): Promise<void>;
+  /** Deletes the tenant's events up to a sequence, and remembers the last of them (its sequence and time). */
+  pruneEvents(tenantId: string, through: { seq: number; at: string }): Promise<void>;
   insertSettlement(settlement: Omit<Settlement, 'seq'>): Promise<void>;
   /** PENDING to SETTLED; false when it was no longer PENDING. */
   settleSettlement(tenantId: string, settlementId: string, match: SettlementMatchFields): Promise<boolean>;

@@ -9,6 +9,7 @@ import { scopes } from './scopes.js';
 import { settlementStatuses, reconciliationOutcomes } from './settlement.js';
 import { agentStatuses } from './agent.js';
 import { policyRuleTypes } from './policy.js';
+import { eventTypes } from './webhook.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -193,6 +194,14 @@ export const webhookSet = v.strictObject({
 });
 export const webhookConfig = v.strictObject({ webhookUrl: v.string(), secretPrefix: v.string() });
 
+/** An event as the feed and the stream give it: the webhook delivery body without `sentAt`. */
+export const event = v.strictObject({
+  id: uuid,
+  type: v.picklist(eventTypes),
+  createdAt: instant,
+  data: v.pipe(v.union([transaction, settlement]), v.description('The transaction with its lines (transaction.committed), or the settlement (settlement.matched, settlement.unmatched)')),
+});
+
 export const health = v.strictObject({ status: v.literal('ok') });
 export const openApiDocumentOut = v.looseObject({ openapi: v.string(), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) });
 
@@ -230,6 +239,8 @@ export const responseSchemas = {
   AgentRollback: agentRollback,
   AuditRecord: auditRecord,
   AgentAuditPage: page(auditRecord),
+  Event: event,
+  EventsPage: page(event),
   WebhookSet: webhookSet,
   WebhookConfig: webhookConfig,
   Health: health,

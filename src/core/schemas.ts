@@ -10,6 +10,7 @@ import { settlementStatuses } from './settlement.js';
 import { actorTypes } from './audit.js';
 import { policyRuleTypes } from './policy.js';
 import { agentStatuses } from './agent.js';
+import { eventTypes } from './webhook.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -119,6 +120,21 @@ export const entriesQuery = v.object({
   cursor: v.optional(cursorSchema),
 });
 export const balanceQuery = v.object({ asOf: v.optional(instant('down')) });
+
+/** One or more kinds of event, separated by commas (a repeated `type` parameter arrives joined the same way). */
+const eventTypesParam = v.pipe(
+  v.string(),
+  v.transform((s) => [...new Set(s.split(',').map((t) => t.trim()))]),
+  v.array(v.picklist(eventTypes, `must be one or more of ${eventTypes.join(', ')}, separated by commas`)),
+);
+const eventIdParam = v.pipe(v.string(), v.check(isUuid, 'must be an event id (a UUID)'));
+export const eventsQuery = v.object({
+  after: v.optional(eventIdParam),
+  type: v.optional(eventTypesParam),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export const eventStreamQuery = v.object({ after: v.optional(eventIdParam), type: v.optional(eventTypesParam) });
 export const statementQuery = v.object({
   from: instant('up'),
   to: instant('down'),

@@ -43,10 +43,18 @@ export interface DeliveryState {
 
 export const secretPrefixOf = (secret: string): string => `${secret.slice(0, 8)}...`;
 
+/** Every kind of event the outbox holds (contract, Events). */
+export const eventTypes = ['transaction.committed', 'settlement.matched', 'settlement.unmatched'] as const;
+export type EventType = (typeof eventTypes)[number];
+
+const eventHead = (event: OutboxEvent): string =>
+  `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"createdAt":${JSON.stringify(event.createdAt)},`;
+
 /** The delivery body (contract, Events): the stored data embedded as it is, `sentAt` new on every attempt. */
-export const eventBody = (event: OutboxEvent, sentAt: string): string =>
-  `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"createdAt":${JSON.stringify(event.createdAt)},` +
-  `"sentAt":${JSON.stringify(sentAt)},"data":${event.payload}}`;
+export const eventBody = (event: OutboxEvent, sentAt: string): string => `${eventHead(event)}"sentAt":${JSON.stringify(sentAt)},"data":${event.payload}}`;
+
+/** An event as the feed and the stream give it: the delivery body without `sentAt`. */
+export const eventText = (event: OutboxEvent): string => `${eventHead(event)}"data":${event.payload}}`;
 
 /** `sha256=` and the HMAC-SHA256 of the exact body bytes, keyed with the secret's 64 characters as ASCII. */
 export const signature = (secret: string, body: string): string =>

@@ -18,6 +18,8 @@ import { complianceRoutes } from './routes/compliance.js';
 import { webhookRoutes } from './routes/webhook.js';
 import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';
+import { eventRoutes } from './routes/events.js';
+import { EventStreams } from './eventStreams.js';
 import { openApiDocument } from './openapi.js';
 import { docsPage, type DocumentLike } from './docs.js';
 import { VERSION } from '../version.js';
@@ -29,6 +31,7 @@ export const apiRoutes: Route[] = [
   ...reconciliationRoutes,
   ...complianceRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...agentRoutes,
   ...policyRuleRoutes,
   ...apiKeyRoutes,
@@ -147,6 +150,10 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
       query,
       body,
       header: (name) => event.req.headers.get(name),
+      get signal() {
+        return event.req.signal;
+      },
+      dropConnection: () => nodeRequestOf(event).socket.destroy(),
     });
     return toResponse(reply, event.req.method === 'HEAD');
   } catch (error) {
@@ -160,7 +167,8 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
 
-export function createApp(ledger: Ledger, settings: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
+export function createApp(ledger: Ledger, given: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
+  const settings: ServerSettings = { ...given, eventStreams: given.eventStreams ?? new EventStreams(ledger, log) };
   const app = new H3({ silent: true });
   for (const route of allRoutes) {
     const handler = handlerFor(route, ledger, settings, log, inFlight);

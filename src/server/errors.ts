@@ -22,6 +22,7 @@ export const statusByCode = {
   ACCOUNT_NOT_FOUND: 422,
   CURRENCY_MISMATCH: 422,
   POLICY_VIOLATION: 422,
+  EVENT_PRUNED: 410,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 } as const satisfies Record<ErrorCode, number>;

@@ -16,6 +16,7 @@ import { toJsonText } from '../core/json.js';
 import type { UrlPolicy } from './webhooks/urlPolicy.js';
 import type { RateLimiter } from './rateLimit.js';
 import type { ResponseName } from '../core/responses.js';
+import type { EventStreams } from './eventStreams.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -33,6 +34,8 @@ export interface Reply {
 
 /** What the server was started with that routes need. */
 export interface ServerSettings {
+  /** The live event streams of this server (closed with it); one of their own when absent. */
+  eventStreams?: EventStreams;
   /** Where webhooks may point. */
   urlPolicy: UrlPolicy;
   /** A request body that sends nothing for this long is refused with 408. */
@@ -52,6 +55,10 @@ export interface RouteContext<Q, B> {
   query: Q;
   body: B;
   header(name: string): string | null;
+  /** Aborts when the client's connection closes (a stream stops producing). */
+  readonly signal: AbortSignal;
+  /** Ends the client's connection at once (a stream whose client stopped taking what it is sent). */
+  dropConnection(): void;
 }
 
 export interface Route<QS extends v.GenericSchema | undefined = any, BS extends v.GenericSchema | undefined = any> {
@@ -64,6 +71,8 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   /** What a path id that is not a UUID answers: 400 where the spec lists it, else 404 (it names nothing). */
   badIdStatus?: 400 | 404;
   query?: QS;
+  /** Query parameters that may be given more than once: their values arrive joined with commas (`type=a&type=b`). */
+  queryLists?: readonly string[];
   body?: BS;
   headers?: Record<string, { schema: v.GenericSchema; required: boolean; description: string }>;
   /** The document's name for it, which client generators turn into a method name (createAccount, listEntries). */
@@ -116,8 +125,12 @@ export function parseQuery(route: Route, url: URL): unknown {
   if (!route.query) return undefined;
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
-    if (key in query) throw invalid(`Invalid query: ${key} is given more than once.`, [{ path: key, message: 'repeated' }]);
-    query[key] = value;
+    if (key in query) {
+      if (!route.queryLists?.includes(key)) throw invalid(`Invalid query: ${key} is given more than once.`, [{ path: key, message: 'repeated' }]);
+      query[key] = `${query[key]},${value}`;
+    } else {
+      query[key] = value;
+    }
   }
   return parseWith(route.query, query, 'query');
 }

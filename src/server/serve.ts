@@ -29,6 +29,8 @@ import { isLoopbackHost, readTls, type TlsFiles } from './tls.js';
 import { answerClientError } from './clientError.js';
 import { RateLimiter } from './rateLimit.js';
 import { InFlightRequests } from './inFlight.js';
+import { EventStreams } from './eventStreams.js';
+import { EventPruner } from './eventPruner.js';
 
 const DRAIN_SWEEP_MS = 20;
 
@@ -64,6 +66,12 @@ export interface ServeOptions {
   keepAliveTimeoutMs?: number;
   /** Open connections at most (`--max-connections`). */
   maxConnections?: number;
+  /** Events older than this many days are pruned (`--event-retention`); kept for ever when absent. */
+  eventRetentionDays?: number;
+  /** Tests: how often events past the retention time are pruned (`EVENT_PRUNE_INTERVAL_MS`). */
+  eventPruneIntervalMs?: number;
+  /** Tests: an event stream's heartbeat, and how long a client may take nothing before it is dropped. */
+  eventStream?: { heartbeatMs?: number; stallMs?: number };
 }
 
 /** What `serve` runs beside the API: the settlement expiry sweeper, the webhook sender, the chain watchers. */
@@ -184,6 +192,10 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
     await opened.close();
     throw error;
   }
+  const pruner =
+    runs('sweeper') && options.eventRetentionDays !== undefined
+      ? new EventPruner(ledger, options.log, options.eventRetentionDays, options.eventPruneIntervalMs)
+      : undefined;
   const sender = runs('webhooks')
     ? new WebhookSender(ledger, options.log, {
         leases: opened.leases,
@@ -197,6 +209,7 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
     close: async () => {
       await Promise.all(watchers.map((w) => w.close()));
       await sender?.close();
+      await pruner?.close();
       await sweeper?.close();
       await opened.close();
     },
@@ -210,7 +223,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
   const inFlight = new InFlightRequests();
-  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter }, options.log, inFlight);
+  const eventStreams = new EventStreams(ledger, options.log, options.eventStream);
+  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter, eventStreams }, options.log, inFlight);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const settings: HttpServerOptions = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
@@ -260,6 +274,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
+        // Streams end first, cleanly: their connections are then idle, and closed with the others.
+        eventStreams.close();
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
         // A keep-alive connection whose request was just answered would otherwise linger until its timeout.
         const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);

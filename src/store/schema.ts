@@ -96,6 +96,13 @@ export interface OutboxTable {
   transaction_id: string | null;
 }
 
+/** How far a tenant's events were pruned (`--event-retention`): the last pruned event's sequence and time. */
+export interface EventRetentionTable {
+  tenant_id: string;
+  pruned_seq: bigint;
+  pruned_at: string;
+}
+
 export interface SettlementsTable {
   seq: Generated<bigint>;
   tenant_id: string;
@@ -233,6 +240,7 @@ export interface Database {
   idempotency: IdempotencyTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;
+  event_retention: EventRetentionTable;
   instance_secrets: InstanceSecretsTable;
   settlements: SettlementsTable;
   reconciliation_results: ReconciliationResultsTable;

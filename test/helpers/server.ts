@@ -77,6 +77,11 @@ export interface TestServerOptions {
   rateLimitPerSecond?: number;
   /** Where the server's log lines go (by default nowhere). */
   log?: (line: string, level?: 'debug') => void;
+  /** `--event-retention` in days, and how often the pruner runs. */
+  eventRetentionDays?: number;
+  eventPruneIntervalMs?: number;
+  /** An event stream's heartbeat and stall time. */
+  eventStream?: { heartbeatMs?: number; stallMs?: number };
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -92,6 +97,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhooks: options.webhooks,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs,
     rateLimitPerSecond: options.rateLimitPerSecond,
+    eventRetentionDays: options.eventRetentionDays,
+    eventPruneIntervalMs: options.eventPruneIntervalMs,
+    eventStream: options.eventStream,
     ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
   });
   return {

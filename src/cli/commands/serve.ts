@@ -17,6 +17,7 @@ import {
   RATE_LIMIT_MAX_PER_SECOND,
   SETTLEMENT_TTL_DEFAULT_SECONDS,
   SETTLEMENT_TTL_MAX_SECONDS,
+  EVENT_RETENTION_DAYS_MAX,
 } from '../../core/limits.js';
 
 const debug = process.env.LEDGER_LOG_LEVEL === 'debug';
@@ -88,6 +89,7 @@ interface ServeFlags {
   headersTimeout: string;
   keepAliveTimeout: string;
   maxConnections: string;
+  eventRetention?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -133,6 +135,11 @@ export function registerServe(program: Command): void {
       '--max-connections <n>',
       'open connections at most; past it a new connection is closed at once (LEDGER_MAX_CONNECTIONS)',
       process.env.LEDGER_MAX_CONNECTIONS ?? String(MAX_CONNECTIONS_DEFAULT),
+    )
+    .option(
+      '--event-retention <days>',
+      'prune events older than this many days from the event feed, never one the webhook sender has not finished with (LEDGER_EVENT_RETENTION_DAYS; default: keep every event)',
+      process.env.LEDGER_EVENT_RETENTION_DAYS,
     );
   addChainOptions(addWebhookOptions(serve)).action(
       action(async (options: ServeFlags & WebhookFlags & ChainFlags, command: Command) => {
@@ -151,6 +158,10 @@ export function registerServe(program: Command): void {
           webhooks: webhookSettingsOf(options),
           chains: chainSettingsOf(options),
           workers: parseWorkers(options.workers),
+          eventRetentionDays:
+            options.eventRetention === undefined || options.eventRetention === ''
+              ? undefined
+              : parseWhole('--event-retention', options.eventRetention, EVENT_RETENTION_DAYS_MAX, 'days'),
           log,
         });
         // The signals are handled before the line a supervisor waits for is printed.

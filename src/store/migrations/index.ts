@@ -9,6 +9,7 @@ import * as m0006 from './0006_onchain_entries.js';
 import * as m0007 from './0007_outbox_by_reference.js';
 import * as m0008 from './0008_agent_audit_partial_index.js';
 import * as m0009 from './0009_entries_listed_by_asset.js';
+import * as m0010 from './0010_event_feed.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007_outbox_by_reference': m0007,
   '0008_agent_audit_partial_index': m0008,
   '0009_entries_listed_by_asset': m0009,
+  '0010_event_feed': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -31,5 +31,32 @@ export function outboxStatements(prepare: Preparer) {
     ),
     outboxEvent: p((q) => outboxEvents(q).where('o.id', '=', param('eventId'))),
     lastOutboxSeq: p((q) => q.selectFrom('outbox').select('seq').where('tenant_id', '=', tenant).orderBy('seq', 'desc').limit(1)),
+    // The event feed (GET /api/v1/events): oldest first from a position, all kinds, or one kind through its index.
+    eventsAfter: p((q) => outboxEvents(q).where('o.seq', '>', param<bigint>('afterSeq')).orderBy('o.seq', 'asc').limit(param<number>('limit'))),
+    eventSeqsOfType: p(
+      (q) =>
+        q
+          .selectFrom('outbox')
+          .select('seq')
+          .where('tenant_id', '=', tenant)
+          .where('type', '=', param('type'))
+          .where('seq', '>', param<bigint>('afterSeq'))
+          .orderBy('seq', 'asc')
+          .limit(param<number>('limit')),
+      { pluck: true },
+    ),
+    eventAt: p((q) => outboxEvents(q).where('o.seq', '=', param<bigint>('seq'))),
+    eventSeq: p((q) => q.selectFrom('outbox').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('eventId'))),
+    eventsPruned: p((q) => q.selectFrom('event_retention').select(['pruned_seq', 'pruned_at']).where('tenant_id', '=', tenant)),
+    // Retention: a tenant's events up to a sequence go, and the last of them is remembered.
+    pruneEvents: p((q) => q.deleteFrom('outbox').where('tenant_id', '=', tenant).where('seq', '<=', param<bigint>('throughSeq'))),
+    setEventsPruned: p((q) =>
+      q
+        .insertInto('event_retention')
+        .values({ tenant_id: tenant, pruned_seq: param<bigint>('prunedSeq'), pruned_at: param('prunedAt') })
+        .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ pruned_seq: param<bigint>('prunedSeq'), pruned_at: param('prunedAt') })),
+    ),
+    // What may be pruned: the tenant's oldest events (the pruned ones are gone), a batch at a time.
+    oldestEvents: p((q) => q.selectFrom('outbox').select(['seq', 'created_at']).where('tenant_id', '=', tenant).orderBy('seq', 'asc').limit(param<number>('limit'))),
   };
 }

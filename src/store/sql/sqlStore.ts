@@ -13,10 +13,11 @@ import { transactionsPart } from './domains/transactions.js';
 import { settlementsPart } from './domains/settlements.js';
 import { auditPart } from './domains/audit.js';
 import { webhooksPart } from './domains/webhooks.js';
+import { eventsPart } from './domains/events.js';
 import { agentsPart } from './domains/agents.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, agentsPart, chainWatchPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, agentsPart, chainWatchPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -26,6 +27,7 @@ type Parts = typeof tenantsPart &
   typeof settlementsPart &
   typeof auditPart &
   typeof webhooksPart &
+  typeof eventsPart &
   typeof agentsPart &
   typeof chainWatchPart;
 

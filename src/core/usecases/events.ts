@@ -1,0 +1,108 @@
+// The event feed: a tenant's events in commit order, from the outbox the webhooks are sent from, paged
+// (GET /api/v1/events) or followed (the stream, `ledger events`), and pruned after a retention time.
+import type { Deps } from '../context.js';
+import type { WriteContext } from '../ports.js';
+import { invalid, LedgerError } from '../errors.js';
+import { RawJson } from '../json.js';
+import { cursorSeq, pageBySeq } from '../paging.js';
+import { eventText, type EventType, type OutboxEvent } from '../webhook.js';
+
+export interface EventsQuery {
+  /** Start after this event (by id). */
+  after?: string;
+  cursor?: string;
+  limit?: number;
+  /** Only these kinds (all when absent). */
+  type?: readonly EventType[];
+}
+
+/** The list a cursor belongs to: the tenant's events of these kinds. */
+const scopeOf = (tenantId: string, types: readonly string[] | null) => `events:${tenantId}:${types?.join(',') ?? '*'}`;
+
+const eventPruned = (what: string) =>
+  new LedgerError('EVENT_PRUNED', `${what} was pruned (--event-retention): events after it are gone; read the current state again, then follow the events from the newest.`);
+
+/** A UUIDv7 event id's time (its first 48 bits), or null for an id of another kind. */
+function idTimeMs(id: string): number | null {
+  const hex = id.replace(/-/g, '');
+  return hex[12] === '7' ? Number.parseInt(hex.slice(0, 12), 16) : null;
+}
+/** Ids are made a moment before their event's time: an id this much past the last pruned event may still be one. */
+const ID_CLOCK_SLACK_MS = 1000;
+
+/**
+ * Where a reader starts: after an event of the tenant's (400 for an id that is none of its events, 410 for one that
+ * was pruned), or when no event is named, before the oldest event kept.
+ */
+export async function eventPosition(deps: Deps, tenantId: string, after: string | undefined): Promise<number> {
+  const pruned = await deps.store.eventsPruned(tenantId);
+  if (after === undefined) return pruned?.seq ?? 0;
+  const id = after.toLowerCase();
+  const seq = await deps.store.eventSeq(tenantId, id);
+  if (seq !== undefined) return seq;
+  const idTime = idTimeMs(id);
+  if (pruned && idTime !== null && idTime <= Date.parse(pruned.at) + ID_CLOCK_SLACK_MS) throw eventPruned(`Event ${id}`);
+  throw invalid(`after: ${id} is not an event of this tenant.`, [{ path: 'after', message: 'is not an event of this tenant' }]);
+}
+
+/** Refuses a position before the last pruned event: the events between are gone (410), never a silent gap. */
+export async function assertKept(deps: Deps, tenantId: string, position: number, what: string): Promise<void> {
+  const pruned = await deps.store.eventsPruned(tenantId);
+  if (pruned && position < pruned.seq) throw eventPruned(what);
+}
+
+/** A page of the tenant's events, oldest first; following `nextCursor` to null reads everything committed meanwhile. */
+export async function listEvents(deps: Deps, tenantId: string, query: EventsQuery) {
+  if (query.after !== undefined && query.cursor !== undefined) {
+    throw invalid('Give after or cursor, not both: a cursor holds its own position.', [{ path: 'cursor', message: 'cannot be given with after' }]);
+  }
+  const types = query.type ?? null;
+  const scope = scopeOf(tenantId, types);
+  let start: number;
+  if (query.cursor !== undefined) {
+    start = cursorSeq(deps, scope, query.cursor);
+    await assertKept(deps, tenantId, start, 'An event before this cursor');
+  } else {
+    start = await eventPosition(deps, tenantId, query.after);
+  }
+  const page = await pageBySeq(
+    deps,
+    scope,
+    { limit: query.limit },
+    (position, limit) => deps.store.eventsPage(tenantId, position ?? 0, limit, types),
+    (event: OutboxEvent & { seq: number }) => new RawJson(eventText(event)),
+    start,
+  );
+  // Pruned while the page was read: it may have started past a gap.
+  await assertKept(deps, tenantId, start, 'An event before this page');
+  return page;
+}
+
+/** Events pruned in one write, at most. */
+export const EVENT_PRUNE_BATCH = 1000;
+
+/**
+ * Prunes the tenant's events created before `before`, a batch at a time, never one the webhook sender has not
+ * finished with (delivered or given up, and none an operator queued for redelivery). Answers how many went.
+ */
+export async function pruneEventsCommand(ctx: WriteContext, args: { tenantId: string; before: string }): Promise<number> {
+  const { tx } = ctx;
+  const { tenantId, before } = args;
+  let bound = Number.MAX_SAFE_INTEGER;
+  const webhook = await tx.webhook(tenantId);
+  if (webhook) {
+    bound = webhook.deliveredSeq;
+    const queued = await tx.queuedRedelivery(tenantId);
+    if (queued) bound = Math.min(bound, queued.eventSeq - 1);
+  }
+  const oldest = await tx.oldestEvents(tenantId, EVENT_PRUNE_BATCH);
+  let last: { seq: number; createdAt: string } | undefined;
+  let count = 0;
+  for (const event of oldest) {
+    if (event.createdAt >= before || event.seq > bound) break;
+    last = event;
+    count++;
+  }
+  if (last) await tx.pruneEvents(tenantId, { seq: last.seq, at: last.createdAt });
+  return count;
+}

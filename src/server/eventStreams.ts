@@ -1,0 +1,253 @@
+// Live event streams (GET /api/v1/events/stream, Server-Sent Events). One watcher of the database's commits serves
+// every stream of the process; each tenant with streams has one tail of its newest events, read once and shared by
+// its streams; a stream behind that tail reads the database itself, a batch at a time, as its client takes them.
+// Memory is bounded: the tails by count and bytes, a stream by the answer's buffer (a client that takes nothing for
+// the stall time is dropped, and resumes by id).
+import type { Ledger } from '../core/ledger.js';
+import { eventText, type OutboxEvent } from '../core/webhook.js';
+import type { Logger } from './errors.js';
+
+/** How often the database is asked whether anything was committed (at rest, a commit reaches a client within this). */
+const POLL_MS = 20;
+/** Events read a batch at a time, by a tail or a stream catching up. */
+const READ_BATCH = 200;
+/** A tail keeps at most this many events, and at most this many bytes of their frames. */
+const TAIL_EVENTS_MAX = 2000;
+const TAIL_BYTES_MAX = 4 * 1024 * 1024;
+/** Frames sent in one write at most (a stream catching up from its tail). */
+const WRITE_BYTES_MAX = 64 * 1024;
+export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
+export const EVENT_STREAM_STALL_MS = 30_000;
+/** What the client's EventSource waits before it reconnects (the `retry:` field, sent first). */
+const RECONNECT_MS = 1000;
+
+/** An event as a stream sends it: `id`, `event` and `data` lines (the JSON has no line breaks; any would be split). */
+export const sseFrame = (event: OutboxEvent): string => {
+  const data = eventText(event).split('\n').join('\ndata: ');
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${data}\n\n`;
+};
+
+interface TailEvent {
+  seq: number;
+  type: string;
+  frame: string;
+}
+
+/** A tenant's newest events, shared by its streams: it holds every event after `baseSeq`, up to `lastSeq`. */
+class Tail {
+  readonly events: TailEvent[] = [];
+  bytes = 0;
+  streams = 0;
+  readonly waiters = new Set<() => void>();
+
+  constructor(
+    readonly tenantId: string,
+    public baseSeq: number,
+    public lastSeq: number,
+  ) {}
+
+  /** The index of the first event after a position. */
+  indexAfter(position: number): number {
+    let lo = 0;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid]!.seq <= position) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  append(event: OutboxEvent): void {
+    const frame = sseFrame(event);
+    this.events.push({ seq: event.seq, type: event.type, frame });
+    this.bytes += frame.length;
+    this.lastSeq = event.seq;
+    let drop = 0;
+    while (this.events.length - drop > TAIL_EVENTS_MAX || (this.bytes > TAIL_BYTES_MAX && this.events.length - drop > 1)) {
+      this.bytes -= this.events[drop]!.frame.length;
+      this.baseSeq = this.events[drop]!.seq;
+      drop++;
+    }
+    if (drop > 0) this.events.splice(0, drop);
+  }
+
+  wake(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+}
+
+/** What one stream is given: where it starts, what it wants, and how its connection is watched and dropped. */
+export interface StreamRequest {
+  tenantId: string;
+  /** The last event the client has (0: none). */
+  position: number;
+  types: readonly string[] | null;
+  signal: AbortSignal;
+  /** Ends the connection at once (a stalled client). */
+  drop(): void;
+}
+
+interface Watched {
+  /** Since when the stream has waited for its client to take what it sent (0: not waiting). */
+  blockedSince: number;
+  drop(): void;
+}
+
+export class EventStreams {
+  private readonly tails = new Map<string, Tail>();
+  private readonly streams = new Set<Watched>();
+  private poller: NodeJS.Timeout | undefined;
+  private stallCheck: NodeJS.Timeout | undefined;
+  private polling = false;
+  private version: string | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly log: Logger,
+    private readonly options: { heartbeatMs?: number; stallMs?: number } = {},
+  ) {}
+
+  /** Frames for the client, produced as it takes them; ends when the client leaves, or the server stops. */
+  async *follow(request: StreamRequest): AsyncGenerator<string> {
+    const { tenantId, types, signal } = request;
+    const tail = await this.open(tenantId);
+    const watched: Watched = { blockedSince: 0, drop: request.drop };
+    this.streams.add(watched);
+    this.startStallCheck();
+    let position = request.position;
+    const wanted = (type: string) => types === null || types.includes(type);
+    // Before each frame: waiting for the client to take it counts toward the stall time.
+    const send = async function* (text: string) {
+      watched.blockedSince = Date.now();
+      yield text;
+      watched.blockedSince = 0;
+    };
+    try {
+      yield* send(`retry: ${RECONNECT_MS}\n\n`);
+      while (!signal.aborted && !this.closed) {
+        if (position < tail.baseSeq) {
+          // Behind the tail: from the database, a batch at a time.
+          await this.ledger.assertEventsKept(tenantId, position, 'An event before this stream\'s position');
+          const known = tail.lastSeq;
+          let text = '';
+          let read = 0;
+          for await (const event of this.ledger.store.eventsPage(tenantId, position, READ_BATCH, types)) {
+            text += sseFrame(event);
+            position = event.seq;
+            read++;
+          }
+          // A short batch read everything up to what the tail knew then, of the kinds asked for.
+          if (read < READ_BATCH) position = Math.max(position, known);
+          if (text !== '') yield* send(text);
+          continue;
+        }
+        let text = '';
+        for (let i = tail.indexAfter(position); i < tail.events.length && text.length < WRITE_BYTES_MAX; i++) {
+          const event = tail.events[i]!;
+          if (wanted(event.type)) text += event.frame;
+          position = event.seq;
+        }
+        if (text !== '') {
+          yield* send(text);
+          continue;
+        }
+        if (position >= tail.lastSeq && !(await this.changed(tail, signal))) yield* send(': heartbeat\n\n');
+      }
+    } catch (error) {
+      // A stream ends, never fails the server: a read that failed (or a pruned position) ends it, and the client
+      // reconnects from its last id (and is told 410 if that event is gone).
+      this.log(`event stream of ${tenantId} ended: ${error instanceof Error ? error.message : String(error)}`, 'debug');
+    } finally {
+      this.streams.delete(watched);
+      this.release(tail);
+    }
+  }
+
+  /** Ends every stream (their answers end cleanly), and stops watching the database. */
+  close(): void {
+    this.closed = true;
+    for (const tail of this.tails.values()) tail.wake();
+    this.stop();
+  }
+
+  /** Resolves true on a new event of the tenant (or the server stopping, or the client leaving), false after the heartbeat time. */
+  private changed(tail: Tail, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean) => {
+        clearTimeout(timer);
+        tail.waiters.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve(woken);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), this.options.heartbeatMs ?? EVENT_STREAM_HEARTBEAT_MS);
+      tail.waiters.add(wake);
+      signal.addEventListener('abort', wake, { once: true });
+    });
+  }
+
+  private async open(tenantId: string): Promise<Tail> {
+    let tail = this.tails.get(tenantId);
+    if (!tail) {
+      const last = await this.ledger.store.lastOutboxSeq(tenantId);
+      tail = this.tails.get(tenantId) ?? new Tail(tenantId, last, last);
+      this.tails.set(tenantId, tail);
+    }
+    tail.streams++;
+    this.poller ??= setInterval(() => void this.poll(), POLL_MS).unref();
+    return tail;
+  }
+
+  private release(tail: Tail): void {
+    if (--tail.streams > 0) return;
+    this.tails.delete(tail.tenantId);
+    if (this.tails.size === 0) this.stop();
+  }
+
+  private stop(): void {
+    clearInterval(this.poller);
+    clearInterval(this.stallCheck);
+    this.poller = undefined;
+    this.stallCheck = undefined;
+    this.version = null;
+  }
+
+  /** On a commit anywhere in the database: each tail reads its tenant's new events once, and wakes its streams. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.closed) return;
+    this.polling = true;
+    try {
+      const version = await this.ledger.store.changeVersion();
+      if (version === this.version) return;
+      for (const tail of [...this.tails.values()]) {
+        for (let batch = 0; batch < TAIL_EVENTS_MAX / READ_BATCH; batch++) {
+          let read = 0;
+          for await (const event of this.ledger.store.eventsPage(tail.tenantId, tail.lastSeq, READ_BATCH, null)) {
+            tail.append(event);
+            read++;
+          }
+          if (read < READ_BATCH) break;
+        }
+        tail.wake();
+      }
+      this.version = version;
+    } catch (error) {
+      this.log(`event streams: could not read new events (tried again in ${POLL_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private startStallCheck(): void {
+    const stallMs = this.options.stallMs ?? EVENT_STREAM_STALL_MS;
+    this.stallCheck ??= setInterval(
+      () => {
+        const now = Date.now();
+        for (const stream of this.streams) if (stream.blockedSince > 0 && now - stream.blockedSince > stallMs) stream.drop();
+      },
+      Math.min(1000, Math.max(10, stallMs / 4)),
+    ).unref();
+  }
+}

@@ -1,0 +1,56 @@
+// The event feed: the tenant's events in commit order, paged or followed live (Server-Sent Events).
+import * as v from 'valibot';
+import { eventsQuery, eventStreamQuery } from '../../core/schemas.js';
+import { eventTypes } from '../../core/webhook.js';
+import { defineRoute } from '../route.js';
+
+const lastEventIdHeader = v.pipe(v.string(), v.maxLength(64, 'must be an event id'));
+const typeParameter = `One or more of ${eventTypes.join(', ')}, separated by commas (or the parameter repeated)`;
+
+export const eventRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/events',
+    summary: `The tenant's events, oldest first, in commit order (each the webhook body without sentAt). ${typeParameter} filters by kind`,
+    operationId: 'listEvents',
+    scope: 'TRANSACTIONS_READ',
+    query: eventsQuery,
+    queryLists: ['type'],
+    responses: {
+      200: { description: 'A page of events, oldest first; following nextCursor until null reads everything committed at the time', schema: 'EventsPage' },
+      400: 'Invalid limit, type or cursor; after is not an event of this tenant; after and cursor both given',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      410: 'after (or the cursor) is before an event pruned by --event-retention (EVENT_PRUNED): read the current state again',
+    },
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listEvents(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/events/stream',
+    summary: `The tenant's events live, as Server-Sent Events (id, event, data: the event), from after Last-Event-ID or after, else from new events only; a comment every 15 s. ${typeParameter} filters by kind`,
+    operationId: 'streamEvents',
+    scope: 'TRANSACTIONS_READ',
+    query: eventStreamQuery,
+    queryLists: ['type'],
+    headers: {
+      'Last-Event-ID': { schema: lastEventIdHeader, required: false, description: 'Resume after this event (an EventSource sends it when it reconnects); wins over after' },
+    },
+    responses: {
+      200: { description: 'The stream: each event as `id: <eventId>`, `event: <type>`, `data: <the event as JSON>`', contentType: 'text/event-stream' },
+      400: 'Invalid type; after or Last-Event-ID is not an event of this tenant',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      410: 'The event to resume after was pruned by --event-retention (EVENT_PRUNED): read the current state again',
+    },
+    handle: async ({ ledger, settings, principal, query, header, signal, dropConnection }) => {
+      const tenantId = principal.tenantId;
+      const lastEventId = header('last-event-id')?.trim() || undefined;
+      const after = lastEventId ?? query.after;
+      // Without a place to resume from, the stream starts at new events only.
+      const position = after === undefined ? await ledger.store.lastOutboxSeq(tenantId) : await ledger.eventPosition(tenantId, after);
+      const stream = settings.eventStreams!.follow({ tenantId, position, types: query.type ?? null, signal, drop: dropConnection });
+      return { status: 200, stream, contentType: 'text/event-stream; charset=utf-8' };
+    },
+  }),
+];
