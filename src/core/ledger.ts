@@ -60,6 +60,7 @@ export class Ledger {
   listEvents = (...a: Tail<typeof events.listEvents>) => events.listEvents(this.deps, ...a);
   eventPosition = (...a: Tail<typeof events.eventPosition>) => events.eventPosition(this.deps, ...a);
   assertEventsKept = (...a: Tail<typeof events.assertKept>) => events.assertKept(this.deps, ...a);
+  followEvents = (...a: Tail<typeof events.followEvents>) => events.followEvents(this.deps, ...a);
   /** Prunes one batch of the tenant's events created before `before`; answers how many went. */
   pruneEvents = (tenantId: string, before: string) => this.writer.run('pruneEvents', { tenantId, before });
   createPolicyRule = (...a: Tail<typeof policyRules.createPolicyRule>) => policyRules.createPolicyRule(this.deps, ...a);

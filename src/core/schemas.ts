@@ -10,7 +10,7 @@ import { settlementStatuses } from './settlement.js';
 import { actorTypes } from './audit.js';
 import { policyRuleTypes } from './policy.js';
 import { agentStatuses } from './agent.js';
-import { eventTypes } from './webhook.js';
+import { eventTypes, type EventType } from './webhook.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -125,7 +125,11 @@ export const balanceQuery = v.object({ asOf: v.optional(instant('down')) });
 const eventTypesParam = v.pipe(
   v.string(),
   v.transform((s) => [...new Set(s.split(',').map((t) => t.trim()))]),
-  v.array(v.picklist(eventTypes, `must be one or more of ${eventTypes.join(', ')}, separated by commas`)),
+  v.check(
+    (list) => list.every((t) => (eventTypes as readonly string[]).includes(t)),
+    `must be one or more of ${eventTypes.join(', ')}, separated by commas`,
+  ),
+  v.transform((list) => list as EventType[]),
 );
 const eventIdParam = v.pipe(v.string(), v.check(isUuid, 'must be an event id (a UUID)'));
 export const eventsQuery = v.object({

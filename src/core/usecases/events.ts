@@ -106,3 +106,47 @@ export async function pruneEventsCommand(ctx: WriteContext, args: { tenantId: st
   if (last) await tx.pruneEvents(tenantId, { seq: last.seq, at: last.createdAt });
   return count;
 }
+
+/**
+ * The tenant's events after a position, oldest first, read a batch at a time as they are taken; with `follow`, then
+ * every new event as it commits (noticed through the store's change version every `pollMs`) until `signal` aborts.
+ * A position that pruning passes meanwhile ends it with 410, never a silent gap.
+ */
+export async function* followEvents(
+  deps: Deps,
+  tenantId: string,
+  start: number,
+  options: { types?: readonly string[] | null; follow?: boolean; signal?: AbortSignal; pollMs?: number } = {},
+): AsyncGenerator<OutboxEvent> {
+  const { types = null, follow = false, signal, pollMs = 100 } = options;
+  let position = start;
+  let version: string | null = null;
+  while (!signal?.aborted) {
+    // Read before the events: a commit after it moves the version, and is read on the next turn.
+    const seen = follow ? await deps.store.changeVersion() : null;
+    await assertKept(deps, tenantId, position, 'An event before this position');
+    let read = 0;
+    for await (const event of deps.store.eventsPage(tenantId, position, FOLLOW_BATCH, types)) {
+      yield event;
+      position = event.seq;
+      read++;
+    }
+    if (read === FOLLOW_BATCH) continue;
+    if (!follow) return;
+    version = seen;
+    while (!signal?.aborted && (await deps.store.changeVersion()) === version) await sleep(pollMs, signal);
+  }
+}
+
+const FOLLOW_BATCH = 200;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });

@@ -1,0 +1,51 @@
+// `ledger events`: a tenant's events as NDJSON on stdout, read straight from the database (like `audit export`),
+// oldest first; with --follow, new events as they commit, until SIGINT or SIGTERM.
+import type { Command } from 'commander';
+import { once } from 'node:events';
+import { action, parseList, withLedger } from '../common.js';
+import { eventsQuery, uuidSchema } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { eventText } from '../../core/webhook.js';
+
+interface EventsOptions {
+  tenant: string;
+  after?: string;
+  type: string[];
+  follow?: boolean;
+}
+
+export function registerEvents(program: Command): void {
+  program
+    .command('events')
+    .description("print a tenant's events as NDJSON, one per line, oldest first (each as GET /api/v1/events gives it)")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--after <eventId>', 'start after this event (default: the oldest event kept)')
+    .option('--type <kinds>', 'only these kinds, comma-separated (repeatable): transaction.committed, settlement.matched, settlement.unmatched', (value: string, list: string[]) => [...list, ...parseList(value)], [])
+    .option('--follow', 'then keep printing new events as they commit, until SIGINT')
+    .action(
+      action(async (options: EventsOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const query = parseWith(
+          eventsQuery,
+          { ...(options.after !== undefined ? { after: options.after } : {}), ...(options.type.length > 0 ? { type: options.type.join(',') } : {}) },
+          'options',
+        );
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          await withLedger(command, async (ledger) => {
+            await ledger.requireTenant(tenantId);
+            const start = await ledger.eventPosition(tenantId, query.after);
+            for await (const event of ledger.followEvents(tenantId, start, { types: query.type ?? null, follow: options.follow, signal: stop.signal })) {
+              if (!process.stdout.write(`${eventText(event)}\n`)) await once(process.stdout, 'drain');
+            }
+          });
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }),
+    );
+}
