@@ -20,6 +20,7 @@ import type { Clock } from '../src/core/ports.js';
 import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
 import { postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
+import { openStreamClients } from './streams.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -29,6 +30,8 @@ const ACCOUNTS = 64;
 const ONCHAIN_POSTINGS = 2000;
 const BATCH_IDS = 100;
 const EXPORT_RSS_LIMIT_MB = 200;
+/** Event stream clients kept open beside the posting load (issue 18). */
+const STREAM_CLIENTS = 100;
 const WALLET = '0x00000000000000000000000000000000000b3a7c';
 /** The maximum-size posting sent beside the posting load: lines, characters per description and metadata value, metadata entries. */
 const HEAVY_LINES = 1000;
@@ -72,6 +75,18 @@ async function load(scenario: string, options: autocannon.Options): Promise<Row>
   rows.push(row);
   console.error(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}; ${describeCpu(row.cpu)}`);
   return row;
+}
+
+/** The posting load again with STREAM_CLIENTS event streams of the same tenant open beside it, each taking every event. */
+async function besideStreams(url: string, rawKey: string, run: () => Promise<Row>): Promise<{ row: Row; events: number }> {
+  const clients = await openStreamClients(url, rawKey, STREAM_CLIENTS);
+  try {
+    const row = await run();
+    console.error(`  event streams: ${STREAM_CLIENTS} clients received ${clients.events()} events in all during the load`);
+    return { row, events: clients.events() };
+  } finally {
+    clients.close();
+  }
 }
 
 /** A clock that steps 2.4 hours per reading: ten postings a day, so a one-day statement has ten movements on either account. */
@@ -491,6 +506,9 @@ async function hotPathsOnly() {
       ['entries', 'GET entries (page of 50)', { url: `${server.url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth }],
     ];
     for (const [name, scenario, options] of scenarios) if (!only || only.includes(name)) await load(scenario, options);
+    if (!only || only.includes('streams')) {
+      await besideStreams(server.url, s.rawKey, () => load(`POST /api/v1/transactions (${STREAM_CLIENTS} event streams beside)`, { url: server.url, requests: [postRequest] }));
+    }
     if (!only || only.includes('webhooks')) {
       // The posting load again, every posting delivered to a local HTTPS receiver meanwhile.
       const json = { ...auth, 'content-type': 'application/json' };
@@ -577,6 +595,10 @@ async function main() {
     );
     const postingBesideHeavy = besideHeavy.row;
     const heavy = besideHeavy.heavy;
+    const withStreams = await besideStreams(url, s.rawKey, () =>
+      load(`POST /api/v1/transactions (${STREAM_CLIENTS} event streams beside)`, { url, requests: [postRequest] }),
+    );
+    const postingWithStreams = withStreams.row;
     const posting1 = await load('POST /api/v1/transactions (1 connection)', { url, requests: [postRequest], connections: 1 });
     const balance = await load('GET balance', { url: `${url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth });
     const entries = await load('GET entries (page of 50)', { url: `${url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth });
@@ -659,6 +681,7 @@ async function main() {
     for (const r of [health, posting, postingBesideHeavy]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
     console.log(`| ${heavy.scenario} | ${heavy.rate.toFixed(1)} | ${heavy.p50} | ${heavy.p99} | ${heavy.errors} | - |`);
     for (const r of [posting1, balance, entries]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${pct(r, health)} |`);
+    console.log(`| POST /api/v1/transactions, ${STREAM_CLIENTS} event streams beside | ${postingWithStreams.rps} | ${postingWithStreams.p50} | ${postingWithStreams.p99} | ${postingWithStreams.errors} | ${pct(postingWithStreams, health)} |`);
     console.log(`| POST /api/v1/transactions, webhook deliveries beside | ${postingWithWebhooks.rps} | ${postingWithWebhooks.p50} | ${postingWithWebhooks.p99} | ${postingWithWebhooks.errors} | ${pct(postingWithWebhooks, health)} |`);
     console.log(
       `\n${HEAVY_LINES}-line postings (another tenant, ${(heavy.bytes / 1024 / 1024).toFixed(2)} MB each) during that posting load: ${heavy.count}, p50 ${heavy.p50} ms, p99 ${heavy.p99} ms; errors ${heavy.errors} of ${heavy.total} sent in all.`,
@@ -712,6 +735,10 @@ async function main() {
     check(
       `posting with webhook deliveries beside >= 80% of posting alone (${pct(postingWithWebhooks, posting)})`,
       postingWithWebhooks.rps >= 0.8 * posting.rps,
+    );
+    check(
+      `posting with ${STREAM_CLIENTS} event streams beside >= 80% of posting alone (${pct(postingWithStreams, posting)}; ${withStreams.events.toLocaleString('en-US')} events streamed)`,
+      postingWithStreams.rps >= 0.8 * posting.rps,
     );
     check(
       `posting beside 1000-line postings >= 0.7x posting alone (${pct(postingBesideHeavy, posting)})`,
