@@ -2,6 +2,8 @@
 // is sent (as a real consumer would take it), kept open while a scenario runs beside them.
 import { request } from 'node:http';
 
+const EVENT_LINE = Buffer.from('\nevent: ');
+
 export interface StreamClients {
   /** Event frames received so far, over every client. */
   events(): number;
@@ -17,9 +19,10 @@ export async function openStreamClients(url: string, rawKey: string, count: numb
         new Promise<ReturnType<typeof request>>((resolve, reject) => {
           const req = request(`${url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${rawKey}`, accept: 'text/event-stream' } }, (res) => {
             if (res.statusCode !== 200) return reject(new Error(`event stream answered ${res.statusCode}`));
-            res.setEncoding('utf8');
-            res.on('data', (text: string) => {
-              for (let i = text.indexOf('\nevent: '); i !== -1; i = text.indexOf('\nevent: ', i + 1)) events++;
+            // Counted in the bytes as they come (a frame's `event:` line never splits across the marker's first byte
+            // and the rest in a way that matters for a count over millions).
+            res.on('data', (chunk: Buffer) => {
+              for (let i = chunk.indexOf(EVENT_LINE); i !== -1; i = chunk.indexOf(EVENT_LINE, i + 1)) events++;
             });
             res.on('error', () => {});
             resolve(req);

@@ -7,15 +7,22 @@ import type { Ledger } from '../core/ledger.js';
 import { eventText, type OutboxEvent } from '../core/webhook.js';
 import type { Logger } from './errors.js';
 
-/** How often the database is asked whether anything was committed (at rest, a commit reaches a client within this). */
-const POLL_MS = 20;
+/**
+ * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
+ * within that); while commits keep coming, every 100 ms, so that each stream sends more events in fewer writes (100
+ * streams beside the posting load: 66% of posting alone with a write every 20 ms, 72% every 50 ms).
+ */
+const POLL_IDLE_MS = 25;
+const POLL_BUSY_MS = 100;
 /** Events read a batch at a time, by a tail or a stream catching up. */
 const READ_BATCH = 200;
 /** A tail keeps at most this many events, and at most this many bytes of their frames. */
 const TAIL_EVENTS_MAX = 2000;
 const TAIL_BYTES_MAX = 4 * 1024 * 1024;
+/** Streams woken in one turn of the event loop at most. */
+const WAKE_SLICE = 8;
 /** Frames sent in one write at most (a stream catching up from its tail). */
-const WRITE_BYTES_MAX = 64 * 1024;
+const WRITE_BYTES_MAX = 256 * 1024;
 export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
 export const EVENT_STREAM_STALL_MS = 30_000;
 /** What the client's EventSource waits before it reconnects (the `retry:` field, sent first). */
@@ -30,7 +37,8 @@ export const sseFrame = (event: OutboxEvent): string => {
 interface TailEvent {
   seq: number;
   type: string;
-  frame: string;
+  /** Encoded once, shared by every stream of the tenant (a stream copies the frames it sends into one write). */
+  frame: Buffer;
 }
 
 /** A tenant's newest events, shared by its streams: it holds every event after `baseSeq`, up to `lastSeq`. */
@@ -59,7 +67,7 @@ class Tail {
   }
 
   append(event: OutboxEvent): void {
-    const frame = sseFrame(event);
+    const frame = Buffer.from(sseFrame(event));
     this.events.push({ seq: event.seq, type: event.type, frame });
     this.bytes += frame.length;
     this.lastSeq = event.seq;
@@ -72,8 +80,17 @@ class Tail {
     if (drop > 0) this.events.splice(0, drop);
   }
 
+  /**
+   * Wakes the streams a few at a time, a turn of the event loop apart: each writes its share of events at once, and
+   * requests are answered between them rather than after all of them.
+   */
   wake(): void {
-    for (const wake of [...this.waiters]) wake();
+    const waiting = [...this.waiters];
+    const next = (from: number) => {
+      for (let i = from; i < Math.min(from + WAKE_SLICE, waiting.length); i++) waiting[i]!();
+      if (from + WAKE_SLICE < waiting.length) setImmediate(next, from + WAKE_SLICE);
+    };
+    next(0);
   }
 }
 
@@ -99,8 +116,8 @@ export class EventStreams {
   private readonly streams = new Set<Watched>();
   private poller: NodeJS.Timeout | undefined;
   private stallCheck: NodeJS.Timeout | undefined;
-  private polling = false;
   private version: string | null = null;
+  private generation = 0;
   private closed = false;
 
   constructor(
@@ -110,7 +127,7 @@ export class EventStreams {
   ) {}
 
   /** Frames for the client, produced as it takes them; ends when the client leaves, or the server stops. */
-  async *follow(request: StreamRequest): AsyncGenerator<string> {
+  async *follow(request: StreamRequest): AsyncGenerator<Buffer | string> {
     const { tenantId, types, signal } = request;
     const tail = await this.open(tenantId);
     const watched: Watched = { blockedSince: 0, drop: request.drop };
@@ -119,7 +136,7 @@ export class EventStreams {
     let position = request.position;
     const wanted = (type: string) => types === null || types.includes(type);
     // Before each frame: waiting for the client to take it counts toward the stall time.
-    const send = async function* (text: string) {
+    const send = async function* (text: Buffer | string) {
       watched.blockedSince = Date.now();
       yield text;
       watched.blockedSince = 0;
@@ -143,14 +160,19 @@ export class EventStreams {
           if (text !== '') yield* send(text);
           continue;
         }
-        let text = '';
-        for (let i = tail.indexAfter(position); i < tail.events.length && text.length < WRITE_BYTES_MAX; i++) {
+        const frames: Buffer[] = [];
+        let bytes = 0;
+        for (let i = tail.indexAfter(position); i < tail.events.length && bytes < WRITE_BYTES_MAX; i++) {
           const event = tail.events[i]!;
-          if (wanted(event.type)) text += event.frame;
+          if (wanted(event.type)) {
+            frames.push(event.frame);
+            bytes += event.frame.length;
+          }
           position = event.seq;
         }
-        if (text !== '') {
-          yield* send(text);
+        if (bytes > 0) {
+          // One write of bytes already encoded: copying them is far cheaper than encoding a string per stream.
+          yield* send(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
           continue;
         }
         if (position >= tail.lastSeq && !(await this.changed(tail, signal))) yield* send(': heartbeat\n\n');
@@ -196,7 +218,7 @@ export class EventStreams {
       this.tails.set(tenantId, tail);
     }
     tail.streams++;
-    this.poller ??= setInterval(() => void this.poll(), POLL_MS).unref();
+    if (!this.poller) this.schedule(0);
     return tail;
   }
 
@@ -207,20 +229,26 @@ export class EventStreams {
   }
 
   private stop(): void {
-    clearInterval(this.poller);
+    clearTimeout(this.poller);
+    this.generation++;
     clearInterval(this.stallCheck);
     this.poller = undefined;
     this.stallCheck = undefined;
     this.version = null;
   }
 
+  /** The watcher of the moment: one chain of polls, ended by stop() (a poll then under way schedules no other). */
+  private schedule(ms: number, generation = this.generation): void {
+    this.poller = setTimeout(() => void this.poll(generation), ms).unref();
+  }
+
   /** On a commit anywhere in the database: each tail reads its tenant's new events once, and wakes its streams. */
-  private async poll(): Promise<void> {
-    if (this.polling || this.closed) return;
-    this.polling = true;
+  private async poll(generation: number): Promise<void> {
+    let busy = false;
     try {
       const version = await this.ledger.store.changeVersion();
       if (version === this.version) return;
+      busy = this.version !== null;
       for (const tail of [...this.tails.values()]) {
         for (let batch = 0; batch < TAIL_EVENTS_MAX / READ_BATCH; batch++) {
           let read = 0;
@@ -234,9 +262,9 @@ export class EventStreams {
       }
       this.version = version;
     } catch (error) {
-      this.log(`event streams: could not read new events (tried again in ${POLL_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`event streams: could not read new events (tried again in ${POLL_IDLE_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      this.polling = false;
+      if (generation === this.generation && !this.closed) this.schedule(busy ? POLL_BUSY_MS : POLL_IDLE_MS, generation);
     }
   }
 

@@ -26,7 +26,7 @@ export interface Reply {
   body?: unknown;
   raw?: string;
   /** A body produced chunk by chunk as the client reads it (the audit export). */
-  stream?: AsyncIterable<string>;
+  stream?: AsyncIterable<string | Uint8Array>;
   contentType?: string;
   /** Headers of its own beside the content type (the docs page's Content-Security-Policy). */
   headers?: Record<string, string>;
