@@ -20,7 +20,7 @@ import type { Clock } from '../src/core/ports.js';
 import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
 import { postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
-import { openStreamClients } from './streams.js';
+import { openStreamClients, streamDelayAtRest } from './streams.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -76,6 +76,13 @@ async function load(scenario: string, options: autocannon.Options): Promise<Row>
   console.error(`  ${scenario}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}; ${describeCpu(row.cpu)}`);
   return row;
 }
+
+/** One posting made as the load's requests are (its setupRequest), sent with fetch. */
+const postOnceWith = (url: string, postRequest: ReturnType<typeof postRequestFor>) => async () => {
+  const req = postRequest.setupRequest({});
+  const res = await fetch(`${url}${postRequest.path}`, { method: 'POST', headers: req.headers, body: req.body });
+  if (res.status !== 201) throw new Error(`posting answered ${res.status}: ${await res.text()}`);
+};
 
 /** The posting load again with STREAM_CLIENTS event streams of the same tenant open beside it, each taking every event. */
 async function besideStreams(url: string, rawKey: string, run: () => Promise<Row>): Promise<{ row: Row; events: number }> {
@@ -508,6 +515,8 @@ async function hotPathsOnly() {
     for (const [name, scenario, options] of scenarios) if (!only || only.includes(name)) await load(scenario, options);
     if (!only || only.includes('streams')) {
       await besideStreams(server.url, s.rawKey, () => load(`POST /api/v1/transactions (${STREAM_CLIENTS} event streams beside)`, { url: server.url, requests: [postRequest] }));
+      const delay = await streamDelayAtRest(server.url, s.rawKey, postOnceWith(server.url, postRequest));
+      console.error(`  event stream at rest: a commit reached the client ${delay.p50.toFixed(1)} ms after its answer (p50), ${delay.max.toFixed(1)} ms at most`);
     }
     if (!only || only.includes('webhooks')) {
       // The posting load again, every posting delivered to a local HTTPS receiver meanwhile.
@@ -599,6 +608,7 @@ async function main() {
       load(`POST /api/v1/transactions (${STREAM_CLIENTS} event streams beside)`, { url, requests: [postRequest] }),
     );
     const postingWithStreams = withStreams.row;
+    const streamDelay = await streamDelayAtRest(url, s.rawKey, postOnceWith(url, postRequest));
     const posting1 = await load('POST /api/v1/transactions (1 connection)', { url, requests: [postRequest], connections: 1 });
     const balance = await load('GET balance', { url: `${url}/api/v1/accounts/${s.accounts[0]}/balance`, headers: auth });
     const entries = await load('GET entries (page of 50)', { url: `${url}/api/v1/accounts/${s.accounts[0]}/entries?limit=50`, headers: auth });
@@ -740,6 +750,7 @@ async function main() {
       `posting with ${STREAM_CLIENTS} event streams beside >= 80% of posting alone (${pct(postingWithStreams, posting)}; ${withStreams.events.toLocaleString('en-US')} events streamed)`,
       postingWithStreams.rps >= 0.8 * posting.rps,
     );
+    check(`at rest, a commit reaches an event stream within 100 ms (${streamDelay.p50.toFixed(1)} ms p50, ${streamDelay.max.toFixed(1)} ms at most)`, streamDelay.max <= 100);
     check(
       `posting beside 1000-line postings >= 0.7x posting alone (${pct(postingBesideHeavy, posting)})`,
       postingBesideHeavy.rps >= 0.7 * posting.rps,

@@ -39,3 +39,35 @@ export async function openStreamClients(url: string, rawKey: string, count: numb
     },
   };
 }
+
+/**
+ * At rest: the time from a posting's answer to its event reaching a connected stream client, over `count` postings
+ * made one at a time (the server commits before it answers, so this is the stream's own delay, plus the answer's).
+ */
+export async function streamDelayAtRest(url: string, rawKey: string, postOne: () => Promise<void>, count = 20): Promise<{ p50: number; max: number }> {
+  let arrived: (() => void) | undefined;
+  const req = request(`${url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${rawKey}` } }, (res) => {
+    res.on('data', (chunk: Buffer) => {
+      if (chunk.includes(EVENT_LINE)) arrived?.();
+    });
+    res.on('error', () => {});
+  });
+  req.on('error', () => {});
+  req.end();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const delays: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const seen = new Promise<void>((resolve) => (arrived = resolve));
+      await postOne();
+      const answeredAt = performance.now();
+      await seen;
+      delays.push(performance.now() - answeredAt);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    req.destroy();
+  }
+  delays.sort((a, b) => a - b);
+  return { p50: delays[Math.floor(delays.length / 2)]!, max: delays.at(-1)! };
+}

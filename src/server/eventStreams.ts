@@ -9,11 +9,12 @@ import type { Logger } from './errors.js';
 
 /**
  * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
- * within that); while commits keep coming, every 100 ms, so that each stream sends more events in fewer writes (100
+ * within that); once commits have come at every poll for four polls, every 100 ms, so that each stream sends more events in fewer writes (100
  * streams beside the posting load: 66% of posting alone with a write every 20 ms, 72% every 50 ms).
  */
 const POLL_IDLE_MS = 25;
 const POLL_BUSY_MS = 100;
+const BUSY_AFTER_POLLS = 4;
 /** Events read a batch at a time, by a tail or a stream catching up. */
 const READ_BATCH = 200;
 /** A tail keeps at most this many events, and at most this many bytes of their frames. */
@@ -118,6 +119,8 @@ export class EventStreams {
   private stallCheck: NodeJS.Timeout | undefined;
   private version: string | null = null;
   private generation = 0;
+  /** Polls in a row that found a commit. */
+  private streak = 0;
   private closed = false;
 
   constructor(
@@ -247,8 +250,12 @@ export class EventStreams {
     let busy = false;
     try {
       const version = await this.ledger.store.changeVersion();
-      if (version === this.version) return;
-      busy = this.version !== null;
+      if (version === this.version) {
+        this.streak = 0;
+        return;
+      }
+      // Busy once commits came at every poll for a while: a lone commit is still read at the idle pace.
+      busy = this.version !== null && ++this.streak >= BUSY_AFTER_POLLS;
       for (const tail of [...this.tails.values()]) {
         for (let batch = 0; batch < TAIL_EVENTS_MAX / READ_BATCH; batch++) {
           let read = 0;
