@@ -4,50 +4,33 @@ import type { Ledger } from '../core/ledger.js';
 import { EVENT_PRUNE_BATCH } from '../core/usecases/events.js';
 import { EVENT_PRUNE_INTERVAL_MS } from '../core/limits.js';
 import type { Logger } from './errors.js';
+import { messageOf, Periodic } from './periodic.js';
 
 const DAY_MS = 24 * 3_600_000;
 
 export class EventPruner {
-  private readonly timer: NodeJS.Timeout;
-  private pruning: Promise<void> | null = null;
-  private stopped = false;
+  private readonly periodic: Periodic;
 
-  constructor(
-    private readonly ledger: Ledger,
-    private readonly log: Logger,
-    private readonly retentionDays: number,
-    intervalMs = EVENT_PRUNE_INTERVAL_MS,
-  ) {
-    this.timer = setInterval(() => this.prune(), intervalMs);
-    this.timer.unref();
-    this.prune();
-  }
-
-  private prune(): void {
-    if (this.pruning) return;
-    this.pruning = this.pruneAll()
-      .catch((error: unknown) => this.log(`event pruning failed (tried again next interval): ${error instanceof Error ? error.message : String(error)}`))
-      .finally(() => {
-        this.pruning = null;
-      });
-  }
-
-  private async pruneAll(): Promise<void> {
-    const before = new Date(this.ledger.deps.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString();
-    let total = 0;
-    for (const tenant of await this.ledger.listTenants()) {
-      for (let pruned = EVENT_PRUNE_BATCH; pruned === EVENT_PRUNE_BATCH && !this.stopped; ) {
-        pruned = await this.ledger.pruneEvents(tenant.id, before);
-        total += pruned;
-      }
-    }
-    if (total > 0) this.log(`pruned ${total} events created before ${before} (--event-retention ${this.retentionDays})`);
+  constructor(ledger: Ledger, log: Logger, retentionDays: number, intervalMs = EVENT_PRUNE_INTERVAL_MS) {
+    this.periodic = new Periodic(
+      intervalMs,
+      async (stopped) => {
+        const before = new Date(ledger.deps.clock.now().getTime() - retentionDays * DAY_MS).toISOString();
+        let total = 0;
+        for (const tenant of await ledger.listTenants()) {
+          for (let pruned = EVENT_PRUNE_BATCH; pruned === EVENT_PRUNE_BATCH && !stopped(); ) {
+            pruned = await ledger.pruneEvents(tenant.id, before);
+            total += pruned;
+          }
+        }
+        if (total > 0) log(`pruned ${total} events created before ${before} (--event-retention ${retentionDays})`);
+      },
+      (error) => log(`event pruning failed (tried again next interval): ${messageOf(error)}`),
+    );
   }
 
   /** Stops pruning; resolves once a batch under way has committed. */
-  async close(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.pruning;
+  close(): Promise<void> {
+    return this.periodic.close();
   }
 }
