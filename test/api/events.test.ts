@@ -96,6 +96,11 @@ describe('GET /api/v1/events', () => {
     expect(repeated.body.items.map((e: any) => e.id)).toEqual(all.map((e) => e.id));
     const walked = await walkPages(c, '/api/v1/events?type=transaction.committed', { limit: 3 });
     expect(walked.items.map((e: any) => e.id)).toEqual(all.map((e) => e.id));
+    // The same kinds in another order are the same list: its cursor goes on.
+    const first = await c.get('/api/v1/events?type=transaction.committed,settlement.matched&limit=2');
+    const second = await c.get(`/api/v1/events?type=settlement.matched,transaction.committed&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.items.map((e: any) => e.id)).toEqual(all.slice(2, 4).map((e) => e.id));
   });
 
   it('needs TRANSACTIONS_READ (or ADMIN): another scope is 403, no key is 401', async () => {

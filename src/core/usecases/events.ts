@@ -16,8 +16,8 @@ export interface EventsQuery {
   type?: readonly EventType[];
 }
 
-/** The list a cursor belongs to: the tenant's events of these kinds. */
-const scopeOf = (tenantId: string, types: readonly string[] | null) => `events:${tenantId}:${types?.join(',') ?? '*'}`;
+/** The list a cursor belongs to: the tenant's events of these kinds (in any order). */
+const scopeOf = (tenantId: string, types: readonly string[] | null) => `events:${tenantId}:${types ? [...types].sort().join(',') : '*'}`;
 
 const eventPruned = (what: string) =>
   new LedgerError('EVENT_PRUNED', `${what} was pruned (--event-retention): events after it are gone; read the current state again, then follow the events from the newest.`);
