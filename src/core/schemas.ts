@@ -131,7 +131,7 @@ const eventTypesParam = v.pipe(
   ),
   v.transform((list) => list as EventType[]),
 );
-const eventIdParam = v.pipe(v.string(), v.check(isUuid, 'must be an event id (a UUID)'));
+export const eventIdParam = v.pipe(v.string(), v.check(isUuid, 'must be an event id (a UUID)'));
 export const eventsQuery = v.object({
   after: v.optional(eventIdParam),
   type: v.optional(eventTypesParam),

@@ -109,8 +109,9 @@ describe('GET /api/v1/events/stream', () => {
     expect(ours.events()).toHaveLength(1);
     // Another tenant's event is no place to resume from.
     const refused = await open('', { 'last-event-id': frame!.id! });
-    expect(refused.status).toBe(400);
-    expectValidation({ status: refused.status, body: JSON.parse(refused.text!), text: refused.text! }, { detail: { path: 'after' } });
+    expectValidation({ status: refused.status, body: JSON.parse(refused.text!), text: refused.text! }, { detail: { path: 'Last-Event-ID' } });
+    const malformed = await open('', { 'last-event-id': 'x'.repeat(300) });
+    expectValidation({ status: malformed.status, body: JSON.parse(malformed.text!), text: malformed.text! }, { detail: { path: 'Last-Event-ID' } });
   });
 
   it('refuses what it cannot follow: 400 for a bad after or type, 401 without a key, 403 without the scope', async () => {

@@ -34,7 +34,7 @@ const ID_CLOCK_SLACK_MS = 1000;
  * Where a reader starts: after an event of the tenant's (400 for an id that is none of its events, 410 for one that
  * was pruned), or when no event is named, before the oldest event kept.
  */
-export async function eventPosition(deps: Deps, tenantId: string, after: string | undefined): Promise<number> {
+export async function eventPosition(deps: Deps, tenantId: string, after: string | undefined, field = 'after'): Promise<number> {
   const pruned = await deps.store.eventsPruned(tenantId);
   if (after === undefined) return pruned?.seq ?? 0;
   const id = after.toLowerCase();
@@ -42,7 +42,7 @@ export async function eventPosition(deps: Deps, tenantId: string, after: string 
   if (seq !== undefined) return seq;
   const idTime = idTimeMs(id);
   if (pruned && idTime !== null && idTime <= Date.parse(pruned.at) + ID_CLOCK_SLACK_MS) throw eventPruned(`Event ${id}`);
-  throw invalid(`after: ${id} is not an event of this tenant.`, [{ path: 'after', message: 'is not an event of this tenant' }]);
+  throw invalid(`${field}: ${id} is not an event of this tenant.`, [{ path: field, message: 'is not an event of this tenant' }]);
 }
 
 /** Refuses a position before the last pruned event: the events between are gone (410), never a silent gap. */

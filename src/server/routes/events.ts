@@ -1,10 +1,9 @@
 // The event feed: the tenant's events in commit order, paged or followed live (Server-Sent Events).
-import * as v from 'valibot';
-import { eventsQuery, eventStreamQuery } from '../../core/schemas.js';
+import { eventIdParam, eventsQuery, eventStreamQuery } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
 import { eventTypes } from '../../core/webhook.js';
 import { defineRoute } from '../route.js';
 
-const lastEventIdHeader = v.pipe(v.string(), v.maxLength(64, 'must be an event id'));
 const typeParameter = `One or more of ${eventTypes.join(', ')}, separated by commas (or the parameter repeated)`;
 
 export const eventRoutes = [
@@ -34,11 +33,11 @@ export const eventRoutes = [
     query: eventStreamQuery,
     queryLists: ['type'],
     headers: {
-      'Last-Event-ID': { schema: lastEventIdHeader, required: false, description: 'Resume after this event (an EventSource sends it when it reconnects); wins over after' },
+      'Last-Event-ID': { schema: eventIdParam, required: false, description: 'Resume after this event (an EventSource sends it when it reconnects); wins over after' },
     },
     responses: {
       200: { description: 'The stream: each event as `id: <eventId>`, `event: <type>`, `data: <the event as JSON>`', contentType: 'text/event-stream' },
-      400: 'Invalid type; after or Last-Event-ID is not an event of this tenant',
+      400: 'Invalid type; after or Last-Event-ID is not an event of this tenant (a detail names which)',
       401: 'Unauthenticated',
       403: 'Forbidden',
       410: 'The event to resume after was pruned by --event-retention (EVENT_PRUNED): read the current state again',
@@ -46,9 +45,13 @@ export const eventRoutes = [
     handle: async ({ ledger, settings, principal, query, header, signal, dropConnection }) => {
       const tenantId = principal.tenantId;
       const lastEventId = header('last-event-id')?.trim() || undefined;
-      const after = lastEventId ?? query.after;
       // Without a place to resume from, the stream starts at new events only.
-      const position = after === undefined ? await ledger.store.lastOutboxSeq(tenantId) : await ledger.eventPosition(tenantId, after);
+      const position =
+        lastEventId !== undefined
+          ? await ledger.eventPosition(tenantId, parseWith(eventIdParam, lastEventId, 'Last-Event-ID header', 'Last-Event-ID'), 'Last-Event-ID')
+          : query.after !== undefined
+            ? await ledger.eventPosition(tenantId, query.after)
+            : await ledger.store.lastOutboxSeq(tenantId);
       const stream = settings.eventStreams!.follow({ tenantId, position, types: query.type ?? null, signal, drop: dropConnection });
       return { status: 200, stream, contentType: 'text/event-stream; charset=utf-8' };
     },
