@@ -9,6 +9,7 @@ import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
 import { recordTransfersCommand } from './usecases/chainWatch.js';
 import { pruneEventsCommand } from './usecases/events.js';
+import { setAccountLimitsCommand } from './usecases/limits.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
@@ -31,6 +32,7 @@ export const commands = {
   rollbackAgentTransaction: rollbackAgentTransactionCommand,
   recordTransfers: recordTransfersCommand,
   pruneEvents: pruneEventsCommand,
+  setAccountLimits: setAccountLimitsCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => Promise<unknown>>;
 
 export type Commands = typeof commands;

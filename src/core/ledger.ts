@@ -12,6 +12,7 @@ import * as auditLog from './usecases/auditLog.js';
 import * as webhooks from './usecases/webhooks.js';
 import * as policyRules from './usecases/policyRules.js';
 import * as events from './usecases/events.js';
+import * as limits from './usecases/limits.js';
 import { AgentService } from './usecases/agents.js';
 
 export class Ledger {
@@ -45,6 +46,8 @@ export class Ledger {
   createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
   getAccount = (...a: Tail<typeof accounts.requireAccount>) => accounts.requireAccount(this.deps, ...a);
   listAccounts = (...a: Tail<typeof accounts.listAccounts>) => accounts.listAccounts(this.deps, ...a);
+  getAccountLimits = (...a: Tail<typeof limits.getAccountLimits>) => limits.getAccountLimits(this.deps, ...a);
+  setAccountLimits = (...a: Tail<typeof limits.setAccountLimits>) => limits.setAccountLimits(this.deps, ...a);
   balance = (...a: Tail<typeof balances.balance>) => balances.balance(this.deps, ...a);
   entries = (...a: Tail<typeof balances.entries>) => balances.entries(this.deps, ...a);
   statement = (...a: Tail<typeof balances.statement>) => balances.statement(this.deps, ...a);

@@ -116,3 +116,5 @@ export const RECONCILIATION_CANDIDATE_LINES_PER_WRITE = 1000;
 /** Rows `ledger db copy` reads and writes at a time (a batch a transaction), and fewer for tables whose rows hold whole documents (up to about 1.3 MB each). */
 export const COPY_BATCH_ROWS = 500;
 export const COPY_BATCH_DOCUMENT_ROWS = 25;
+/** Limits an account may have: one per asset it can hold (its currency and every token). */
+export const ACCOUNT_LIMITS_MAX = 8;

@@ -194,6 +194,12 @@ export const webhookSet = v.strictObject({
 });
 export const webhookConfig = v.strictObject({ webhookUrl: v.string(), secretPrefix: v.string() });
 
+const limitAmount = v.nullable(v.pipe(v.string(), v.description('A decimal string within the asset\'s places, on the account\'s normal side, or null for none')));
+export const accountLimits = v.strictObject({
+  accountId: uuid,
+  limits: v.array(v.strictObject({ asset, min: limitAmount, max: limitAmount })),
+});
+
 /** An event as the feed and the stream give it: the webhook delivery body without `sentAt`. */
 export const event = v.strictObject({
   id: uuid,
@@ -239,6 +245,7 @@ export const responseSchemas = {
   AgentRollback: agentRollback,
   AuditRecord: auditRecord,
   AgentAuditPage: page(auditRecord),
+  AccountLimits: accountLimits,
   Event: event,
   EventsPage: page(event),
   WebhookSet: webhookSet,

@@ -90,6 +90,25 @@ export const postTransactionBody = v.strictObject({
 });
 export type PostTransactionBody = v.InferOutput<typeof postTransactionBody>;
 
+/** A balance limit: a signed decimal string within the asset's places (checked against the asset later), or null. */
+const limitAmount = v.nullable(
+  v.pipe(v.string('must be a decimal string such as "0.00", or null'), v.regex(/^-?\d{1,40}(\.\d{1,40})?$/, 'must be a decimal string such as "-100.00", or null')),
+);
+export const accountLimitsBody = v.strictObject({
+  limits: v.pipe(
+    v.array(
+      v.strictObject({
+        asset: v.picklist([...fiatCurrencies, ...tokens], `must be one of ${[...fiatCurrencies, ...tokens].join(', ')}`),
+        min: v.optional(limitAmount),
+        max: v.optional(limitAmount),
+      }),
+      'must be a list of limits',
+    ),
+    v.maxLength(limits.ACCOUNT_LIMITS_MAX, `must have at most ${limits.ACCOUNT_LIMITS_MAX} limits (one per asset)`),
+  ),
+});
+export type AccountLimitsBody = v.InferOutput<typeof accountLimitsBody>;
+
 export const idempotencyKeySchema = v.pipe(
   v.string('is required'),
   v.minLength(1, 'must not be empty'),

@@ -95,3 +95,12 @@ export interface EntryViewPage {
 }
 
 export type { Token, Chain, FiatCurrency, Rail, Asset };
+
+/**
+ * A balance's limits in minor units of its asset, on the account's normal side (as the balance endpoint reports the
+ * balance); null where there is none.
+ */
+export interface BalanceLimits {
+  min: bigint | null;
+  max: bigint | null;
+}

@@ -1,5 +1,5 @@
 // Table shapes as Kysely sees them. Amounts and balances are TEXT of digits; integers come back as bigint (safeIntegers).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface TenantsTable {
   seq: Generated<bigint>;
@@ -60,6 +60,9 @@ export interface BalancesTable {
   account_id: string;
   asset: string;
   balance: string;
+  /** Balance limits in minor units, on the account's normal side as the balance endpoint reports it; null: none. */
+  limit_min: ColumnType<string | null, string | null | undefined, string | null>;
+  limit_max: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyTable {

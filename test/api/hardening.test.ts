@@ -543,6 +543,7 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/accounts': { name: 'z', currency: 'USD', type: 'ASSET' },
       'post /api/v1/transactions': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/api-keys': { scopes: ['ACCOUNTS_READ'] },
+      'put /api/v1/accounts/{accountId}/limits': { limits: [{ asset: 'USD', min: '-1000', max: null }] },
     };
     // A webhook is configured first, so that its GET has one to answer whatever the document's order.
     const webhook = await admin.request('PUT', '/api/v1/tenant/webhook', { body: bodies['put /api/v1/tenant/webhook'] });
@@ -563,6 +564,7 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/agent/transactions/{transactionId}/approve': 200,
       'post /api/v1/agent/transactions/{transactionId}/reject': 200,
       'post /api/v1/agent/transactions/{transactionId}/rollback': 201,
+      'put /api/v1/accounts/{accountId}/limits': 200,
     };
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)
@@ -574,6 +576,15 @@ describe('routing, health and the OpenAPI document', () => {
       const key = `${method} ${path}`;
       let concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => byRoute[key] ?? ids[name] ?? randomUUID());
       if (path.endsWith('/statement') || path.endsWith('/audit-export')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
+      if (path.endsWith('/events/stream')) {
+        // A stream never ends by itself: its status and type are what is checked here.
+        const abort = new AbortController();
+        const stream = await fetch(`${t.url}${concrete}`, { headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}` }, signal: abort.signal });
+        expect(stream.status, key).toBe(200);
+        expect(stream.headers.get('content-type'), key).toMatch(/^text\/event-stream/);
+        abort.abort();
+        continue;
+      }
       const res = await admin.request(method.toUpperCase(), concrete, {
         ...(key in bodies ? { body: bodies[key] } : {}),
         headers: method === 'post' ? { ...idem(), 'x-agent-session-id': 'hardening' } : {},

@@ -69,6 +69,8 @@ async function settleByTransfer(ctx: WriteContext, tenantId: string, settlement:
     createdAt: at,
     audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: 2, source: 'CHAIN', txHash: t.txHash, settlementId: settlement.id } },
     matchSettlements: false,
+    // A transfer final on its chain is recorded whatever the limits: refusing it would not undo it.
+    checkLimits: false,
   });
   await settleOne(ctx, tenantId, SYSTEM_ACTOR, settlement, debit, transactionId, at, 'CHAIN');
   await tx.insertReconciliationResult(tenantId, { transactionId, outcome: 'SETTLED', settlementId: settlement.id, source: 'CHAIN', reconciledAt: at });

@@ -4,7 +4,7 @@ import { assert, LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor, type AuditAction, type AuditPayload } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import type { PostTransactionBody } from '../schemas.js';
-import type { Entry, TransactionInput } from '../types.js';
+import type { Account, BalanceLimits, Entry, TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
@@ -14,6 +14,7 @@ import { pageBySeq, type PageQuery } from '../paging.js';
 import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
+import { checkLimits } from './limits.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
@@ -25,7 +26,7 @@ export const fingerprint = (input: TransactionInput): string =>
   ]);
 
 /** Checks every line against its account: it must be the tenant's, and a fiat line must be in the account's currency. */
-export async function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): Promise<void> {
+export async function checkAccounts(tx: WriteTx, tenantId: string, input: TransactionInput): Promise<Map<string, Account>> {
   const ids = [...new Set(input.lines.map((l) => l.accountId))];
   const accounts = new Map((await tx.accountsByIds(tenantId, ids)).map((a) => [a.id, a]));
   input.lines.forEach((line, index) => {
@@ -40,6 +41,7 @@ export async function checkAccounts(tx: WriteTx, tenantId: string, input: Transa
       );
     }
   });
+  return accounts;
 }
 
 /**
@@ -68,6 +70,8 @@ export interface Posting {
   audit: { action: AuditAction; payload: AuditPayload };
   /** A reversal records no expected transfer, so it settles nothing. */
   matchSettlements: boolean;
+  /** Balance limits are checked (true unless said): a chain watcher records transfers that already happened. */
+  checkLimits?: boolean;
 }
 
 /**
@@ -80,12 +84,16 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   const { transactionId, entryIds, heads } = p.rendered;
   // Stryker disable next-line LogicalOperator,StringLiteral: an invariant (every caller renders the posting from the same input), and its message.
   assert(entryIds.length === input.lines.length && heads.length === input.lines.length, 'a rendered posting has a text per line');
-  await checkAccounts(tx, tenantId, input);
-  // The balance of each account and asset before the posting, read first; the entries are then built without a read.
-  const running = new Map<string, { accountId: string; asset: Asset; balance: bigint }>();
-  for (const line of input.lines) running.set(`${line.accountId}|${line.asset}`, { accountId: line.accountId, asset: line.asset, balance: 0n });
-  const before = await tx.currentBalances(tenantId, [...running.values()]);
-  [...running.values()].forEach((slot, i) => (slot.balance = before[i]!));
+  const accounts = await checkAccounts(tx, tenantId, input);
+  // The balance of each account and asset before the posting, with its limits, read first (one read brings both);
+  // the entries are then built without a read.
+  const running = new Map<string, { accountId: string; asset: Asset; balance: bigint; limits: BalanceLimits | null }>();
+  for (const line of input.lines) running.set(`${line.accountId}|${line.asset}`, { accountId: line.accountId, asset: line.asset, balance: 0n, limits: null });
+  const before = await tx.balanceStates(tenantId, [...running.values()]);
+  [...running.values()].forEach((slot, i) => {
+    slot.balance = before[i]!.balance;
+    slot.limits = before[i]!.limits;
+  });
   const entries: Entry[] = input.lines.map((line, lineNo) => {
     const current = running.get(`${line.accountId}|${line.asset}`)!;
     current.balance += signedAmount(line);
@@ -106,6 +114,8 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
       balanceAfterMinor: current.balance,
     };
   });
+  // Before anything is written: a posting that would take a balance past its limits changes nothing.
+  if (p.checkLimits !== false) await checkLimits(tx, tenantId, accounts, [...running.values()]);
   // The parent row first: entries reference it.
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
   await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });

@@ -1,5 +1,5 @@
 // Accounts and the reads of one account: balance, entries and statement.
-import { balanceQuery, createAccountBody, entriesQuery, pageQuery, statementQuery } from '../../core/schemas.js';
+import { accountLimitsBody, balanceQuery, createAccountBody, entriesQuery, pageQuery, statementQuery } from '../../core/schemas.js';
 import { accountView } from '../../core/views.js';
 import { defineRoute } from '../route.js';
 
@@ -53,6 +53,35 @@ export const accountRoutes = [
       status: 200,
       body: await ledger.balance(principal.tenantId, params.accountId!, query.asOf),
     }),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/v1/accounts/:accountId/limits',
+    summary: "Replace the account's balance limits (per asset, min and max of the balance as the balance endpoint reports it); an empty list removes them",
+    operationId: 'setAccountLimits',
+    scope: 'ACCOUNTS_WRITE',
+    body: accountLimitsBody,
+    responses: {
+      200: { description: "The account's limits", schema: 'AccountLimits' },
+      400: 'Malformed body: an asset that is neither the currency nor a token, an asset twice, too many places, min above max',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      404: 'Account not in the tenant',
+      422: 'The balance is already outside a limit given (BALANCE_LIMIT_EXCEEDED)',
+    },
+    handle: async ({ ledger, principal, actor, params, body }) => ({
+      status: 200,
+      body: await ledger.setAccountLimits(principal.tenantId, params.accountId!, actor, body),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/limits',
+    summary: "The account's balance limits",
+    operationId: 'getAccountLimits',
+    scope: 'ACCOUNTS_READ',
+    responses: { 200: { description: "The account's limits (an empty list when it has none)", schema: 'AccountLimits' }, ...readErrors },
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.getAccountLimits(principal.tenantId, params.accountId!) }),
   }),
   defineRoute({
     method: 'GET',

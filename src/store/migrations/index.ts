@@ -10,6 +10,7 @@ import * as m0007 from './0007_outbox_by_reference.js';
 import * as m0008 from './0008_agent_audit_partial_index.js';
 import * as m0009 from './0009_entries_listed_by_asset.js';
 import * as m0010 from './0010_event_feed.js';
+import * as m0011 from './0011_balance_limits.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0008_agent_audit_partial_index': m0008,
   '0009_entries_listed_by_asset': m0009,
   '0010_event_feed': m0010,
+  '0011_balance_limits': m0011,
 };
 
 export const migrationProvider: MigrationProvider = {

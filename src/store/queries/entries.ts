@@ -43,7 +43,7 @@ export function entriesStatements(prepare: Preparer) {
     p((q) =>
       q
         .selectFrom('balances')
-        .select(['account_id', 'asset', 'balance'])
+        .select(['account_id', 'asset', 'balance', 'limit_min', 'limit_max'])
         .where('tenant_id', '=', tenant)
         .where(
           'account_id',
@@ -52,7 +52,17 @@ export function entriesStatements(prepare: Preparer) {
         ),
     );
   return {
-    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance', 'limit_min', 'limit_max']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    // Limits: every limit of the account cleared, then each given asset's set (a row of balance 0 where none is yet).
+    clearLimits: p((q) => q.updateTable('balances').set({ limit_min: null, limit_max: null }).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    setLimits: p((q) =>
+      q
+        .insertInto('balances')
+        .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: '0', limit_min: param('min'), limit_max: param('max') })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ limit_min: (eb) => eb.ref('excluded.limit_min'), limit_max: (eb) => eb.ref('excluded.limit_max') }),
+        ),
+    ),
     /** The kept balances of two accounts (the same one twice for one), every asset: a posting's usual two in one read. */
     balancesOfPair: balancesOf(2),
     /** The same for up to BALANCE_READ_AHEAD_ACCOUNTS accounts: what a write group will read, read at its start. */

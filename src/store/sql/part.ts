@@ -1,6 +1,6 @@
 // What the SQL store's domain files share (sql/domains/): how a domain's methods are written, what the store
 // remembers, and the keyset bounds and helpers of their queries.
-import type { Account } from '../../core/types.js';
+import type { Account, BalanceLimits } from '../../core/types.js';
 import type { Store, StoredIdempotency, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 
@@ -14,6 +14,8 @@ export class Remembered {
    */
   readonly auditHeads = new Map<string, string | null>();
   readonly balances = new Map<string, bigint>();
+  /** The limits of the balances read in the open write transaction (null: none), by the same key. */
+  readonly limits = new Map<string, BalanceLimits | null>();
   /** Idempotency records read ahead or written in the open write transaction (null: none stored). */
   readonly idempotency = new Map<string, StoredIdempotency | null>();
 
@@ -26,6 +28,7 @@ export class Remembered {
   forgetWriteState(): void {
     this.auditHeads.clear();
     this.balances.clear();
+    this.limits.clear();
     this.idempotency.clear();
   }
 }
@@ -62,3 +65,7 @@ export function accountsArgs(tenantId: string, accountIds: readonly string[], wi
 export async function* lazy<R, T>(rows: Iterable<R> | AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
   for await (const row of rows) yield map(row);
 }
+
+/** A balance row's limits, or null where it has none. */
+export const limitsOfRow = (r: { limit_min: string | null; limit_max: string | null }): BalanceLimits | null =>
+  r.limit_min === null && r.limit_max === null ? null : { min: r.limit_min === null ? null : BigInt(r.limit_min), max: r.limit_max === null ? null : BigInt(r.limit_max) };

@@ -1,10 +1,10 @@
 // The SQL store's entries, kept balances (held for the open write transaction) and on-chain lines by hash.
-import type { Entry, EntryViewPage } from '../../../core/types.js';
+import type { BalanceLimits, Entry, EntryViewPage } from '../../../core/types.js';
 import type { KeyPosition } from '../../../core/ports.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
 import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
-import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs } from '../part.js';
+import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow } from '../part.js';
 import * as m from '../mappers.js';
 
 /** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
@@ -43,6 +43,47 @@ export const entriesPart = part({
       const key = heldKey(tenantId, s.accountId, s.asset);
       return this.held.balances.get(key) ?? read.get(key) ?? 0n;
     });
+  },
+
+  /**
+   * Each balance with its limits. What the open write transaction holds is known; an account any of whose slots is
+   * not is read (two a statement), its limits from that read and its balance from what is held where it is.
+   */
+  async balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<Array<{ balance: bigint; limits: BalanceLimits | null }>> {
+    const known = (s: { accountId: string; asset: Asset }) => {
+      const key = heldKey(tenantId, s.accountId, s.asset);
+      return this.held.balances.has(key) && this.held.limits.has(key);
+    };
+    const unknown = [...new Set(slots.filter((s) => !known(s)).map((s) => s.accountId))];
+    const read = new Map<string, { balance: bigint; limits: BalanceLimits | null }>();
+    for (let i = 0; i < unknown.length; i += 2) {
+      for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) {
+        read.set(heldKey(tenantId, r.account_id, r.asset), { balance: BigInt(r.balance), limits: limitsOfRow(r) });
+      }
+    }
+    return slots.map((s) => {
+      const key = heldKey(tenantId, s.accountId, s.asset);
+      const fresh = read.get(key);
+      return { balance: this.held.balances.get(key) ?? fresh?.balance ?? 0n, limits: this.held.limits.has(key) ? this.held.limits.get(key)! : (fresh?.limits ?? null) };
+    });
+  },
+
+  async balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>> {
+    const limits = new Map<Asset, BalanceLimits>();
+    for (const r of await this.s.balances.all({ tenantId, accountId })) {
+      const found = limitsOfRow(r);
+      if (found) limits.set(r.asset as Asset, found);
+    }
+    return limits;
+  },
+
+  async setLimits(tenantId: string, accountId: string, limits: ReadonlyArray<{ asset: Asset } & BalanceLimits>): Promise<void> {
+    await this.s.clearLimits.run({ tenantId, accountId });
+    for (const key of this.held.limits.keys()) if (key.startsWith(heldKey(tenantId, accountId, ''))) this.held.limits.set(key, null);
+    for (const { asset, min, max } of limits) {
+      await this.s.setLimits.run({ tenantId, accountId, asset, min: min === null ? null : min.toString(), max: max === null ? null : max.toString() });
+      this.held.limits.set(heldKey(tenantId, accountId, asset), { min, max });
+    }
   },
 
   async balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null> {
