@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { input, select } from '@inquirer/prompts';
 import { action, cliActor, interactive, pagedListing, printJson, printTable, withLedger, bold } from '../common.js';
-import { balanceQuery, createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
+import { accountLimitsBody, balanceQuery, createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
 import { accountTypes } from '../../core/types.js';
@@ -80,6 +80,35 @@ export function registerAccounts(program: Command): void {
         if (options.json) return printJson(balance);
         process.stdout.write(`${bold(account.name)} (${account.type}, normal ${balance.normalBalance}), ${options.asOf ? `as of ${options.asOf}` : `at ${balance.computedAt}`}\n`);
         printTable(['asset', 'amount'], [[balance.currency, String(balance.amount)], ...balance.onChainBalances.map((b) => [b.token, String(b.amount)])]);
+      }),
+    );
+
+  accounts
+    .command('limits')
+    .description("show an account's balance limits; with --asset, set that asset's (--min and --max; neither removes it), keeping the others")
+    .argument('<accountId>', 'account id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--asset <asset>', "the account's currency or a token")
+    .option('--min <amount>', 'the lowest the balance may be (a decimal, may be negative)')
+    .option('--max <amount>', 'the highest the balance may be')
+    .option('--json', 'print the limits as the HTTP endpoint does')
+    .action(
+      action(async (accountId: string, options: { tenant: string; asset?: string; min?: string; max?: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, accountId, 'accountId');
+        if (options.asset === undefined && (options.min !== undefined || options.max !== undefined)) throw invalid('--min and --max need --asset.');
+        const view = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          const current = await ledger.getAccountLimits(tenantId, id);
+          if (options.asset === undefined) return current;
+          const others = current.limits.filter((l) => l.asset !== options.asset);
+          const given = options.min === undefined && options.max === undefined ? [] : [{ asset: options.asset, min: options.min ?? null, max: options.max ?? null }];
+          const body = parseWith(accountLimitsBody, { limits: [...others, ...given] }, 'limits');
+          return ledger.setAccountLimits(tenantId, id, cliActor, body);
+        });
+        if (options.json) return printJson(view);
+        if (view.limits.length === 0) return void process.stdout.write('No limits.\n');
+        printTable(['asset', 'min', 'max'], view.limits.map((l) => [l.asset, l.min, l.max]));
       }),
     );
 
