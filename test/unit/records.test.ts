@@ -330,6 +330,8 @@ describe('commands and dependencies', () => {
         'decideAgentTransaction',
         'rollbackAgentTransaction',
         'recordTransfers',
+        'pruneEvents',
+        'setAccountLimits',
       ].sort(),
     );
     const expired: string[] = [];
