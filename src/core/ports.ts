@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending } from './types.js';
 import type { Asset, Chain, Token } from './money.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
@@ -90,7 +90,9 @@ export interface ReadStore {
   /** The current balance of each account and asset, in order (0 where there is none), read together. */
   currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]>;
   /** The same with each balance's limits (null where it has none): one read brings both. */
-  balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<Array<{ balance: bigint; limits: BalanceLimits | null }>>;
+  balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<BalanceState[]>;
+  /** An account's pending amounts by asset (only where some are). */
+  pendingOf(tenantId: string, accountId: string): Promise<Map<Asset, Pending>>;
   /** An account's limits by asset (only the assets that have one). */
   balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>>;
   /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
@@ -222,6 +224,8 @@ export interface WriteTx extends ReadStore {
   lastAuditHash(tenantId: string): Promise<string | null>;
   appendAudit(record: AuditInsert): Promise<void>;
   insertOutbox(event: OutboxInsert): Promise<void>;
+  /** Sets what open holds reserve on a balance. */
+  setPending(tenantId: string, accountId: string, asset: Asset, pending: Pending): Promise<void>;
   /** Replaces an account's limits: every asset's cleared, then these set. */
   setLimits(tenantId: string, accountId: string, limits: ReadonlyArray<{ asset: Asset } & BalanceLimits>): Promise<void>;
   /** Deletes the tenant's events up to a sequence, and remembers the last of them (its sequence and time). */

@@ -104,3 +104,17 @@ export interface BalanceLimits {
   min: bigint | null;
   max: bigint | null;
 }
+
+/** What open holds reserve on a balance, in minor units on the account's normal side: lowering it, and raising it. */
+export interface Pending {
+  out: bigint;
+  in: bigint;
+}
+export const NO_PENDING: Pending = { out: 0n, in: 0n };
+
+/** A kept balance as the writer sees it: debits minus credits, its limits, what open holds reserve on it. */
+export interface BalanceState {
+  balance: bigint;
+  limits: BalanceLimits | null;
+  pending: Pending;
+}

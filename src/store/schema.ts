@@ -63,6 +63,28 @@ export interface BalancesTable {
   /** Balance limits in minor units, on the account's normal side as the balance endpoint reports it; null: none. */
   limit_min: ColumnType<string | null, string | null | undefined, string | null>;
   limit_max: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What open holds reserve, in minor units on the normal side: lowering the balance, and raising it. */
+  pending_out: ColumnType<string, string | undefined, string>;
+  pending_in: ColumnType<string, string | undefined, string>;
+}
+
+export interface HoldsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  status: string;
+  input: string;
+  expires_at: string;
+  created_at: string;
+  decided_at: string | null;
+  captured_amount: string | null;
+  transaction_id: string | null;
+}
+
+export interface HoldAccountsTable {
+  tenant_id: string;
+  account_id: string;
+  hold_seq: bigint;
 }
 
 export interface IdempotencyTable {
@@ -244,6 +266,8 @@ export interface Database {
   audit_log: AuditLogTable;
   outbox: OutboxTable;
   event_retention: EventRetentionTable;
+  holds: HoldsTable;
+  hold_accounts: HoldAccountsTable;
   instance_secrets: InstanceSecretsTable;
   settlements: SettlementsTable;
   reconciliation_results: ReconciliationResultsTable;

@@ -1,10 +1,10 @@
 // Balance limits: per account and asset, a balance (as the balance endpoint reports it, on the account's normal side)
 // must stay within min and max. Set with PUT /api/v1/accounts/{id}/limits, checked inside every posting's commit.
 import type { Deps } from '../context.js';
-import type { WriteContext, WriteTx } from '../ports.js';
+import type { WriteContext } from '../ports.js';
 import { invalid, LedgerError } from '../errors.js';
 import { formatMinor, isFiat, parseAmount, scaleOf, type Asset } from '../money.js';
-import { normalBalanceOf, type Account, type BalanceLimits } from '../types.js';
+import { NO_PENDING, normalBalanceOf, type Account, type BalanceLimits, type Pending } from '../types.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { requireAccount } from './accounts.js';
 import type { AccountLimitsBody } from '../schemas.js';
@@ -56,26 +56,32 @@ export const limitsView = (accountId: string, limits: ReadonlyArray<{ asset: Ass
 });
 
 /**
- * Refuses a balance that would end outside its limits (422 BALANCE_LIMIT_EXCEEDED naming the account, asset, limit
- * and the balance it would have had). `raw` is the balance after the change, debits minus credits.
+ * Refuses a balance that would end outside its limits, open holds counted at their worst: what would be available
+ * (the balance less what holds reserve to lower it) against min, the balance and what holds would add against max.
+ * 422 BALANCE_LIMIT_EXCEEDED names the account, asset, limit and the balance it would have had. `raw` is the balance
+ * after the change, debits minus credits.
  */
-export function assertWithinLimits(account: Account, asset: Asset, raw: bigint, limits: BalanceLimits | null): void {
+export function assertWithinLimits(account: Account, asset: Asset, raw: bigint, limits: BalanceLimits | null, pending: Pending = NO_PENDING): void {
   if (!limits) return;
   const balance = reported(account, raw);
-  const breach = limits.min !== null && balance < limits.min ? { limit: 'min', amount: limits.min } : limits.max !== null && balance > limits.max ? { limit: 'max', amount: limits.max } : null;
+  const low = balance - pending.out;
+  const high = balance + pending.in;
+  const breach =
+    limits.min !== null && low < limits.min ? { limit: 'min', amount: limits.min, at: low } : limits.max !== null && high > limits.max ? { limit: 'max', amount: limits.max, at: high } : null;
   if (!breach) return;
-  const shown = formatMinor(balance, asset);
+  const shown = formatMinor(breach.at, asset);
   const bound = formatMinor(breach.amount, asset);
+  const held = breach.at === balance ? '' : ' counting open holds';
   throw new LedgerError(
     'BALANCE_LIMIT_EXCEEDED',
-    `Account ${account.id} would hold ${shown} ${asset}, ${breach.limit === 'min' ? 'below its min' : 'above its max'} of ${bound}; nothing was posted.`,
+    `Account ${account.id} would hold ${shown} ${asset}${held}, ${breach.limit === 'min' ? 'below its min' : 'above its max'} of ${bound}; nothing was changed.`,
     { extra: { accountId: account.id, asset, limit: breach.limit, limitAmount: bound, balance: shown } },
   );
 }
 
 /** Checks limits against the balances each slot ends at (read with the posting's balances, in the same commit). */
-export async function checkLimits(tx: WriteTx, tenantId: string, accounts: ReadonlyMap<string, Account>, ends: ReadonlyArray<{ accountId: string; asset: Asset; balance: bigint; limits: BalanceLimits | null }>): Promise<void> {
-  for (const end of ends) assertWithinLimits(accounts.get(end.accountId)!, end.asset, end.balance, end.limits);
+export function checkLimits(accounts: ReadonlyMap<string, Account>, ends: ReadonlyArray<{ accountId: string; asset: Asset; balance: bigint; limits: BalanceLimits | null; pending?: Pending }>): void {
+  for (const end of ends) assertWithinLimits(accounts.get(end.accountId)!, end.asset, end.balance, end.limits, end.pending);
 }
 
 export async function getAccountLimits(deps: Deps, tenantId: string, accountId: string) {
@@ -91,7 +97,7 @@ export async function setAccountLimitsCommand(ctx: WriteContext, args: { tenantI
   const [account] = await tx.accountsByIds(tenantId, [accountId]);
   if (!account) throw new LedgerError('NOT_FOUND', `Account ${accountId} was not found.`);
   const now = await tx.balanceStates(tenantId, limits.map(({ asset }) => ({ accountId, asset })));
-  limits.forEach((limit, i) => assertWithinLimits(account, limit.asset, now[i]!.balance, limit));
+  limits.forEach((limit, i) => assertWithinLimits(account, limit.asset, now[i]!.balance, limit, now[i]!.pending));
   await tx.setLimits(tenantId, accountId, limits);
   const view = limitsView(accountId, limits);
   await appendAudit(tx, ids, tenantId, args.actor, 'SET_ACCOUNT_LIMITS', commitClock.next(), view);

@@ -4,7 +4,7 @@ import { assert, LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor, type AuditAction, type AuditPayload } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import type { PostTransactionBody } from '../schemas.js';
-import type { Account, BalanceLimits, Entry, TransactionInput } from '../types.js';
+import { NO_PENDING, type Account, type BalanceState, type Entry, type TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
@@ -87,13 +87,10 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   const accounts = await checkAccounts(tx, tenantId, input);
   // The balance of each account and asset before the posting, with its limits, read first (one read brings both);
   // the entries are then built without a read.
-  const running = new Map<string, { accountId: string; asset: Asset; balance: bigint; limits: BalanceLimits | null }>();
-  for (const line of input.lines) running.set(`${line.accountId}|${line.asset}`, { accountId: line.accountId, asset: line.asset, balance: 0n, limits: null });
+  const running = new Map<string, { accountId: string; asset: Asset } & BalanceState>();
+  for (const line of input.lines) running.set(`${line.accountId}|${line.asset}`, { accountId: line.accountId, asset: line.asset, balance: 0n, limits: null, pending: NO_PENDING });
   const before = await tx.balanceStates(tenantId, [...running.values()]);
-  [...running.values()].forEach((slot, i) => {
-    slot.balance = before[i]!.balance;
-    slot.limits = before[i]!.limits;
-  });
+  [...running.values()].forEach((slot, i) => Object.assign(slot, before[i]!));
   const entries: Entry[] = input.lines.map((line, lineNo) => {
     const current = running.get(`${line.accountId}|${line.asset}`)!;
     current.balance += signedAmount(line);
@@ -115,7 +112,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
     };
   });
   // Before anything is written: a posting that would take a balance past its limits changes nothing.
-  if (p.checkLimits !== false) await checkLimits(tx, tenantId, accounts, [...running.values()]);
+  if (p.checkLimits !== false) checkLimits(accounts, [...running.values()]);
   // The parent row first: entries reference it.
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
   await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });

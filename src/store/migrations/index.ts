@@ -11,6 +11,7 @@ import * as m0008 from './0008_agent_audit_partial_index.js';
 import * as m0009 from './0009_entries_listed_by_asset.js';
 import * as m0010 from './0010_event_feed.js';
 import * as m0011 from './0011_balance_limits.js';
+import * as m0012 from './0012_holds.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009_entries_listed_by_asset': m0009,
   '0010_event_feed': m0010,
   '0011_balance_limits': m0011,
+  '0012_holds': m0012,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -43,7 +43,7 @@ export function entriesStatements(prepare: Preparer) {
     p((q) =>
       q
         .selectFrom('balances')
-        .select(['account_id', 'asset', 'balance', 'limit_min', 'limit_max'])
+        .select(['account_id', 'asset', 'balance', 'limit_min', 'limit_max', 'pending_out', 'pending_in'])
         .where('tenant_id', '=', tenant)
         .where(
           'account_id',
@@ -52,7 +52,7 @@ export function entriesStatements(prepare: Preparer) {
         ),
     );
   return {
-    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance', 'limit_min', 'limit_max']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
+    balances: p((q) => q.selectFrom('balances').select(['asset', 'balance', 'limit_min', 'limit_max', 'pending_out', 'pending_in']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
     // Limits: every limit of the account cleared, then each given asset's set (a row of balance 0 where none is yet).
     clearLimits: p((q) => q.updateTable('balances').set({ limit_min: null, limit_max: null }).where('tenant_id', '=', tenant).where('account_id', '=', account)),
     setLimits: p((q) =>
@@ -76,6 +76,15 @@ export function entriesStatements(prepare: Preparer) {
         .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: param('balance') })
         .onConflict((oc) => oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ balance: (eb) => eb.ref('excluded.balance') })),
       deferrable,
+    ),
+    // What open holds reserve on a balance, set as a whole (the writer holds the value it had).
+    setPending: p((q) =>
+      q
+        .insertInto('balances')
+        .values({ tenant_id: tenant, account_id: account, asset: param('asset'), balance: '0', pending_out: param('out'), pending_in: param('in') })
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ pending_out: (eb) => eb.ref('excluded.pending_out'), pending_in: (eb) => eb.ref('excluded.pending_in') }),
+        ),
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),

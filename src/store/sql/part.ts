@@ -1,6 +1,6 @@
 // What the SQL store's domain files share (sql/domains/): how a domain's methods are written, what the store
 // remembers, and the keyset bounds and helpers of their queries.
-import type { Account, BalanceLimits } from '../../core/types.js';
+import type { Account, BalanceLimits, Pending } from '../../core/types.js';
 import type { Store, StoredIdempotency, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 
@@ -16,6 +16,8 @@ export class Remembered {
   readonly balances = new Map<string, bigint>();
   /** The limits of the balances read in the open write transaction (null: none), by the same key. */
   readonly limits = new Map<string, BalanceLimits | null>();
+  /** What open holds reserve on the balances read in the open write transaction, by the same key. */
+  readonly pending = new Map<string, Pending>();
   /** Idempotency records read ahead or written in the open write transaction (null: none stored). */
   readonly idempotency = new Map<string, StoredIdempotency | null>();
 
@@ -29,6 +31,7 @@ export class Remembered {
     this.auditHeads.clear();
     this.balances.clear();
     this.limits.clear();
+    this.pending.clear();
     this.idempotency.clear();
   }
 }
@@ -69,3 +72,6 @@ export async function* lazy<R, T>(rows: Iterable<R> | AsyncIterable<R>, map: (ro
 /** A balance row's limits, or null where it has none. */
 export const limitsOfRow = (r: { limit_min: string | null; limit_max: string | null }): BalanceLimits | null =>
   r.limit_min === null && r.limit_max === null ? null : { min: r.limit_min === null ? null : BigInt(r.limit_min), max: r.limit_max === null ? null : BigInt(r.limit_max) };
+
+/** A balance row's pending amounts. */
+export const pendingOfRow = (r: { pending_out: string; pending_in: string }): Pending => ({ out: BigInt(r.pending_out), in: BigInt(r.pending_in) });

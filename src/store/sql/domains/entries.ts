@@ -1,10 +1,11 @@
 // The SQL store's entries, kept balances (held for the open write transaction) and on-chain lines by hash.
-import type { BalanceLimits, Entry, EntryViewPage } from '../../../core/types.js';
+import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending } from '../../../core/types.js';
 import type { KeyPosition } from '../../../core/ports.js';
+import { NO_PENDING } from '../../../core/types.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
 import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
-import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow } from '../part.js';
+import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow, pendingOfRow } from '../part.js';
 import * as m from '../mappers.js';
 
 /** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
@@ -46,26 +47,46 @@ export const entriesPart = part({
   },
 
   /**
-   * Each balance with its limits. What the open write transaction holds is known; an account any of whose slots is
-   * not is read (two a statement), its limits from that read and its balance from what is held where it is.
+   * Each balance with its limits and what open holds reserve on it. What the open write transaction holds is known;
+   * an account any of whose slots is not is read (two a statement), the rest from that read and the balance from what
+   * is held where it is.
    */
-  async balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<Array<{ balance: bigint; limits: BalanceLimits | null }>> {
+  async balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<BalanceState[]> {
     const known = (s: { accountId: string; asset: Asset }) => {
       const key = heldKey(tenantId, s.accountId, s.asset);
-      return this.held.balances.has(key) && this.held.limits.has(key);
+      return this.held.balances.has(key) && this.held.limits.has(key) && this.held.pending.has(key);
     };
     const unknown = [...new Set(slots.filter((s) => !known(s)).map((s) => s.accountId))];
-    const read = new Map<string, { balance: bigint; limits: BalanceLimits | null }>();
+    const read = new Map<string, BalanceState>();
     for (let i = 0; i < unknown.length; i += 2) {
       for (const r of await this.s.balancesOfPair.all(accountsArgs(tenantId, unknown.slice(i, i + 2), 2))) {
-        read.set(heldKey(tenantId, r.account_id, r.asset), { balance: BigInt(r.balance), limits: limitsOfRow(r) });
+        read.set(heldKey(tenantId, r.account_id, r.asset), { balance: BigInt(r.balance), limits: limitsOfRow(r), pending: pendingOfRow(r) });
       }
     }
     return slots.map((s) => {
       const key = heldKey(tenantId, s.accountId, s.asset);
       const fresh = read.get(key);
-      return { balance: this.held.balances.get(key) ?? fresh?.balance ?? 0n, limits: this.held.limits.has(key) ? this.held.limits.get(key)! : (fresh?.limits ?? null) };
+      return {
+        balance: this.held.balances.get(key) ?? fresh?.balance ?? 0n,
+        limits: this.held.limits.has(key) ? this.held.limits.get(key)! : (fresh?.limits ?? null),
+        pending: this.held.pending.get(key) ?? fresh?.pending ?? NO_PENDING,
+      };
     });
+  },
+
+  async setPending(tenantId: string, accountId: string, asset: Asset, pending: Pending): Promise<void> {
+    await this.s.setPending.run({ tenantId, accountId, asset, out: pending.out.toString(), in: pending.in.toString() });
+    this.held.pending.set(heldKey(tenantId, accountId, asset), pending);
+  },
+
+  /** An account's pending amounts by asset (only where some are). */
+  async pendingOf(tenantId: string, accountId: string): Promise<Map<Asset, Pending>> {
+    const pending = new Map<Asset, Pending>();
+    for (const r of await this.s.balances.all({ tenantId, accountId })) {
+      const p = pendingOfRow(r);
+      if (p.out !== 0n || p.in !== 0n) pending.set(r.asset as Asset, p);
+    }
+    return pending;
   },
 
   async balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>> {

@@ -2,7 +2,8 @@
 // one round trip with the group's BEGIN) and held for the group.
 import type { ReadAhead } from '../../../core/ports.js';
 import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../../core/limits.js';
-import { accountsArgs, heldIdempotencyKey, heldKey, limitsOfRow, part } from '../part.js';
+import { NO_PENDING } from '../../../core/types.js';
+import { accountsArgs, heldIdempotencyKey, heldKey, limitsOfRow, part, pendingOfRow } from '../part.js';
 
 export const readAheadPart = part({
   /**
@@ -28,6 +29,7 @@ export const readAheadPart = part({
               const key = heldKey(tenantId, r.account_id, r.asset);
               this.held.balances.set(key, BigInt(r.balance));
               this.held.limits.set(key, limitsOfRow(r));
+              this.held.pending.set(key, pendingOfRow(r));
             }),
           ),
         );
@@ -47,6 +49,7 @@ export const readAheadPart = part({
         const key = heldKey(tenantId, accountId, asset);
         if (!this.held.balances.has(key)) this.held.balances.set(key, 0n);
         if (!this.held.limits.has(key)) this.held.limits.set(key, null);
+        if (!this.held.pending.has(key)) this.held.pending.set(key, NO_PENDING);
       }
     }
   },
