@@ -1,6 +1,6 @@
 // Agent-originated transactions: their record (held, posted, rejected, rolled back) and its API shape.
 import type { LineInput, TransactionInput } from './types.js';
-import { monetaryView } from './views.js';
+import { requestedLineView } from './views.js';
 import type { Out, agentTransaction as agentTransactionOut } from './responses.js';
 
 export const agentStatuses = ['POSTED', 'PENDING_APPROVAL', 'REJECTED', 'ROLLED_BACK'] as const;
@@ -20,13 +20,6 @@ export interface AgentTransaction {
   reversalTransactionId: string | null;
 }
 
-/** A line as it was asked for, amounts exact. */
-const requestedLineView = (l: LineInput) => ({
-  accountId: l.accountId,
-  entryType: l.entryType,
-  monetaryEntry: monetaryView(l),
-  ...(l.description !== null ? { description: l.description } : {}),
-});
 
 export const agentTransactionView = (a: Omit<AgentTransaction, 'seq'>): Out<typeof agentTransactionOut> => ({
   id: a.id,

@@ -23,6 +23,10 @@ export const auditActions = [
   'AGENTS_REJECT',
   'AGENTS_ROLLBACK',
   'POLICY_VIOLATION',
+  'CREATE_HOLD',
+  'CAPTURE_HOLD',
+  'VOID_HOLD',
+  'EXPIRE_HOLD',
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];

@@ -10,6 +10,7 @@ import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/pol
 import { recordTransfersCommand } from './usecases/chainWatch.js';
 import { pruneEventsCommand } from './usecases/events.js';
 import { setAccountLimitsCommand } from './usecases/limits.js';
+import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 export const commands = {
@@ -33,6 +34,10 @@ export const commands = {
   recordTransfers: recordTransfersCommand,
   pruneEvents: pruneEventsCommand,
   setAccountLimits: setAccountLimitsCommand,
+  createHold: createHoldCommand,
+  captureHold: captureHoldCommand,
+  voidHold: voidHoldCommand,
+  expireHolds: expireHoldsCommand,
 } satisfies Record<string, (ctx: WriteContext, args: never) => Promise<unknown>>;
 
 export type Commands = typeof commands;

@@ -14,6 +14,7 @@ import * as policyRules from './usecases/policyRules.js';
 import * as events from './usecases/events.js';
 import * as limits from './usecases/limits.js';
 import { AgentService } from './usecases/agents.js';
+import { HoldService } from './usecases/holds.js';
 
 export class Ledger {
   readonly store: Store;
@@ -21,6 +22,7 @@ export class Ledger {
   readonly transactions: TransactionService;
   readonly settlements: SettlementService;
   readonly agents: AgentService;
+  readonly holds: HoldService;
 
   private constructor(readonly deps: Deps) {
     this.store = deps.store;
@@ -28,6 +30,7 @@ export class Ledger {
     this.transactions = new TransactionService(this.deps);
     this.settlements = new SettlementService(this.deps);
     this.agents = new AgentService(this.deps);
+    this.holds = new HoldService(this.deps);
   }
 
   /** Reads the database's secrets (cursor signing, key hashing), creating them on first use. */

@@ -118,3 +118,9 @@ export const COPY_BATCH_ROWS = 500;
 export const COPY_BATCH_DOCUMENT_ROWS = 25;
 /** Limits an account may have: one per asset it can hold (its currency and every token). */
 export const ACCOUNT_LIMITS_MAX = 8;
+/** A hold expires this long after it is made unless it says when (`expiresAt`), and at most this long after. */
+export const HOLD_EXPIRY_DEFAULT_MS = 7 * 86_400_000;
+export const HOLD_EXPIRY_MAX_MS = 30 * 86_400_000;
+/** How often the sweeper looks for PENDING holds past their expiry (one is released within 5 s of it). */
+export const HOLD_SWEEP_INTERVAL_MS = 1000;
+export const HOLD_SWEEP_BATCH_MAX = 500;

@@ -1,8 +1,9 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput } from './types.js';
 import type { Asset, Chain, Token } from './money.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
+import type { Hold, HoldStatus } from './hold.js';
 import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
 import type { PolicyRule } from './policy.js';
 import type { AgentStatus, AgentTransaction } from './agent.js';
@@ -86,13 +87,13 @@ export interface ReadStore {
   accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
   balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>>;
+  /** The same with what open holds reserve on each (one read). */
+  balancesWithPending(tenantId: string, accountId: string): Promise<Map<Asset, { balance: bigint; pending: Pending }>>;
   currentBalance(tenantId: string, accountId: string, asset: Asset): Promise<bigint>;
   /** The current balance of each account and asset, in order (0 where there is none), read together. */
   currentBalances(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<bigint[]>;
   /** The same with each balance's limits (null where it has none): one read brings both. */
   balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<BalanceState[]>;
-  /** An account's pending amounts by asset (only where some are). */
-  pendingOf(tenantId: string, accountId: string): Promise<Map<Asset, Pending>>;
   /** An account's limits by asset (only the assets that have one). */
   balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>>;
   /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
@@ -147,6 +148,11 @@ export interface ReadStore {
   outboxEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined>;
   /** The sequence of the tenant's last event; 0 when it has none. */
   lastOutboxSeq(tenantId: string): Promise<number>;
+  hold(tenantId: string, id: string): Promise<Hold | undefined>;
+  /** The tenant's holds, newest first, of a status and an account (null: any). */
+  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold>;
+  /** PENDING holds whose expiry is at or before the instant, across tenants, the earliest first. */
+  expiredHolds(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>>;
   /** The tenant's events after a sequence, oldest first, of the given kinds (null: every kind). */
   eventsPage(tenantId: string, afterSeq: number, limit: number, types: readonly string[] | null): Rows<OutboxEvent>;
   /** The sequence of one of the tenant's events, if it is still kept. */
@@ -224,6 +230,9 @@ export interface WriteTx extends ReadStore {
   lastAuditHash(tenantId: string): Promise<string | null>;
   appendAudit(record: AuditInsert): Promise<void>;
   insertOutbox(event: OutboxInsert): Promise<void>;
+  insertHold(hold: { tenantId: string; id: string; input: TransactionInput; expiresAt: string; createdAt: string }): Promise<void>;
+  /** Ends a PENDING hold; false when it was no longer PENDING. */
+  closeHold(tenantId: string, id: string, end: { status: HoldStatus; decidedAt: string; capturedAmount: string | null; transactionId: string | null }): Promise<boolean>;
   /** Sets what open holds reserve on a balance. */
   setPending(tenantId: string, accountId: string, asset: Asset, pending: Pending): Promise<void>;
   /** Replaces an account's limits: every asset's cleared, then these set. */

@@ -10,6 +10,7 @@ import { settlementStatuses, reconciliationOutcomes } from './settlement.js';
 import { agentStatuses } from './agent.js';
 import { policyRuleTypes } from './policy.js';
 import { eventTypes } from './webhook.js';
+import { holdStatuses } from './hold.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -41,13 +42,17 @@ export const account = v.strictObject({
 
 const page = <S extends v.GenericSchema>(item: S) => v.strictObject({ items: v.array(item), nextCursor: cursor });
 
+const pendingOut = v.pipe(amountOut, v.description('What open holds would take off the balance (0 for a balance as of an instant: holds are not kept by time)'));
+const availableOut = v.pipe(amountOut, v.description('amount less pending'));
 export const balance = v.strictObject({
   accountId: uuid,
   currency: v.picklist(fiatCurrencies),
   amount: amountOut,
+  pending: pendingOut,
+  available: availableOut,
   normalBalance: v.picklist(entryTypes),
   computedAt: instant,
-  onChainBalances: v.array(v.strictObject({ token: v.picklist(tokens), amount: amountOut })),
+  onChainBalances: v.array(v.strictObject({ token: v.picklist(tokens), amount: amountOut, pending: pendingOut, available: availableOut })),
 });
 
 const fiatMonetary = v.strictObject({
@@ -200,12 +205,26 @@ export const accountLimits = v.strictObject({
   limits: v.array(v.strictObject({ asset, min: limitAmount, max: limitAmount })),
 });
 
+export const hold = v.strictObject({
+  holdId: uuid,
+  status: v.picklist(holdStatuses),
+  lines: v.array(v.strictObject({ accountId: uuid, entryType: v.picklist(entryTypes), monetaryEntry: monetary, description: v.optional(v.string()) })),
+  metadata,
+  expiresAt: instant,
+  createdAt: instant,
+  capturedAmount: v.optional(v.pipe(amountOut, v.description('CAPTURED only: the amount posted (the whole hold, or the smaller amount asked for)'))),
+  transactionId: v.optional(v.pipe(uuid, v.description('CAPTURED only: the transaction the capture posted'))),
+});
+
 /** An event as the feed and the stream give it: the webhook delivery body without `sentAt`. */
 export const event = v.strictObject({
   id: uuid,
   type: v.picklist(eventTypes),
   createdAt: instant,
-  data: v.pipe(v.union([transaction, settlement]), v.description('The transaction with its lines (transaction.committed), or the settlement (settlement.matched, settlement.unmatched)')),
+  data: v.pipe(
+    v.union([transaction, settlement, hold]),
+    v.description('The transaction with its lines (transaction.committed), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
+  ),
 });
 
 export const health = v.strictObject({ status: v.literal('ok') });
@@ -246,6 +265,8 @@ export const responseSchemas = {
   AuditRecord: auditRecord,
   AgentAuditPage: page(auditRecord),
   AccountLimits: accountLimits,
+  Hold: hold,
+  HoldsPage: page(hold),
   Event: event,
   EventsPage: page(event),
   WebhookSet: webhookSet,

@@ -11,6 +11,7 @@ import { actorTypes } from './audit.js';
 import { policyRuleTypes } from './policy.js';
 import { agentStatuses } from './agent.js';
 import { eventTypes, type EventType } from './webhook.js';
+import { holdStatuses } from './hold.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -109,6 +110,24 @@ export const accountLimitsBody = v.strictObject({
 });
 export type AccountLimitsBody = v.InferOutput<typeof accountLimitsBody>;
 
+/** POST /api/v1/holds: a posting's body, with when it expires. */
+export const createHoldBody = v.strictObject({
+  ...postTransactionBody.entries,
+  expiresAt: v.optional(
+    v.pipe(
+      v.string('must be an ISO 8601 instant'),
+      v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 instant'),
+      v.transform((s) => parseInstant(s) as number),
+    ),
+  ),
+});
+export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;
+/** POST /api/v1/holds/{id}/capture: `{}` for the whole hold, or a smaller amount. */
+export const captureHoldBody = v.strictObject({
+  amount: v.optional(v.pipe(v.string('must be a decimal string such as "20.00"'), v.regex(/^\d{1,40}(\.\d{1,40})?$/, 'must be a positive decimal string such as "20.00"'))),
+});
+export type CaptureHoldBody = v.InferOutput<typeof captureHoldBody>;
+
 export const idempotencyKeySchema = v.pipe(
   v.string('is required'),
   v.minLength(1, 'must not be empty'),
@@ -154,6 +173,12 @@ export const eventIdParam = v.pipe(v.string(), v.check(isUuid, 'must be an event
 export const eventsQuery = v.object({
   after: v.optional(eventIdParam),
   type: v.optional(eventTypesParam),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export const holdsQuery = v.object({
+  status: v.optional(v.picklist(holdStatuses, `must be one of ${holdStatuses.join(', ')}`)),
+  accountId: v.optional(uuidSchema),
   limit: v.optional(limitSchema),
   cursor: v.optional(cursorSchema),
 });

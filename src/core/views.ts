@@ -1,7 +1,7 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset, type FiatCurrency, type Token } from './money.js';
 import { jsonNumber, toJsonText } from './json.js';
-import type { Account, ApiKey, Entry } from './types.js';
+import type { Account, ApiKey, Entry, LineInput } from './types.js';
 import { normalBalanceOf } from './types.js';
 import type * as r from './responses.js';
 import type { Out } from './responses.js';
@@ -76,4 +76,12 @@ export const apiKeyCreatedView = (k: ApiKey, rawKey: string): Out<typeof r.apiKe
   prefix: k.prefix,
   scopes: k.scopes,
   createdAt: k.createdAt,
+});
+
+/** A line as it was asked for (an agent transaction's, a hold's), amounts exact. */
+export const requestedLineView = (l: LineInput) => ({
+  accountId: l.accountId,
+  entryType: l.entryType,
+  monetaryEntry: monetaryView(l),
+  ...(l.description !== null ? { description: l.description } : {}),
 });

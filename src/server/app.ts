@@ -19,6 +19,7 @@ import { webhookRoutes } from './routes/webhook.js';
 import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';
 import { eventRoutes } from './routes/events.js';
+import { holdRoutes } from './routes/holds.js';
 import { EventStreams } from './eventStreams.js';
 import { openApiDocument } from './openapi.js';
 import { docsPage, type DocumentLike } from './docs.js';
@@ -27,6 +28,7 @@ import { VERSION } from '../version.js';
 export const apiRoutes: Route[] = [
   ...accountRoutes,
   ...transactionRoutes,
+  ...holdRoutes,
   ...settlementRoutes,
   ...reconciliationRoutes,
   ...complianceRoutes,

@@ -7,7 +7,7 @@ import type { Ledger } from '../core/ledger.js';
 import { openLedger } from '../store/open.js';
 import type { Clock, Leases } from '../core/ports.js';
 import { createApp } from './app.js';
-import { SettlementSweeper } from './sweeper.js';
+import { HoldSweeper, SettlementSweeper } from './sweeper.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
 import type { RetryPolicy } from '../core/webhook.js';
@@ -184,11 +184,13 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
   const running = WORKER_NAMES.filter(runs);
   options.log(`workers: ${running.length > 0 ? running.join(', ') : 'none (API only)'}`);
   const sweeper = runs('sweeper') ? new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs) : undefined;
+  const holdSweeper = runs('sweeper') ? new HoldSweeper(ledger, options.log) : undefined;
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {
     if (runs('watchers')) watchers = await startWatchers(ledger, opened.leases, options.log, options.chains);
   } catch (error) {
     await sweeper?.close();
+    await holdSweeper?.close();
     await opened.close();
     throw error;
   }
@@ -210,6 +212,7 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
       await Promise.all(watchers.map((w) => w.close()));
       await sender?.close();
       await pruner?.close();
+      await holdSweeper?.close();
       await sweeper?.close();
       await opened.close();
     },

@@ -1,8 +1,9 @@
-// The settlement expiry sweeper: beside the server, it turns PENDING settlements past their expiry into UNMATCHED.
-// It sweeps at start (settlements that expired while the server was down) and then every interval.
+// The expiry sweepers: beside the server, PENDING settlements past their expiry become UNMATCHED, and PENDING holds
+// past theirs are released (EXPIRED). Each sweeps at start (what expired while the server was down) and then every
+// interval.
 import type { Ledger } from '../core/ledger.js';
 import type { Logger } from './errors.js';
-import { SETTLEMENT_SWEEP_BATCH_MAX, SETTLEMENT_SWEEP_INTERVAL_MS } from '../core/limits.js';
+import { HOLD_SWEEP_BATCH_MAX, HOLD_SWEEP_INTERVAL_MS, SETTLEMENT_SWEEP_BATCH_MAX, SETTLEMENT_SWEEP_INTERVAL_MS } from '../core/limits.js';
 import { messageOf, Periodic } from './periodic.js';
 
 export class SettlementSweeper {
@@ -22,6 +23,27 @@ export class SettlementSweeper {
   }
 
   /** Stops sweeping; resolves once a sweep under way has committed. */
+  close(): Promise<void> {
+    return this.periodic.close();
+  }
+}
+
+/** Holds past their expiry are released within HOLD_SWEEP_INTERVAL_MS (a second) of it. */
+export class HoldSweeper {
+  private readonly periodic: Periodic;
+
+  constructor(ledger: Ledger, log: Logger, intervalMs = HOLD_SWEEP_INTERVAL_MS) {
+    this.periodic = new Periodic(
+      intervalMs,
+      async () => {
+        while ((await ledger.holds.expireDue(HOLD_SWEEP_BATCH_MAX)) === HOLD_SWEEP_BATCH_MAX) {
+          // More are due: go on at once.
+        }
+      },
+      (error) => log(`hold expiry sweep failed (retried next interval): ${messageOf(error)}`),
+    );
+  }
+
   close(): Promise<void> {
     return this.periodic.close();
   }

@@ -118,18 +118,18 @@ describe('balance', () => {
     expect(bw.status).toBe(200);
     expect(bw.body.amount).toBe(10);
     expect(bw.body.onChainBalances).toEqual([
-      { token: 'BRZ', amount: 0.5 },
-      { token: 'PYUSD', amount: -2 },
-      { token: 'USDC', amount: 6.25 },
-      { token: 'USDT', amount: 3 },
+      { token: 'BRZ', amount: 0.5, pending: 0, available: 0.5 },
+      { token: 'PYUSD', amount: -2, pending: 0, available: -2 },
+      { token: 'USDC', amount: 6.25, pending: 0, available: 6.25 },
+      { token: 'USDT', amount: 3, pending: 0, available: 3 },
     ]);
     const bx = await balance(x);
     expect(bx.body.amount).toBe(10);
     expect(bx.body.onChainBalances).toEqual([
-      { token: 'BRZ', amount: 0.5 },
-      { token: 'PYUSD', amount: -2 },
-      { token: 'USDC', amount: 6.25 },
-      { token: 'USDT', amount: 3 },
+      { token: 'BRZ', amount: 0.5, pending: 0, available: 0.5 },
+      { token: 'PYUSD', amount: -2, pending: 0, available: -2 },
+      { token: 'USDC', amount: 6.25, pending: 0, available: 6.25 },
+      { token: 'USDT', amount: 3, pending: 0, available: 3 },
     ]);
   });
 
@@ -139,8 +139,8 @@ describe('balance', () => {
     await post(c, [onchain(w, 'DEBIT', '7', 'USDC'), onchain(x, 'CREDIT', '7', 'USDC')]);
     const bw = await balance(w);
     expect(bw.body.amount).toBe(0);
-    expect(bw.body.onChainBalances).toEqual([{ token: 'USDC', amount: 7 }]);
-    expect((await balance(x)).body.onChainBalances).toEqual([{ token: 'USDC', amount: -7 }]);
+    expect(bw.body.onChainBalances).toEqual([{ token: 'USDC', amount: 7, pending: 0, available: 7 }]);
+    expect((await balance(x)).body.onChainBalances).toEqual([{ token: 'USDC', amount: -7, pending: 0, available: -7 }]);
   });
 
   it('computedAt is the time of computation', async () => {
@@ -176,8 +176,8 @@ describe('balance', () => {
       const res = await balance(a);
       expect(res.body.amount).toBe(30);
       expect(res.body.onChainBalances).toEqual([
-        { token: 'USDC', amount: 1 },
-        { token: 'USDT', amount: 2 },
+        { token: 'USDC', amount: 1, pending: 0, available: 1 },
+        { token: 'USDT', amount: 2, pending: 0, available: 2 },
       ]);
     });
 
@@ -186,7 +186,7 @@ describe('balance', () => {
       const res = await balance(a, `?asOf=${encodeURIComponent(between)}`);
       expect(res.status, res.text).toBe(200);
       expect(res.body.amount).toBe(10);
-      expect(res.body.onChainBalances).toEqual([{ token: 'USDC', amount: 1 }]);
+      expect(res.body.onChainBalances).toEqual([{ token: 'USDC', amount: 1, pending: 0, available: 1 }]);
       expect((await c.get(`/api/v1/accounts/${b}/balance?asOf=${encodeURIComponent(between)}`)).body.amount).toBe(10);
     });
 

@@ -527,6 +527,12 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/agent/transactions/{transactionId}/rollback': await execute('1.00'),
       'get /api/v1/agent/transactions/{transactionId}': await execute('1.00'),
     };
+    // Holds for the capture and void routes, and one to read.
+    const newHold = async () =>
+      (await admin.post('/api/v1/holds', { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] }, idem())).body.holdId as string;
+    byRoute['post /api/v1/holds/{holdId}/capture'] = await newHold();
+    byRoute['post /api/v1/holds/{holdId}/void'] = await newHold();
+    byRoute['get /api/v1/holds/{holdId}'] = await newHold();
     const ids: Record<string, string> = {
       accountId: cash,
       transactionId: tx.body.transactionId,
@@ -544,6 +550,8 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/transactions': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/api-keys': { scopes: ['ACCOUNTS_READ'] },
       'put /api/v1/accounts/{accountId}/limits': { limits: [{ asset: 'USD', min: '-1000', max: null }] },
+      'post /api/v1/holds': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
+      'post /api/v1/holds/{holdId}/capture': {},
     };
     // A webhook is configured first, so that its GET has one to answer whatever the document's order.
     const webhook = await admin.request('PUT', '/api/v1/tenant/webhook', { body: bodies['put /api/v1/tenant/webhook'] });
@@ -565,6 +573,9 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/agent/transactions/{transactionId}/reject': 200,
       'post /api/v1/agent/transactions/{transactionId}/rollback': 201,
       'put /api/v1/accounts/{accountId}/limits': 200,
+      'post /api/v1/holds': 201,
+      'post /api/v1/holds/{holdId}/capture': 200,
+      'post /api/v1/holds/{holdId}/void': 200,
     };
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)

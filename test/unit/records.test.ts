@@ -332,6 +332,10 @@ describe('commands and dependencies', () => {
         'recordTransfers',
         'pruneEvents',
         'setAccountLimits',
+        'createHold',
+        'captureHold',
+        'voidHold',
+        'expireHolds',
       ].sort(),
     );
     const expired: string[] = [];

@@ -4,9 +4,9 @@ import type * as r from '../responses.js';
 import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
-import { isFiat, type Token } from '../money.js';
+import { isFiat, type Asset, type Token } from '../money.js';
 import type { Account } from '../types.js';
-import { normalBalanceOf } from '../types.js';
+import { NO_PENDING, normalBalanceOf } from '../types.js';
 import { amountView } from '../views.js';
 import { RawJson } from '../json.js';
 import { toIso } from '../time.js';
@@ -20,29 +20,29 @@ const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf
 export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
   const account = await requireAccount(deps, tenantId, accountId);
   const computedAt = deps.clock.now().toISOString();
-  // One row per asset the account has ever held; as of an instant, one seek per such asset and no more.
-  let rawByAsset = await deps.store.balances(tenantId, accountId);
+  // One row per asset the account has ever held, with what open holds reserve on it; as of an instant, one seek per
+  // such asset and no more (and nothing pending: holds are not kept by time).
+  let byAsset = await deps.store.balancesWithPending(tenantId, accountId);
   if (asOfMs !== undefined) {
     const asOf = toIso(asOfMs);
-    const held = [...rawByAsset.keys()];
-    rawByAsset = new Map();
+    const held = [...byAsset.keys()];
+    byAsset = new Map();
     for (const asset of held) {
       const raw = await deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
-      if (raw !== null) rawByAsset.set(asset, raw);
+      if (raw !== null) byAsset.set(asset, { balance: raw, pending: NO_PENDING });
     }
   }
-  const onChainBalances = [...rawByAsset]
-    .filter((pair): pair is [Token, bigint] => !isFiat(pair[0]))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([token, raw]) => ({ token, amount: amountView(onNormalSide(account, raw), token) }));
-  return {
-    accountId,
-    currency: account.currency,
-    amount: amountView(onNormalSide(account, rawByAsset.get(account.currency) ?? 0n), account.currency),
-    normalBalance: normalBalanceOf(account.type),
-    computedAt,
-    onChainBalances,
+  const figures = (asset: Asset) => {
+    const { balance: raw, pending } = byAsset.get(asset) ?? { balance: 0n, pending: NO_PENDING };
+    const amount = onNormalSide(account, raw);
+    return { amount: amountView(amount, asset), pending: amountView(pending.out, asset), available: amountView(amount - pending.out, asset) };
   };
+  const onChainBalances = [...byAsset.keys()]
+    .filter((asset): asset is Token => !isFiat(asset))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((token) => ({ token, ...figures(token) }));
+  const { amount, pending, available } = figures(account.currency);
+  return { accountId, currency: account.currency, amount, pending, available, normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances };
 }
 
 const isPosition = (p: unknown): p is [string, number] =>

@@ -14,6 +14,7 @@ import { webhooksStatements } from './webhooks.js';
 import { agentsStatements } from './agents.js';
 import { chainWatchStatements } from './chainWatch.js';
 import { secretsStatements } from './secrets.js';
+import { holdsStatements } from './holds.js';
 
 export function statements(prepare: Preparer) {
   return {
@@ -30,6 +31,7 @@ export function statements(prepare: Preparer) {
     ...agentsStatements(prepare),
     ...chainWatchStatements(prepare),
     ...secretsStatements(prepare),
+    ...holdsStatements(prepare),
   };
 }
 

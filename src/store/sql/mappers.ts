@@ -1,5 +1,6 @@
 // Rows as the tables hold them to the values core works with: one mapping per table, for every engine.
 // Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
+import type { Hold, HoldStatus } from '../../core/hold.js';
 import type { Selectable } from 'kysely';
 import type { Account, ApiKey, Entry, TransactionRecord } from '../../core/types.js';
 import type { StoredAuditRecord } from '../../core/ports.js';
@@ -146,4 +147,17 @@ export const toAgentTransaction = (r: Row<Database['agent_transactions']>): Agen
   decidedAt: r.decided_at,
   decidedBy: r.decided_by,
   reversalTransactionId: r.reversal_transaction_id,
+});
+
+export const toHold = (r: Row<Database['holds']>): Hold => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  seq: Number(r.seq),
+  status: r.status as HoldStatus,
+  input: inputFromJson(r.input),
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
+  capturedAmount: r.captured_amount,
+  transactionId: r.transaction_id,
 });

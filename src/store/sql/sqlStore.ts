@@ -14,10 +14,11 @@ import { settlementsPart } from './domains/settlements.js';
 import { auditPart } from './domains/audit.js';
 import { webhooksPart } from './domains/webhooks.js';
 import { eventsPart } from './domains/events.js';
+import { holdsPart } from './domains/holds.js';
 import { agentsPart } from './domains/agents.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, agentsPart, chainWatchPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, chainWatchPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -28,6 +29,7 @@ type Parts = typeof tenantsPart &
   typeof auditPart &
   typeof webhooksPart &
   typeof eventsPart &
+  typeof holdsPart &
   typeof agentsPart &
   typeof chainWatchPart;
 

@@ -79,14 +79,8 @@ export const entriesPart = part({
     this.held.pending.set(heldKey(tenantId, accountId, asset), pending);
   },
 
-  /** An account's pending amounts by asset (only where some are). */
-  async pendingOf(tenantId: string, accountId: string): Promise<Map<Asset, Pending>> {
-    const pending = new Map<Asset, Pending>();
-    for (const r of await this.s.balances.all({ tenantId, accountId })) {
-      const p = pendingOfRow(r);
-      if (p.out !== 0n || p.in !== 0n) pending.set(r.asset as Asset, p);
-    }
-    return pending;
+  async balancesWithPending(tenantId: string, accountId: string): Promise<Map<Asset, { balance: bigint; pending: Pending }>> {
+    return new Map((await this.s.balances.all({ tenantId, accountId })).map((r) => [r.asset as Asset, { balance: BigInt(r.balance), pending: pendingOfRow(r) }]));
   },
 
   async balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>> {

@@ -1,0 +1,230 @@
+// Two-phase holds: reserve a balanced set of lines now (it counts in pending and available, and against limits, but
+// posts nothing), then capture it (post it, whole or in part), void it, or let it expire. Every step is one command
+// inside the commit, against committed state.
+import type { Deps } from '../context.js';
+import type { WriteContext, WriteTx } from '../ports.js';
+import { invalid, LedgerError, notFound } from '../errors.js';
+import { appendAudit, SYSTEM_ACTOR, type Actor, type AuditAction } from '../audit.js';
+import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
+import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
+import { holdView, type Hold, type HoldStatus } from '../hold.js';
+import { formatMinor, parseAmount, type Asset } from '../money.js';
+import type { Account, TransactionInput } from '../types.js';
+import { toJsonText } from '../json.js';
+import { uuidV7 } from '../ids.js';
+import { pageBySeq, type PageQuery } from '../paging.js';
+import { assertWithinLimits, reported } from './limits.js';
+import { checkAccounts, fingerprint, renderPosting, writePosting } from './transactions.js';
+import type { CaptureHoldBody, CreateHoldBody } from '../schemas.js';
+import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS } from '../limits.js';
+
+export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';
+const captureEndpoint = (holdId: string) => `POST /api/v1/holds/${holdId}/capture`;
+const voidEndpoint = (holdId: string) => `POST /api/v1/holds/${holdId}/void`;
+
+/** Per balance, what a hold's lines would move it by, on the account's normal side (what the balance endpoint shows). */
+function effectsOf(input: TransactionInput, accounts: ReadonlyMap<string, Account>) {
+  const effects = new Map<string, { accountId: string; asset: Asset; net: bigint }>();
+  for (const line of input.lines) {
+    const key = `${line.accountId}|${line.asset}`;
+    const effect = effects.get(key) ?? { accountId: line.accountId, asset: line.asset, net: 0n };
+    effect.net += reported(accounts.get(line.accountId)!, signedAmount(line));
+    effects.set(key, effect);
+  }
+  return [...effects.values()];
+}
+
+/**
+ * Adds (reserve) or takes away (release) what a hold reserves on each of its balances; reserving checks each
+ * balance's limits with the hold counted at its worst, before anything is written.
+ */
+async function movePending(tx: WriteTx, tenantId: string, input: TransactionInput, accounts: ReadonlyMap<string, Account>, direction: 1n | -1n): Promise<void> {
+  const effects = effectsOf(input, accounts);
+  const states = await tx.balanceStates(tenantId, effects);
+  const next = effects.map((effect, i) => {
+    const { pending } = states[i]!;
+    const out = effect.net < 0n ? -effect.net : 0n;
+    const into = effect.net > 0n ? effect.net : 0n;
+    return { ...effect, pending: { out: pending.out + direction * out, in: pending.in + direction * into } };
+  });
+  if (direction === 1n) next.forEach((n, i) => assertWithinLimits(accounts.get(n.accountId)!, n.asset, states[i]!.balance, states[i]!.limits, n.pending));
+  for (const n of next) await tx.setPending(tenantId, n.accountId, n.asset, n.pending);
+}
+
+const accountsOf = async (tx: WriteTx, tenantId: string, input: TransactionInput) =>
+  new Map((await tx.accountsByIds(tenantId, [...new Set(input.lines.map((l) => l.accountId))])).map((a) => [a.id, a]));
+
+/** The hold's event and audit record, written with its change. */
+async function record(ctx: WriteContext, hold: Omit<Hold, 'seq'>, actor: Actor, action: AuditAction, type: string, at: string, payload: Record<string, unknown>) {
+  await appendAudit(ctx.tx, ctx.ids, hold.tenantId, actor, action, at, { holdId: hold.id, ...payload });
+  await ctx.tx.insertOutbox({ id: ctx.ids.next(), tenantId: hold.tenantId, type, payload: toJsonText(holdView(hold)), createdAt: at });
+}
+
+export async function createHoldCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; holdId: string; input: TransactionInput; expiresAt: string | null; key: string; hash: string },
+): Promise<StoredResponse> {
+  const { tx, commitClock } = ctx;
+  const { tenantId, key, input } = args;
+  const replay = await storedReplay(tx, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash: args.hash });
+  if (replay) return replay;
+  assertBalanced(input.lines);
+  const accounts = await checkAccounts(tx, tenantId, input);
+  const createdAt = commitClock.next();
+  const expiresAt = args.expiresAt ?? new Date(Date.parse(createdAt) + HOLD_EXPIRY_DEFAULT_MS).toISOString();
+  await movePending(tx, tenantId, input, accounts, 1n);
+  const hold = { id: args.holdId, tenantId, status: 'PENDING' as const, input, expiresAt, createdAt, decidedAt: null, capturedAmount: null, transactionId: null };
+  await tx.insertHold(hold);
+  await record(ctx, hold, args.actor, 'CREATE_HOLD', 'hold.created', createdAt, { lineCount: input.lines.length, expiresAt, idempotencyKey: key });
+  const response: StoredResponse = { status: 201, body: toJsonText(holdView(hold)) };
+  await tx.insertIdempotency(tenantId, CREATE_HOLD_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
+  return response;
+}
+
+async function pendingHold(tx: WriteTx, tenantId: string, holdId: string): Promise<Hold> {
+  const hold = await tx.hold(tenantId, holdId);
+  if (!hold) throw notFound(`Hold ${holdId}`);
+  if (hold.status !== 'PENDING') throw new LedgerError('CONFLICT', `Hold ${holdId} is ${hold.status}, no longer PENDING; it was not changed.`, { extra: { status: hold.status } });
+  return hold;
+}
+
+/** Ends a PENDING hold without posting: voided by a request, or expired by the sweeper. */
+async function release(ctx: WriteContext, hold: Hold, status: Extract<HoldStatus, 'VOIDED' | 'EXPIRED'>, actor: Actor, at: string) {
+  await movePending(ctx.tx, hold.tenantId, hold.input, await accountsOf(ctx.tx, hold.tenantId, hold.input), -1n);
+  const ended = { ...hold, status, decidedAt: at };
+  await ctx.tx.closeHold(hold.tenantId, hold.id, { status, decidedAt: at, capturedAmount: null, transactionId: null });
+  await record(ctx, ended, actor, status === 'VOIDED' ? 'VOID_HOLD' : 'EXPIRE_HOLD', status === 'VOIDED' ? 'hold.voided' : 'hold.expired', at, {});
+  return ended;
+}
+
+/** Runs a hold's step once per Idempotency-Key when one is given: a retry answers what the first answered. */
+async function idempotent(ctx: WriteContext, tenantId: string, endpoint: string, key: string | null, hash: string, step: () => Promise<StoredResponse>): Promise<StoredResponse> {
+  if (key === null) return step();
+  const replay = await storedReplay(ctx.tx, { tenantId, endpoint, key, hash });
+  if (replay) return replay;
+  const response = await step();
+  await ctx.tx.insertIdempotency(tenantId, endpoint, key, { requestHash: hash, ...response }, ctx.commitClock.next());
+  return response;
+}
+
+export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; holdId: string; key: string | null }): Promise<StoredResponse> {
+  const { tenantId, holdId } = args;
+  return idempotent(ctx, tenantId, voidEndpoint(holdId), args.key, requestHash(holdId), async () => {
+    const hold = await pendingHold(ctx.tx, tenantId, holdId);
+    const voided = await release(ctx, hold, 'VOIDED', args.actor, ctx.commitClock.next());
+    return { status: 200, body: toJsonText(holdView(voided)) };
+  });
+}
+
+/**
+ * Posts the hold under a new transaction (metadata `captureOfHoldId`), whole, or for a hold of one debit and one
+ * credit in one asset, a smaller amount: the rest is released. Its limits are checked like any posting's, with the
+ * hold's own reservation released first.
+ */
+export async function captureHoldCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null },
+): Promise<StoredResponse> {
+  const { tenantId, holdId } = args;
+  return idempotent(ctx, tenantId, captureEndpoint(holdId), args.key, requestHash(`${holdId}\u0000${args.amount ?? ''}`), async () => {
+    const { tx, commitClock } = ctx;
+    const hold = await pendingHold(tx, tenantId, holdId);
+    const lines = hold.input.lines;
+    const asset = lines[0]!.asset;
+    const whole = lines.filter((l) => l.entryType === 'DEBIT').reduce((sum, l) => sum + l.amountMinor, 0n);
+    let captured = whole;
+    if (args.amount !== null) {
+      if (lines.length !== 2 || lines[1]!.asset !== asset) {
+        throw invalid('amount: a part can be captured only from a hold of one debit and one credit in one asset; capture it whole.', [{ path: 'amount', message: 'only for a hold of one debit and one credit in one asset' }]);
+      }
+      const parsed = parseAmount(args.amount, asset);
+      if (!parsed.ok) throw invalid(`amount ${parsed.message}.`, [{ path: 'amount', message: parsed.message }]);
+      if (parsed.minor > whole) {
+        throw new LedgerError('HOLD_AMOUNT_EXCEEDED', `amount ${args.amount} is more than the ${formatMinor(whole, asset)} ${asset} held; the hold was not changed.`, {
+          extra: { heldAmount: formatMinor(whole, asset) },
+        });
+      }
+      captured = parsed.minor;
+    }
+    const accounts = await accountsOf(tx, tenantId, hold.input);
+    await movePending(tx, tenantId, hold.input, accounts, -1n);
+    const input: TransactionInput = {
+      metadata: { captureOfHoldId: holdId },
+      lines: captured === whole ? lines : lines.map((l) => ({ ...l, amountMinor: captured })),
+    };
+    const at = commitClock.next();
+    const rendered = renderPosting(input, ctx.ids);
+    await writePosting(ctx, {
+      tenantId,
+      actor: args.actor,
+      input,
+      rendered,
+      createdAt: at,
+      audit: { action: 'POST_TRANSACTION', payload: { transactionId: rendered.transactionId, lineCount: lines.length, captureOfHoldId: holdId } },
+      matchSettlements: true,
+    });
+    const capturedAmount = formatMinor(captured, asset);
+    const done = { ...hold, status: 'CAPTURED' as const, decidedAt: at, capturedAmount, transactionId: rendered.transactionId };
+    await tx.closeHold(tenantId, holdId, { status: 'CAPTURED', decidedAt: at, capturedAmount, transactionId: rendered.transactionId });
+    await record(ctx, done, args.actor, 'CAPTURE_HOLD', 'hold.captured', at, { transactionId: rendered.transactionId, capturedAmount });
+    return { status: 200, body: toJsonText(holdView(done)) };
+  });
+}
+
+/** The sweeper: PENDING holds past their expiry are released (EXPIRED), a batch at a time. Answers how many. */
+export async function expireHoldsCommand(ctx: WriteContext, args: { limit: number }): Promise<number> {
+  const at = ctx.commitClock.next();
+  const due = await ctx.tx.expiredHolds(at, args.limit);
+  for (const { tenantId, id } of due) await release(ctx, (await ctx.tx.hold(tenantId, id))!, 'EXPIRED', SYSTEM_ACTOR, at);
+  return due.length;
+}
+
+/** When a hold expires: as asked (in the future, within the maximum), else the default after now. */
+function expiryOf(deps: Deps, expiresAt: number | undefined): string | null {
+  if (expiresAt === undefined) return null;
+  const now = deps.clock.now().getTime();
+  if (expiresAt <= now) throw invalid('expiresAt must be in the future.', [{ path: 'expiresAt', message: 'must be in the future' }]);
+  if (expiresAt > now + HOLD_EXPIRY_MAX_MS) {
+    throw invalid(`expiresAt must be within ${HOLD_EXPIRY_MAX_MS / 86_400_000} days.`, [{ path: 'expiresAt', message: `must be within ${HOLD_EXPIRY_MAX_MS / 86_400_000} days` }]);
+  }
+  return new Date(expiresAt).toISOString();
+}
+
+export class HoldService {
+  private readonly inFlight = new InFlightKeys();
+
+  constructor(private readonly deps: Deps) {}
+
+  async create(tenantId: string, actor: Actor, key: string, body: CreateHoldBody): Promise<StoredResponse> {
+    const input = toTransactionInput(body);
+    const expiresAt = expiryOf(this.deps, body.expiresAt);
+    const hash = requestHash(`${fingerprint(input)}\u0000${expiresAt ?? ''}`);
+    return once(this.inFlight, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash }, () =>
+      this.deps.writer.run('createHold', { tenantId, actor, holdId: uuidV7.next(), input, expiresAt, key, hash }),
+    );
+  }
+
+  capture = (tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null) =>
+    this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount: body.amount ?? null, key });
+
+  void = (tenantId: string, actor: Actor, holdId: string, key: string | null) => this.deps.writer.run('voidHold', { tenantId, actor, holdId, key });
+
+  expireDue = (limit: number) => this.deps.writer.run('expireHolds', { limit });
+
+  async get(tenantId: string, holdId: string) {
+    const hold = await this.deps.store.hold(tenantId, holdId);
+    if (!hold) throw notFound(`Hold ${holdId}`);
+    return holdView(hold);
+  }
+
+  list(tenantId: string, query: PageQuery & { status?: HoldStatus; accountId?: string }) {
+    const filter = { status: query.status ?? null, accountId: query.accountId ?? null };
+    return pageBySeq(
+      this.deps,
+      `holds:${tenantId}:${filter.status ?? '*'}:${filter.accountId ?? '*'}`,
+      query,
+      (before, limit) => this.deps.store.holdsPage(tenantId, filter, before, limit),
+      (hold) => holdView(hold),
+    );
+  }
+}

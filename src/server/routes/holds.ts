@@ -1,0 +1,89 @@
+// Two-phase holds: reserve now, capture (whole or in part) or void later, or let expire.
+import { captureHoldBody, createHoldBody, holdsQuery, idempotencyKeySchema } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
+import { defineRoute } from '../route.js';
+
+const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
+const optionalKey = { schema: idempotencyKeySchema, required: false, description: 'At most 255 characters; a retry with the same key returns the first answer' };
+/** An Idempotency-Key when one is sent (capture and void take one if given). */
+const keyOf = (header: (name: string) => string | null): string | null => {
+  const raw = header('idempotency-key');
+  return raw === null ? null : parseWith(idempotencyKeySchema, raw, 'Idempotency-Key header', 'Idempotency-Key');
+};
+
+export const holdRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/holds',
+    summary: 'Reserve a balanced set of lines: it counts in pending and available and against limits, and posts nothing until captured',
+    operationId: 'createHold',
+    scope: 'TRANSACTIONS_WRITE',
+    body: createHoldBody,
+    headers: { 'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' } },
+    responses: {
+      201: { description: 'The hold, PENDING', schema: 'Hold' },
+      400: 'Missing or invalid Idempotency-Key, malformed body, expiresAt not in the future or too far',
+      ...auth,
+      409: 'A request with the same Idempotency-Key is in progress',
+      422: 'Unknown account, currency mismatch, unbalanced, a balance limit it would pass, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, body, header }) => {
+      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const stored = await ledger.holds.create(principal.tenantId, actor, key, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/holds',
+    summary: 'List holds, newest first, by status and account',
+    operationId: 'listHolds',
+    scope: 'TRANSACTIONS_READ',
+    query: holdsQuery,
+    responses: { 200: { description: 'A page of holds, newest first', schema: 'HoldsPage' }, 400: 'Invalid status, accountId, limit or cursor', ...auth },
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.holds.list(principal.tenantId, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/holds/:holdId',
+    summary: 'Get a hold',
+    operationId: 'getHold',
+    scope: 'TRANSACTIONS_READ',
+    responses: { 200: { description: 'The hold', schema: 'Hold' }, ...auth, 404: 'Not found' },
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.holds.get(principal.tenantId, params.holdId!) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/holds/:holdId/capture',
+    summary: 'Post a PENDING hold as a transaction (metadata captureOfHoldId): whole, or for one debit and one credit in one asset, a smaller amount (the rest is released)',
+    operationId: 'captureHold',
+    scope: 'TRANSACTIONS_WRITE',
+    body: captureHoldBody,
+    headers: { 'Idempotency-Key': optionalKey },
+    responses: {
+      200: { description: 'The hold, CAPTURED, with capturedAmount and transactionId', schema: 'Hold' },
+      400: 'Malformed amount, or a part of a hold that is not one debit and one credit in one asset',
+      ...auth,
+      404: 'Not found',
+      409: 'The hold is no longer PENDING (unchanged)',
+      422: 'More than the hold holds (HOLD_AMOUNT_EXCEEDED), a balance limit the posting would pass, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, params, body, header }) => {
+      const stored = await ledger.holds.capture(principal.tenantId, actor, params.holdId!, body, keyOf(header));
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/holds/:holdId/void',
+    summary: 'Release a PENDING hold without posting',
+    operationId: 'voidHold',
+    scope: 'TRANSACTIONS_WRITE',
+    headers: { 'Idempotency-Key': optionalKey },
+    responses: { 200: { description: 'The hold, VOIDED', schema: 'Hold' }, ...auth, 404: 'Not found', 409: 'The hold is no longer PENDING (unchanged)' },
+    handle: async ({ ledger, principal, actor, params, header }) => {
+      const stored = await ledger.holds.void(principal.tenantId, actor, params.holdId!, keyOf(header));
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+];

@@ -1,0 +1,44 @@
+// The SQL store's holds.
+import type { Rows } from '../../../core/ports.js';
+import type { Hold, HoldStatus } from '../../../core/hold.js';
+import { lazy, part, SEQ_MAX } from '../part.js';
+import * as m from '../mappers.js';
+import { inputToJson } from '../../../core/agent.js';
+import type { TransactionInput } from '../../../core/types.js';
+
+export const holdsPart = part({
+  async hold(tenantId: string, id: string): Promise<Hold | undefined> {
+    const r = await this.s.hold.get({ tenantId, id });
+    return r && m.toHold(r);
+  },
+
+  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold> {
+    const args = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit, status: filter.status, accountId: filter.accountId };
+    const statement =
+      filter.accountId === null
+        ? filter.status === null
+          ? this.s.holdsPage
+          : this.s.holdsPageByStatus
+        : filter.status === null
+          ? this.s.holdsPageByAccount
+          : this.s.holdsPageByAccountAndStatus;
+    return lazy(statement.iterate(args), m.toHold);
+  },
+
+  async expiredHolds(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>> {
+    return (await this.s.expiredHolds.all({ at, limit })).map((r) => ({ tenantId: r.tenant_id, id: r.id }));
+  },
+
+  /** A new PENDING hold, with each of its accounts once (for the listing by account). */
+  async insertHold(hold: { tenantId: string; id: string; input: TransactionInput; expiresAt: string; createdAt: string }): Promise<void> {
+    const { tenantId, id } = hold;
+    await this.s.insertHold.run({ tenantId, id, input: inputToJson(hold.input), expiresAt: hold.expiresAt, createdAt: hold.createdAt });
+    const seq = (await this.s.holdSeq.get({ tenantId, id }))!.seq;
+    for (const accountId of new Set(hold.input.lines.map((l) => l.accountId))) await this.s.insertHoldAccount.run({ tenantId, accountId, holdSeq: BigInt(seq) });
+  },
+
+  /** Ends a PENDING hold; false when it was no longer PENDING. */
+  async closeHold(tenantId: string, id: string, end: { status: HoldStatus; decidedAt: string; capturedAmount: string | null; transactionId: string | null }): Promise<boolean> {
+    return (await this.s.closeHold.run({ tenantId, id, ...end })) === 1;
+  },
+});

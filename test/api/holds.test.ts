@@ -1,0 +1,156 @@
+// Two-phase holds (issue 19): create, capture (whole or in part), void, expiry; pending and available on the balance;
+// limits with holds counted; conflicts; idempotent retries; events and listing.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
+import { until } from '../helpers/poll.js';
+
+describe('holds', () => {
+  let t: TestServer;
+  let c: Client;
+  let funding: string;
+
+  const hold = (lines: unknown[], extra: Record<string, unknown> = {}, key = randomUUID()) => c.post('/api/v1/holds', { lines, ...extra }, { 'idempotency-key': key });
+  const capture = (id: string, body: unknown = {}, headers: Record<string, string> = {}) => c.post(`/api/v1/holds/${id}/capture`, body, headers);
+  const voidHold = (id: string, headers: Record<string, string> = {}) => c.request('POST', `/api/v1/holds/${id}/void`, { headers });
+  const balance = async (account: string) => {
+    const body = (await c.get(`/api/v1/accounts/${account}/balance`)).body;
+    return { amount: body.amount as number, pending: body.pending as number, available: body.available as number };
+  };
+  const funded = async (amount: string) => {
+    const wallet = await makeAccount(c, { name: 'wallet' });
+    expect((await post(c, [fiat(wallet, 'DEBIT', amount), fiat(funding, 'CREDIT', amount)])).status).toBe(201);
+    return wallet;
+  };
+  /** A hold moving `amount` USD out of `wallet` into a merchant account. */
+  const spend = (wallet: string, merchant: string, amount: string) => [fiat(merchant, 'DEBIT', amount), fiat(wallet, 'CREDIT', amount)];
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    c = client(t.url, t.tenant.apiKey.rawKey);
+    funding = await makeAccount(c, { name: 'funding', type: 'EQUITY' });
+  });
+  afterAll(async () => t?.stop());
+
+  it('a hold reserves without posting: 201 PENDING, pending and available move, the amount and the entries do not', async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const res = await hold(spend(wallet, merchant, '30.00'), { metadata: { order: 'o-1' } });
+    expect(res.status, res.text).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'expiresAt', 'holdId', 'lines', 'metadata', 'status']);
+    expect(res.body.holdId).toMatch(UUID);
+    expect(res.body.status).toBe('PENDING');
+    expect(res.body.metadata).toEqual({ order: 'o-1' });
+    expect(res.body.createdAt).toMatch(ISO_MS);
+    // The default expiry: seven days.
+    expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(7 * 86_400_000);
+    expect(res.body.lines[1]).toEqual({ accountId: wallet, entryType: 'CREDIT', monetaryEntry: { type: 'FIAT', amount: 30, currency: 'USD', rail: 'ACH', bankReference: null } });
+    expect(await balance(wallet)).toEqual({ amount: 100, pending: 30, available: 70 });
+    expect(await balance(merchant)).toEqual({ amount: 0, pending: 0, available: 0 });
+    expect((await c.get(`/api/v1/accounts/${wallet}/entries`)).body.entries).toHaveLength(1);
+    expect((await c.get(`/api/v1/holds/${res.body.holdId}`)).body).toEqual(res.body);
+  });
+
+  it('capture posts the hold whole under a new transaction linked to it; a second capture or a void is 409', async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const created = (await hold(spend(wallet, merchant, '40.00'))).body;
+    const key = randomUUID();
+    const captured = await capture(created.holdId, {}, { 'idempotency-key': key });
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.body).toMatchObject({ holdId: created.holdId, status: 'CAPTURED', capturedAmount: 40 });
+    expect(captured.body.transactionId).toMatch(UUID);
+    const transaction = (await c.get(`/api/v1/transactions/${captured.body.transactionId}`)).body;
+    expect(transaction.metadata).toEqual({ captureOfHoldId: created.holdId });
+    expect(await balance(wallet)).toEqual({ amount: 60, pending: 0, available: 60 });
+    expect((await balance(merchant)).amount).toBe(40);
+    // The same key: the first answer again. Without one, or a void: 409, the hold unchanged.
+    expect((await capture(created.holdId, {}, { 'idempotency-key': key })).body).toEqual(captured.body);
+    expectError(await capture(created.holdId), 409, 'CONFLICT');
+    expectError(await voidHold(created.holdId), 409, 'CONFLICT');
+    expect((await c.get(`/api/v1/holds/${created.holdId}`)).body).toEqual(captured.body);
+  });
+
+  it('a part of a one-debit one-credit hold is captured and the rest released; more than held is 422', async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const created = (await hold(spend(wallet, merchant, '50.00'))).body;
+    expectError(await capture(created.holdId, { amount: '50.01' }), 422, 'HOLD_AMOUNT_EXCEEDED');
+    expectValidation(await capture(created.holdId, { amount: '1.001' }), { detail: { path: 'amount' } });
+    expect((await c.get(`/api/v1/holds/${created.holdId}`)).body.status).toBe('PENDING');
+    const captured = await capture(created.holdId, { amount: '20.00' });
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.body.capturedAmount).toBe(20);
+    expect(await balance(wallet)).toEqual({ amount: 80, pending: 0, available: 80 });
+    expect((await balance(merchant)).amount).toBe(20);
+  });
+
+  it('void releases the hold; a second void or a capture is 409', async () => {
+    const wallet = await funded('10.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const created = (await hold(spend(wallet, merchant, '10.00'))).body;
+    const voided = await voidHold(created.holdId);
+    expect(voided.status, voided.text).toBe(200);
+    expect(voided.body).toEqual({ ...created, status: 'VOIDED' });
+    expect(await balance(wallet)).toEqual({ amount: 10, pending: 0, available: 10 });
+    expectError(await voidHold(created.holdId), 409, 'CONFLICT');
+    expectError(await capture(created.holdId), 409, 'CONFLICT');
+    expectError(await voidHold(randomUUID()), 404, 'NOT_FOUND');
+  });
+
+  it('limits count open holds: what is held cannot be spent twice', async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    expect((await c.request('PUT', `/api/v1/accounts/${wallet}/limits`, { body: { limits: [{ asset: 'USD', min: '0' }] } })).status).toBe(200);
+    expect((await hold(spend(wallet, merchant, '80.00'))).status).toBe(201);
+    const posting = await post(c, spend(wallet, merchant, '30.00'));
+    expectError(posting, 422, 'BALANCE_LIMIT_EXCEEDED');
+    expect(posting.body).toMatchObject({ accountId: wallet, limit: 'min', balance: '-10' });
+    expectError(await hold(spend(wallet, merchant, '30.00')), 422, 'BALANCE_LIMIT_EXCEEDED');
+    expect((await post(c, spend(wallet, merchant, '20.00'))).status).toBe(201);
+    expect(await balance(wallet)).toEqual({ amount: 80, pending: 80, available: 0 });
+  });
+
+  it('64 racing holds and debits never take an account past its min', async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    expect((await c.request('PUT', `/api/v1/accounts/${wallet}/limits`, { body: { limits: [{ asset: 'USD', min: '0' }] } })).status).toBe(200);
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => (i % 2 ? hold(spend(wallet, merchant, '10.00')) : post(c, spend(wallet, merchant, '10.00')))));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 422)).toHaveLength(54);
+    const after = await balance(wallet);
+    expect(after.available).toBe(0);
+    expect(after.amount - after.pending).toBeGreaterThanOrEqual(0);
+  });
+
+  it('lists holds newest first by status and account; writes events; refuses bad input', async () => {
+    const wallet = await funded('10.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const first = (await hold(spend(wallet, merchant, '1.00'))).body;
+    const second = (await hold(spend(wallet, merchant, '2.00'))).body;
+    await voidHold(first.holdId);
+    const mine = await c.get(`/api/v1/holds?accountId=${wallet}`);
+    expect(mine.body.items.map((h: any) => h.holdId)).toEqual([second.holdId, first.holdId]);
+    expect((await c.get(`/api/v1/holds?accountId=${wallet}&status=PENDING`)).body.items.map((h: any) => h.holdId)).toEqual([second.holdId]);
+    expect((await c.get('/api/v1/holds?status=VOIDED')).body.items.map((h: any) => h.holdId)).toContain(first.holdId);
+    const events = (await c.get('/api/v1/events?type=hold.created,hold.voided&limit=200')).body.items as any[];
+    expect(events.filter((e) => e.data.holdId === first.holdId).map((e) => e.type)).toEqual(['hold.created', 'hold.voided']);
+    expectValidation(await c.get('/api/v1/holds?status=OPEN'), { detail: { path: 'status' } });
+    expectValidation(await hold(spend(wallet, merchant, '1.00'), { expiresAt: '2000-01-01T00:00:00Z' }), { detail: { path: 'expiresAt' } });
+    expectError(await hold([fiat(merchant, 'DEBIT', '1.00'), fiat(wallet, 'CREDIT', '2.00')]), 422, 'UNBALANCED');
+    expectError(await c.get(`/api/v1/holds/${randomUUID()}`), 404, 'NOT_FOUND');
+  });
+
+  it('a hold past its expiry is released by the sweeper (EXPIRED, hold.expired)', async () => {
+    const wallet = await funded('10.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const created = (await hold(spend(wallet, merchant, '5.00'), { expiresAt: new Date(Date.now() + 1500).toISOString() })).body;
+    expect((await balance(wallet)).pending).toBe(5);
+    await until('the hold expired', async () => (await c.get(`/api/v1/holds/${created.holdId}`)).body.status === 'EXPIRED', 10_000);
+    expect(await balance(wallet)).toEqual({ amount: 10, pending: 0, available: 10 });
+    const events = (await c.get('/api/v1/events?type=hold.expired&limit=200')).body.items as any[];
+    expect(events.map((e) => e.data.holdId)).toContain(created.holdId);
+    expectError(await capture(created.holdId), 409, 'CONFLICT');
+  });
+});
