@@ -2,7 +2,7 @@
 // limits with holds counted; conflicts; idempotent retries; events and listing.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { until } from '../helpers/poll.js';
 
@@ -84,6 +84,22 @@ describe('holds', () => {
     expect(captured.body.capturedAmount).toBe(20);
     expect(await balance(wallet)).toEqual({ amount: 80, pending: 0, available: 80 });
     expect((await balance(merchant)).amount).toBe(20);
+  });
+
+  it('a part is captured exactly at 18 decimals (BRZ), and the rest released to the last unit', async () => {
+    const wallet = await makeAccount(c, { name: 'brz wallet' });
+    const merchant = await makeAccount(c, { name: 'brz merchant' });
+    expect((await post(c, [onchain(wallet, 'DEBIT', '5.000000000000000001', 'BRZ'), onchain(funding, 'CREDIT', '5.000000000000000001', 'BRZ')])).status).toBe(201);
+    const created = await hold([onchain(merchant, 'DEBIT', '1.000000000000000001', 'BRZ'), onchain(wallet, 'CREDIT', '1.000000000000000001', 'BRZ')]);
+    expect(created.status, created.text).toBe(201);
+    const held = (await c.get(`/api/v1/accounts/${wallet}/balance`)).text;
+    expect(held).toContain('{"token":"BRZ","amount":5.000000000000000001,"pending":1.000000000000000001,"available":4}');
+    const captured = await capture(created.body.holdId, { amount: '0.333333333333333333' });
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.text).toContain('"capturedAmount":0.333333333333333333');
+    const after = (await c.get(`/api/v1/accounts/${wallet}/balance`)).text;
+    expect(after).toContain('{"token":"BRZ","amount":4.666666666666666668,"pending":0,"available":4.666666666666666668}');
+    expect((await c.get(`/api/v1/accounts/${merchant}/balance`)).text).toContain('{"token":"BRZ","amount":0.333333333333333333,');
   });
 
   it('void releases the hold; a second void or a capture is 409', async () => {
