@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { action, parseList, withLedger } from '../common.js';
 import { eventsQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { eventText } from '../../core/webhook.js';
+import { eventText, eventTypes } from '../../core/webhook.js';
 
 interface EventsOptions {
   tenant: string;
@@ -20,7 +20,7 @@ export function registerEvents(program: Command): void {
     .description("print a tenant's events as NDJSON, one per line, oldest first (each as GET /api/v1/events gives it)")
     .requiredOption('--tenant <id>', 'tenant id')
     .option('--after <eventId>', 'start after this event (default: the oldest event kept)')
-    .option('--type <kinds>', 'only these kinds, comma-separated (repeatable): transaction.committed, settlement.matched, settlement.unmatched', (value: string, list: string[]) => [...list, ...parseList(value)], [])
+    .option('--type <kinds>', `only these kinds, comma-separated (repeatable): ${eventTypes.join(', ')}`, (value: string, list: string[]) => [...list, ...parseList(value)], [])
     .option('--follow', 'then keep printing new events as they commit, until SIGINT')
     .action(
       action(async (options: EventsOptions, command: Command) => {
