@@ -12,6 +12,7 @@ import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { readBody } from './body.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
+import { idempotencyKeySchema } from '../core/schemas.js';
 import { toJsonText } from '../core/json.js';
 import type { UrlPolicy } from './webhooks/urlPolicy.js';
 import type { RateLimiter } from './rateLimit.js';
@@ -174,3 +175,19 @@ export function toResponse(reply: Reply, head = false): Response {
   if (head) return respond(null, reply.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
   return respond(text, reply.status, headers);
 }
+
+/** The request's Idempotency-Key: required (400 when missing or invalid), or with `optional`, null when not sent. */
+export function idempotencyKeyOf(header: (name: string) => string | null): string;
+export function idempotencyKeyOf(header: (name: string) => string | null, optional: 'optional'): string | null;
+export function idempotencyKeyOf(header: (name: string) => string | null, optional?: 'optional'): string | null {
+  const raw = header('idempotency-key');
+  if (raw === null && optional) return null;
+  return parseWith(idempotencyKeySchema, raw ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+}
+
+/** The Idempotency-Key header as the writes that take one declare it (for the document and the once-only check). */
+export const IDEMPOTENCY_KEY_HEADER = {
+  schema: idempotencyKeySchema,
+  required: true,
+  description: 'At most 255 characters; a retry with the same key returns the original response',
+} as const;

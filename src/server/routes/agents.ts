@@ -1,8 +1,8 @@
 // Agent-originated transactions (contract, Agents and policy rules). Everything these endpoints record is of type AGENT.
-import { agentSessionIdSchema, agentTransactionsQuery, idempotencyKeySchema, pageQuery, postTransactionBody } from '../../core/schemas.js';
+import { agentSessionIdSchema, agentTransactionsQuery, pageQuery, postTransactionBody } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import type { Actor } from '../../core/audit.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
 const asAgent = (actor: Actor): Actor => ({ ...actor, type: 'AGENT' });
@@ -36,7 +36,7 @@ export const agentRoutes = [
     scope: 'AGENTS_EXECUTE',
     body: postTransactionBody,
     headers: {
-      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+      'Idempotency-Key': IDEMPOTENCY_KEY_HEADER,
       'X-Agent-Session-Id': { schema: agentSessionIdSchema, required: true, description: "The agent's session, at most 255 characters" },
     },
     responses: {
@@ -48,7 +48,7 @@ export const agentRoutes = [
       422: 'POLICY_VIOLATION (with ruleId), unknown account, unbalanced, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, rawKey, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const key = idempotencyKeyOf(header);
       const sessionId = parseWith(agentSessionIdSchema, header('x-agent-session-id') ?? undefined, 'X-Agent-Session-Id header', 'X-Agent-Session-Id');
       const stored = await ledger.agents.execute(principal.tenantId, asAgent(actor), rawKey, sessionId, key, body);
       return { status: stored.status, raw: stored.body };

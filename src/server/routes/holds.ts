@@ -1,15 +1,9 @@
 // Two-phase holds: reserve now, capture (whole or in part) or void later, or let expire.
-import { captureHoldBody, createHoldBody, holdsQuery, idempotencyKeySchema } from '../../core/schemas.js';
-import { parseWith } from '../../core/validate.js';
-import { defineRoute } from '../route.js';
+import { captureHoldBody, createHoldBody, holdsQuery } from '../../core/schemas.js';
+import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
-const optionalKey = { schema: idempotencyKeySchema, required: false, description: 'At most 255 characters; a retry with the same key returns the first answer' };
-/** An Idempotency-Key when one is sent (capture and void take one if given). */
-const keyOf = (header: (name: string) => string | null): string | null => {
-  const raw = header('idempotency-key');
-  return raw === null ? null : parseWith(idempotencyKeySchema, raw, 'Idempotency-Key header', 'Idempotency-Key');
-};
+const optionalKey = { ...IDEMPOTENCY_KEY_HEADER, required: false, description: 'At most 255 characters; a retry with the same key returns the first answer' };
 
 export const holdRoutes = [
   defineRoute({
@@ -19,7 +13,7 @@ export const holdRoutes = [
     operationId: 'createHold',
     scope: 'TRANSACTIONS_WRITE',
     body: createHoldBody,
-    headers: { 'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' } },
+    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
     responses: {
       201: { description: 'The hold, PENDING', schema: 'Hold' },
       400: 'Missing or invalid Idempotency-Key, malformed body, expiresAt not in the future or too far',
@@ -28,7 +22,7 @@ export const holdRoutes = [
       422: 'Unknown account, currency mismatch, unbalanced, a balance limit it would pass, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const key = idempotencyKeyOf(header);
       const stored = await ledger.holds.create(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };
     },
@@ -69,7 +63,7 @@ export const holdRoutes = [
       422: 'More than the hold holds (HOLD_AMOUNT_EXCEEDED), a balance limit the posting would pass, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, params, body, header }) => {
-      const stored = await ledger.holds.capture(principal.tenantId, actor, params.holdId!, body, keyOf(header));
+      const stored = await ledger.holds.capture(principal.tenantId, actor, params.holdId!, body, idempotencyKeyOf(header, 'optional'));
       return { status: stored.status, raw: stored.body };
     },
   }),
@@ -82,7 +76,7 @@ export const holdRoutes = [
     headers: { 'Idempotency-Key': optionalKey },
     responses: { 200: { description: 'The hold, VOIDED', schema: 'Hold' }, ...auth, 404: 'Not found', 409: 'The hold is no longer PENDING (unchanged)' },
     handle: async ({ ledger, principal, actor, params, header }) => {
-      const stored = await ledger.holds.void(principal.tenantId, actor, params.holdId!, keyOf(header));
+      const stored = await ledger.holds.void(principal.tenantId, actor, params.holdId!, idempotencyKeyOf(header, 'optional'));
       return { status: stored.status, raw: stored.body };
     },
   }),

@@ -1,9 +1,8 @@
 // Settlement expectations: register, list, read and cancel.
-import { idempotencyKeySchema, registerSettlementBody, settlementsQuery, type RegisterSettlementBody } from '../../core/schemas.js';
-import { parseWith } from '../../core/validate.js';
+import { registerSettlementBody, settlementsQuery, type RegisterSettlementBody } from '../../core/schemas.js';
 import { invalid } from '../../core/errors.js';
 import { chainAddressRule, isChainAddress } from '../chains/addresses.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 /** Wallet and sender must be addresses of the expected chain: checked here, at the edge, by the chain's SDK. */
 async function checkAddresses(body: RegisterSettlementBody): Promise<void> {
@@ -28,7 +27,7 @@ export const settlementRoutes = [
     scope: 'TRANSACTIONS_WRITE',
     body: registerSettlementBody,
     headers: {
-      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+      'Idempotency-Key': IDEMPOTENCY_KEY_HEADER,
     },
     responses: {
       201: { description: 'The settlement, PENDING', schema: 'Settlement' },
@@ -38,7 +37,7 @@ export const settlementRoutes = [
       422: 'Account not found for the tenant, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const key = idempotencyKeyOf(header);
       await checkAddresses(body);
       const stored = await ledger.settlements.register(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };

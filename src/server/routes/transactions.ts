@@ -1,7 +1,6 @@
 // Posting and reading transactions.
-import { idempotencyKeySchema, pageQuery, postTransactionBody } from '../../core/schemas.js';
-import { parseWith } from '../../core/validate.js';
-import { defineRoute } from '../route.js';
+import { pageQuery, postTransactionBody } from '../../core/schemas.js';
+import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 export const transactionRoutes = [
   defineRoute({
@@ -12,7 +11,7 @@ export const transactionRoutes = [
     scope: 'TRANSACTIONS_WRITE',
     body: postTransactionBody,
     headers: {
-      'Idempotency-Key': { schema: idempotencyKeySchema, required: true, description: 'At most 255 characters; a retry with the same key returns the original response' },
+      'Idempotency-Key': IDEMPOTENCY_KEY_HEADER,
     },
     responses: {
       201: { description: 'The posted transaction\'s id', schema: 'TransactionPosted' },
@@ -23,7 +22,7 @@ export const transactionRoutes = [
       422: 'Unknown account, currency mismatch, unbalanced, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, body, header }) => {
-      const key = parseWith(idempotencyKeySchema, header('idempotency-key') ?? undefined, 'Idempotency-Key header', 'Idempotency-Key');
+      const key = idempotencyKeyOf(header);
       const stored = await ledger.transactions.post(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };
     },
