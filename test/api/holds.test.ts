@@ -158,6 +158,29 @@ describe('holds', () => {
     expectError(await c.get(`/api/v1/holds/${randomUUID()}`), 404, 'NOT_FOUND');
   });
 
+  it("an agent key's hold is judged by the policy rules: a forbidden pair or one above the approval threshold is 422 POLICY_VIOLATION", async () => {
+    const wallet = await funded('100.00');
+    const merchant = await makeAccount(c, { name: 'merchant' });
+    const made = await c.post('/api/v1/api-keys', { scopes: ['TRANSACTIONS_WRITE', 'AGENTS_EXECUTE'] });
+    const agent = client(t.url, made.body.rawKey);
+    const agentHold = (amount: string) => agent.post('/api/v1/holds', { lines: spend(wallet, merchant, amount) }, { 'idempotency-key': randomUUID(), 'x-agent-session-id': 's-1' });
+    const approval = await c.post('/api/v1/admin/policy-rules', { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '50' });
+    expect(approval.status, approval.text).toBe(201);
+    const above = await agentHold('60.00');
+    expectError(above, 422, 'POLICY_VIOLATION');
+    expect(above.body.ruleId).toBe(approval.body.id);
+    expect((await agentHold('40.00')).status).toBe(201);
+    const pair = await c.post('/api/v1/admin/policy-rules', { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: merchant, creditAccountId: wallet });
+    expect(pair.status, pair.text).toBe(201);
+    expectError(await agentHold('1.00'), 422, 'POLICY_VIOLATION');
+    // A person's key is not judged by them.
+    expect((await hold(spend(wallet, merchant, '1.00'))).status).toBe(201);
+    expect((await c.request('DELETE', `/api/v1/admin/policy-rules/${pair.body.id}`)).status).toBe(204);
+    expect((await c.request('DELETE', `/api/v1/admin/policy-rules/${approval.body.id}`)).status).toBe(204);
+    const audit = await c.get('/api/v1/agent/audit?limit=20');
+    expect(audit.body.items.map((r: any) => r.action)).toEqual(expect.arrayContaining(['POLICY_VIOLATION', 'CREATE_HOLD']));
+  });
+
   it('a hold past its expiry is released by the sweeper (EXPIRED, hold.expired)', async () => {
     const wallet = await funded('10.00');
     const merchant = await makeAccount(c, { name: 'merchant' });

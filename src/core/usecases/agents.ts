@@ -9,7 +9,7 @@ import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js'
 import type { TransactionInput } from '../types.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
-import { addDebits, debitsOf, evaluatePolicy, type Debits } from '../policy.js';
+import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
 import { agentTransactionView, reverseOf, type AgentStatus, type AgentTransaction } from '../agent.js';
 import { RawJson } from '../json.js';
 import { toIso } from '../time.js';
@@ -29,6 +29,44 @@ const debitsJson = (debits: Debits): Record<string, string> => Object.fromEntrie
 export type ExecuteOutcome = StoredResponse | { refused: { ruleId: string; message: string } };
 
 /**
+ * The tenant's policy rules on what an agent key asks for: its lines, and its debits with those of the key's agent
+ * transactions in the session and the last hour (what is committed before it: one write judges at a time).
+ */
+export async function judgeAgent(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; at: string },
+): Promise<Verdict> {
+  const { tx } = ctx;
+  const { tenantId, actor, input } = args;
+  return evaluatePolicy(await tx.policyRules(tenantId), {
+    rawKey: args.rawKey,
+    lines: input.lines,
+    debits: debitsOf(input.lines),
+    sessionDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { sessionId: args.sessionId })),
+    hourDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { since: toIso(Date.parse(args.at) - AGENT_HOUR_MS) })),
+  });
+}
+
+/** A refusal writes only its audit record (POLICY_VIOLATION, of type AGENT); the caller answers 422 with the rule. */
+export async function refuseAgent(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; sessionId: string; key: string; at: string },
+  verdict: { rule: { id: string; type: string }; message: string },
+): Promise<{ refused: { ruleId: string; message: string } }> {
+  await appendAudit(ctx.tx, ctx.ids, args.tenantId, args.actor, 'POLICY_VIOLATION', args.at, {
+    ruleId: verdict.rule.id,
+    ruleType: verdict.rule.type,
+    sessionId: args.sessionId,
+    reason: verdict.message,
+    idempotencyKey: args.key,
+  });
+  return { refused: { ruleId: verdict.rule.id, message: verdict.message } };
+}
+
+/** The answer to a refused agent request: 422 POLICY_VIOLATION naming the rule. */
+export const policyViolation = (refused: { ruleId: string; message: string }) => new LedgerError('POLICY_VIOLATION', refused.message, { extra: { ruleId: refused.ruleId } });
+
+/**
  * Judges and then posts, holds, or refuses, all in one write: the limits count what is committed before this
  * transaction, so concurrent requests cannot both slip under one. A refusal writes only its audit record.
  */
@@ -44,23 +82,8 @@ export async function executeAgentTransactionCommand(
   await checkAccounts(tx, tenantId, input);
   const at = commitClock.next();
   const debits = debitsOf(input.lines);
-  const verdict = evaluatePolicy(await tx.policyRules(tenantId), {
-    rawKey: args.rawKey,
-    lines: input.lines,
-    debits,
-    sessionDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { sessionId })),
-    hourDebits: sumDebits(await tx.agentDebits(tenantId, actor.keyId, { since: toIso(Date.parse(at) - AGENT_HOUR_MS) })),
-  });
-  if (verdict.kind === 'REFUSE') {
-    await appendAudit(tx, ids, tenantId, actor, 'POLICY_VIOLATION', at, {
-      ruleId: verdict.rule.id,
-      ruleType: verdict.rule.type,
-      sessionId,
-      reason: verdict.message,
-      idempotencyKey: key,
-    });
-    return { refused: { ruleId: verdict.rule.id, message: verdict.message } };
-  }
+  const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
+  if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
   const { transactionId } = args.rendered;
   const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
   await tx.insertAgentTransaction(
@@ -157,7 +180,7 @@ export class AgentService {
       const rendered = renderPosting(input, uuidV7);
       const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {
-        throw new LedgerError('POLICY_VIOLATION', result.refused.message, { extra: { ruleId: result.refused.ruleId } });
+        throw policyViolation(result.refused);
       }
       return result;
     });

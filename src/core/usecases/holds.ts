@@ -15,6 +15,7 @@ import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { assertWithinLimits, reported } from './limits.js';
 import { checkAccounts, fingerprint, renderPosting, writePosting } from './transactions.js';
+import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
 import type { CaptureHoldBody, CreateHoldBody } from '../schemas.js';
 import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS } from '../limits.js';
 
@@ -60,10 +61,16 @@ async function record(ctx: WriteContext, hold: Omit<Hold, 'seq'>, actor: Actor, 
   await ctx.tx.insertOutbox({ id: ctx.ids.next(), tenantId: hold.tenantId, type, payload: toJsonText(holdView(hold)), createdAt: at });
 }
 
+/** An agent key's hold is judged by the tenant's policy rules, as its transactions are (see judgeAgent). */
+export interface AgentHolder {
+  rawKey: string;
+  sessionId: string;
+}
+
 export async function createHoldCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; holdId: string; input: TransactionInput; expiresAt: string | null; key: string; hash: string },
-): Promise<StoredResponse> {
+  args: { tenantId: string; actor: Actor; holdId: string; input: TransactionInput; expiresAt: string | null; key: string; hash: string; agent: AgentHolder | null },
+): Promise<StoredResponse | { refused: { ruleId: string; message: string } }> {
   const { tx, commitClock } = ctx;
   const { tenantId, key, input } = args;
   const replay = await storedReplay(tx, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash: args.hash });
@@ -71,6 +78,12 @@ export async function createHoldCommand(
   assertBalanced(input.lines);
   const accounts = await checkAccounts(tx, tenantId, input);
   const createdAt = commitClock.next();
+  if (args.agent) {
+    const { sessionId } = args.agent;
+    const verdict = await judgeAgent(ctx, { tenantId, actor: args.actor, rawKey: args.agent.rawKey, sessionId, input, at: createdAt });
+    // A hold cannot wait for a person's approval: what would be held for one is refused.
+    if (verdict.kind !== 'POST') return refuseAgent(ctx, { tenantId, actor: args.actor, sessionId, key, at: createdAt }, verdict);
+  }
   const expiresAt = args.expiresAt ?? new Date(Date.parse(createdAt) + HOLD_EXPIRY_DEFAULT_MS).toISOString();
   await movePending(tx, tenantId, input, accounts, 1n);
   const hold = { id: args.holdId, tenantId, status: 'PENDING' as const, input, expiresAt, createdAt, decidedAt: null, capturedAmount: null, transactionId: null };
@@ -195,13 +208,15 @@ export class HoldService {
 
   constructor(private readonly deps: Deps) {}
 
-  async create(tenantId: string, actor: Actor, key: string, body: CreateHoldBody): Promise<StoredResponse> {
+  async create(tenantId: string, actor: Actor, key: string, body: CreateHoldBody, agent: AgentHolder | null = null): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const expiresAt = expiryOf(this.deps, body.expiresAt);
-    const hash = requestHash(`${fingerprint(input)}\u0000${expiresAt ?? ''}`);
-    return once(this.inFlight, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash }, () =>
-      this.deps.writer.run('createHold', { tenantId, actor, holdId: uuidV7.next(), input, expiresAt, key, hash }),
-    );
+    const hash = requestHash(`${fingerprint(input)}\u0000${expiresAt ?? ''}\u0000${agent?.sessionId ?? ''}`);
+    return once(this.inFlight, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash }, async () => {
+      const result = await this.deps.writer.run('createHold', { tenantId, actor, holdId: uuidV7.next(), input, expiresAt, key, hash, agent });
+      if ('refused' in result) throw policyViolation(result.refused);
+      return result;
+    });
   }
 
   capture = (tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null) =>

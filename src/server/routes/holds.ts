@@ -1,5 +1,6 @@
 // Two-phase holds: reserve now, capture (whole or in part) or void later, or let expire.
-import { captureHoldBody, createHoldBody, holdsQuery } from '../../core/schemas.js';
+import { agentSessionIdSchema, captureHoldBody, createHoldBody, holdsQuery } from '../../core/schemas.js';
+import { parseWith } from '../../core/validate.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
@@ -13,17 +14,25 @@ export const holdRoutes = [
     operationId: 'createHold',
     scope: 'TRANSACTIONS_WRITE',
     body: createHoldBody,
-    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
+    headers: {
+      'Idempotency-Key': IDEMPOTENCY_KEY_HEADER,
+      'X-Agent-Session-Id': { schema: agentSessionIdSchema, required: false, description: "An agent key's session, counted by the session limits of the policy rules (at most 255 characters)" },
+    },
     responses: {
       201: { description: 'The hold, PENDING', schema: 'Hold' },
       400: 'Missing or invalid Idempotency-Key, malformed body, expiresAt not in the future or too far',
       ...auth,
       409: 'A request with the same Idempotency-Key is in progress',
-      422: 'Unknown account, currency mismatch, unbalanced, a balance limit it would pass, or key reused with another body',
+      422: 'Unknown account, currency mismatch, unbalanced, a balance limit it would pass, a policy rule an agent key breaks (POLICY_VIOLATION), or key reused with another body',
     },
-    handle: async ({ ledger, principal, actor, body, header }) => {
+    handle: async ({ ledger, principal, body, header, rawKey }) => {
       const key = idempotencyKeyOf(header);
-      const stored = await ledger.holds.create(principal.tenantId, actor, key, body);
+      // A key that lists AGENTS_EXECUTE is an agent's: its hold is judged by the policy rules and recorded as AGENT.
+      const agent = principal.scopes.includes('AGENTS_EXECUTE');
+      const actor = { type: agent ? ('AGENT' as const) : ('HUMAN' as const), keyId: principal.keyId };
+      const session = header('x-agent-session-id');
+      const holder = agent ? { rawKey, sessionId: session === null ? '' : parseWith(agentSessionIdSchema, session, 'X-Agent-Session-Id header', 'X-Agent-Session-Id') } : null;
+      const stored = await ledger.holds.create(principal.tenantId, actor, key, body, holder);
       return { status: stored.status, raw: stored.body };
     },
   }),
