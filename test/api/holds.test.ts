@@ -102,6 +102,27 @@ describe('holds', () => {
     expect((await c.get(`/api/v1/accounts/${merchant}/balance`)).text).toContain('{"token":"BRZ","amount":0.333333333333333333,');
   });
 
+  it("a capture's on-chain lines settle what a settlement expects, as a posting's do", async () => {
+    const custody = await makeAccount(c, { name: 'custody' });
+    const clearing = await makeAccount(c, { name: 'clearing', type: 'LIABILITY' });
+    const wallet = '0x0000000000000000000000000000000000000001';
+    const expected = await c.post(
+      '/api/v1/settlements',
+      { accountId: custody, expectedToken: 'USDC', expectedAmount: '1.5', expectedWalletAddress: wallet, expectedChainId: 'EVM' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(expected.status, expected.text).toBe(201);
+    const txHash = `0x${randomUUID().replace(/-/g, '')}`;
+    const created = await hold([onchain(custody, 'DEBIT', '1.5', 'USDC', { txHash }), onchain(clearing, 'CREDIT', '1.5', 'USDC', { txHash })]);
+    expect(created.status, created.text).toBe(201);
+    expect((await c.get(`/api/v1/settlements/${expected.body.settlementId}`)).body.status).toBe('PENDING');
+    const captured = await capture(created.body.holdId);
+    expect(captured.status, captured.text).toBe(200);
+    const settled = (await c.get(`/api/v1/settlements/${expected.body.settlementId}`)).body;
+    expect(settled.status).toBe('SETTLED');
+    expect(settled.matchedTransactionId).toBe(captured.body.transactionId);
+  });
+
   it('void releases the hold; a second void or a capture is 409', async () => {
     const wallet = await funded('10.00');
     const merchant = await makeAccount(c, { name: 'merchant' });
