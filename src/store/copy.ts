@@ -32,6 +32,9 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'chain_checkpoints', key: ['chain'] },
   { table: 'chain_transfers', key: ['seq'] },
   { table: 'onchain_lines', key: ['tenant_id', 'transaction_id', 'line_no'] },
+  { table: 'event_retention', key: ['tenant_id'] },
+  { table: 'holds', key: ['seq'] },
+  { table: 'hold_accounts', key: ['tenant_id', 'account_id', 'hold_seq'] },
 ];
 
 export interface CopyProgress {
@@ -48,8 +51,8 @@ export interface CopyReport {
 const countOf = async (k: Kysely<Database>, table: Table): Promise<number> =>
   Number((await k.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
-/** Tables whose rows carry a whole document: a transaction, an event body, an agent's request. */
-const DOCUMENT_TABLES: ReadonlySet<Table> = new Set(['transactions', 'outbox', 'agent_transactions']);
+/** Tables whose rows carry a whole document: a transaction, an event body, an agent's request, a hold's. */
+const DOCUMENT_TABLES: ReadonlySet<Table> = new Set(['transactions', 'outbox', 'agent_transactions', 'holds']);
 
 /** The rows of a table after a key position, in key order, a batch at a time. */
 export async function* rowsOf(k: Kysely<Database>, table: Table, key: readonly string[]): AsyncGenerator<Array<Record<string, unknown>>> {

@@ -21,6 +21,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
   let firstPage: { items: Array<{ transactionId: string }>; nextCursor: string };
   let secondPage: unknown;
   let accountsBefore: unknown;
+  let holdBefore: { holdId: string };
+  let balanceBefore: { accountId: string };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-copy-'));
@@ -69,6 +71,15 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
     const executed = await agent.post('/api/v1/agent/transactions', { lines: [fiat(cash, 'DEBIT', '5.00'), fiat(deposits, 'CREDIT', '5.00')] }, { 'idempotency-key': 'agent-1', 'x-agent-session-id': 'session-1' });
     expect(executed.status, executed.text).toBe(201);
 
+    // A PENDING hold (what it reserves is on the balance rows), a limit, and the first event pruned.
+    expect((await c.request('PUT', `/api/v1/accounts/${cash}/limits`, { body: { limits: [{ asset: 'USD', min: '-1000' }] } })).status).toBe(200);
+    const held = await c.post('/api/v1/holds', { lines: [fiat(cash, 'DEBIT', '7.00'), fiat(deposits, 'CREDIT', '7.00')] }, { 'idempotency-key': 'hold-1' });
+    expect(held.status, held.text).toBe(201);
+    holdBefore = held.body;
+    const firstEvent = (await ledger.store.outboxAfter(tenantId, 0))!;
+    expect(await ledger.pruneEvents(tenantId, new Date(Date.parse(firstEvent.createdAt) + 1).toISOString())).toBeGreaterThan(0);
+    balanceBefore = (await c.get(`/api/v1/accounts/${deposits}/balance`)).body;
+
     const page = await c.get('/api/v1/transactions?limit=2');
     expect(page.body.nextCursor).toEqual(expect.any(String));
     firstPage = page.body;
@@ -89,7 +100,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
     expect(copied.code, copied.stderr).toBe(0);
     const report = JSON.parse(copied.stdout) as { tables: Array<{ table: string; rows: number }>; tenantsVerified: number; auditRecordsVerified: number; balancesVerified: number };
     const rows = Object.fromEntries(report.tables.map((t) => [t.table, t.rows]));
-    for (const table of ['tenants', 'api_keys', 'accounts', 'transactions', 'entries', 'balances', 'idempotency', 'audit_log', 'outbox', 'instance_secrets', 'settlements', 'reconciliation_results', 'webhooks', 'webhook_deliveries', 'policy_rules', 'agent_transactions', 'chain_checkpoints', 'chain_transfers', 'onchain_lines']) {
+    for (const table of ['tenants', 'api_keys', 'accounts', 'transactions', 'entries', 'balances', 'idempotency', 'audit_log', 'outbox', 'instance_secrets', 'settlements', 'reconciliation_results', 'webhooks', 'webhook_deliveries', 'policy_rules', 'agent_transactions', 'chain_checkpoints', 'chain_transfers', 'onchain_lines', 'holds', 'hold_accounts', 'event_retention']) {
       expect(rows[table], table).toBeGreaterThan(0);
     }
     expect(report.tenantsVerified).toBe(1);
@@ -98,6 +109,9 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
     running = await serve(target);
     const c = client(running.url, rawKey);
     expect((await c.get('/api/v1/accounts')).body).toEqual(accountsBefore);
+    expect((await c.get(`/api/v1/holds/${holdBefore.holdId}`)).body).toEqual(holdBefore);
+    const balanceAfter = (await c.get(`/api/v1/accounts/${balanceBefore.accountId}/balance`)).body;
+    expect({ ...balanceAfter, computedAt: null }).toEqual({ ...balanceBefore, computedAt: null });
     const next = await c.get(`/api/v1/transactions?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor)}`);
     expect(next.status, next.text).toBe(200);
     // The same page; a cursor carries its time of signing, so only its presence is compared.
