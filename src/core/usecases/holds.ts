@@ -144,7 +144,8 @@ export async function captureHoldCommand(
     const hold = await pendingHold(tx, tenantId, holdId);
     const lines = hold.input.lines;
     const asset = lines[0]!.asset;
-    const whole = lines.filter((l) => l.entryType === 'DEBIT').reduce((sum, l) => sum + l.amountMinor, 0n);
+    // What a capture reports: the debits in its first line's asset (a hold in several assets posts them all).
+    const whole = lines.filter((l) => l.entryType === 'DEBIT' && l.asset === asset).reduce((sum, l) => sum + l.amountMinor, 0n);
     let captured = whole;
     if (args.amount !== null) {
       if (lines.length !== 2 || lines[1]!.asset !== asset) {
