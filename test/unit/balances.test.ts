@@ -33,12 +33,14 @@ describe('balances, entries and statements', () => {
       accountId: cash,
       currency: 'USD',
       amount: 6,
+      pending: 0,
+      available: 6,
       normalBalance: 'DEBIT',
       computedAt: '2030-05-10T00:00:00.000Z',
       onChainBalances: [
-        { token: 'BRZ', amount: 1 },
-        { token: 'USDC', amount: 0.25 },
-        { token: 'USDT', amount: 3.5 },
+        { token: 'BRZ', amount: 1, pending: 0, available: 1 },
+        { token: 'USDC', amount: 0.25, pending: 0, available: 0.25 },
+        { token: 'USDT', amount: 3.5, pending: 0, available: 3.5 },
       ],
     });
     const revenue = await h.ledger.balance(h.tenantId, sales, undefined);
@@ -149,13 +151,14 @@ describe('balances over a store stand-in', () => {
 
   it('sorts the token balances by name whatever order the store answers in', async () => {
     const { balance } = await import('../../src/core/usecases/balances.js');
-    const balances = new Map<string, bigint>([
-      ['USDT', 1n],
-      ['USD', 5n],
-      ['BRZ', 2n],
-      ['USDC', 3n],
+    const none = { out: 0n, in: 0n };
+    const balances = new Map<string, { balance: bigint; pending: { out: bigint; in: bigint } }>([
+      ['USDT', { balance: 1n, pending: none }],
+      ['USD', { balance: 5n, pending: none }],
+      ['BRZ', { balance: 2n, pending: none }],
+      ['USDC', { balance: 3n, pending: none }],
     ]);
-    const view = await balance(deps({ balances: () => balances }), 't', 'a', undefined);
+    const view = await balance(deps({ balancesWithPending: () => balances }), 't', 'a', undefined);
     expect(view.onChainBalances.map((b) => b.token)).toEqual(['BRZ', 'USDC', 'USDT']);
     expect(view.amount.text).toBe('0.05');
   });

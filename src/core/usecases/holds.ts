@@ -225,7 +225,11 @@ export class HoldService {
 
   void = (tenantId: string, actor: Actor, holdId: string, key: string | null) => this.deps.writer.run('voidHold', { tenantId, actor, holdId, key });
 
-  expireDue = (limit: number) => this.deps.writer.run('expireHolds', { limit });
+  /** Expires what is due; read first, so that a server with nothing due commits nothing (and wakes no one). */
+  async expireDue(limit: number): Promise<number> {
+    if ((await this.deps.store.expiredHolds(this.deps.clock.now().toISOString(), 1)).length === 0) return 0;
+    return this.deps.writer.run('expireHolds', { limit });
+  }
 
   async get(tenantId: string, holdId: string) {
     const hold = await this.deps.store.hold(tenantId, holdId);

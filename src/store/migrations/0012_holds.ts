@@ -26,8 +26,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('holds_tenant_id').unique().on('holds').columns(['tenant_id', 'id']).execute();
   await db.schema.createIndex('holds_tenant_status_seq').on('holds').columns(['tenant_id', 'status', 'seq']).execute();
   await db.schema.createIndex('holds_tenant_seq').on('holds').columns(['tenant_id', 'seq']).execute();
-  // The expiry sweeper: PENDING holds by expiry, across tenants.
-  await db.schema.createIndex('holds_status_expiry').on('holds').columns(['status', 'expires_at']).execute();
+  // The expiry sweeper: each tenant's PENDING holds by expiry (tenant id leads every index).
+  await db.schema.createIndex('holds_tenant_status_expiry').on('holds').columns(['tenant_id', 'status', 'expires_at']).execute();
   // GET /api/v1/holds?accountId=: a hold's accounts, each once.
   await db.schema
     .createTable('hold_accounts')

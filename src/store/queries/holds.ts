@@ -52,7 +52,14 @@ export function holdsStatements(prepare: Preparer) {
         .where('status', '=', 'PENDING'),
     ),
     expiredHolds: p((q) =>
-      q.selectFrom('holds').select(['tenant_id', 'id']).where('status', '=', 'PENDING').where('expires_at', '<=', param('at')).orderBy('expires_at', 'asc').limit(param<number>('limit')),
+      q
+        .selectFrom('holds')
+        .select('id')
+        .where('tenant_id', '=', tenant)
+        .where('status', '=', 'PENDING')
+        .where('expires_at', '<=', param('at'))
+        .orderBy('expires_at', 'asc')
+        .limit(param<number>('limit')),
     ),
   };
 }
