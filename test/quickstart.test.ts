@@ -42,7 +42,7 @@ describe('README quickstart', () => {
         timeout: 60_000,
       });
       expect(stdout).toMatch(/"transactionId":"[0-9a-f-]{36}"/);
-      expect(stdout).toMatch(/"amount":125\.5,"normalBalance":"DEBIT"/);
+      expect(stdout).toMatch(/"amount":125\.5,"pending":0,"available":125\.5,"normalBalance":"DEBIT"/);
       expect(stdout).toMatch(/"closingBalance":125\.5/);
 
       // The document's examples are the quickstart's: what it sends, and what it prints (ids and times aside).

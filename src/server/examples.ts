@@ -27,7 +27,7 @@ export const QUICKSTART_EXAMPLES: Record<string, OperationExample> = {
     response: { status: 201, body: { transactionId: TRANSACTION } },
   },
   getBalance: {
-    response: { status: 200, body: { accountId: CASH, currency: 'USD', amount: 125.5, normalBalance: 'DEBIT', computedAt: AT, onChainBalances: [] } },
+    response: { status: 200, body: { accountId: CASH, currency: 'USD', amount: 125.5, pending: 0, available: 125.5, normalBalance: 'DEBIT', computedAt: AT, onChainBalances: [] } },
   },
   getStatement: {
     response: {
