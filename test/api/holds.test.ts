@@ -134,6 +134,14 @@ describe('holds', () => {
     expectError(await voidHold(created.holdId), 409, 'CONFLICT');
     expectError(await capture(created.holdId), 409, 'CONFLICT');
     expectError(await voidHold(randomUUID()), 404, 'NOT_FOUND');
+    // A void under an Idempotency-Key answers its retry as the first time.
+    const other = (await hold(spend(wallet, merchant, '1.00'))).body;
+    const key = { 'idempotency-key': randomUUID() };
+    const first = await voidHold(other.holdId, key);
+    expect(first.status, first.text).toBe(200);
+    const retried = await voidHold(other.holdId, key);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual(first.body);
   });
 
   it('limits count open holds: what is held cannot be spent twice', async () => {
