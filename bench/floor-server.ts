@@ -12,7 +12,7 @@ import { toNodeHandler } from 'srvx/node';
 import { openLedger } from '../src/store/open.js';
 import { createApp } from '../src/server/app.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
-import { urlPolicyOf } from '../src/server/serve.js';
+import { urlPolicyOf } from '../src/workers/index.js';
 import { toJsonText } from '../src/core/json.js';
 import { readBody } from '../src/server/body.js';
 import { nodeRequestOf } from '../src/server/route.js';

@@ -3,7 +3,8 @@
 //   listhen  listhen's listen() with its https option (needs `npm i --no-save listhen@1`)
 // Prints `url <url>` once it listens.
 import { toNodeHandler } from 'srvx/node';
-import { startServer, urlPolicyOf } from '../src/server/serve.js';
+import { startServer } from '../src/server/serve.js';
+import { urlPolicyOf } from '../src/workers/index.js';
 import { openLedger } from '../src/store/open.js';
 import { createApp } from '../src/server/app.js';
 import { BODY_IDLE_TIMEOUT_DEFAULT_MS } from '../src/core/limits.js';

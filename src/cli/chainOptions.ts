@@ -1,7 +1,7 @@
 // The chain watcher options that `ledger serve` and `ledger watch` share (contract, Server options).
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import type { ChainSettings } from '../server/serve.js';
+import type { ChainSettings } from '../workers/index.js';
 import { invalid } from '../core/errors.js';
 import { parseTokenRegistry } from '../core/tokenRegistry.js';
 

@@ -1,6 +1,6 @@
 // The webhook options that `ledger serve` and `ledger webhooks run` share.
 import type { Command } from 'commander';
-import type { WebhookSettings } from '../server/serve.js';
+import type { WebhookSettings } from '../workers/index.js';
 import { parseList } from './common.js';
 
 export interface WebhookFlags {

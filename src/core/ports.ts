@@ -11,6 +11,9 @@ import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from './chainWa
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 
+/** Where the server and its workers write what they have to say; `debug` lines are for an operator who asked for them. */
+export type Logger = (line: string, level?: 'debug') => void;
+
 export interface Clock {
   now(): Date;
 }

@@ -3,6 +3,9 @@ import { HTTPError } from 'h3';
 import { respond } from './respond.js';
 import { LedgerError, type ErrorCode } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
+import type { Logger } from '../core/ports.js';
+
+export type { Logger };
 
 export const statusByCode = {
   VALIDATION_FAILED: 400,
@@ -29,8 +32,6 @@ export const statusByCode = {
   INTERNAL: 500,
 } as const satisfies Record<ErrorCode, number>;
 
-/** Where the server writes what it has to say; `debug` lines are for an operator who asked for them. */
-export type Logger = (line: string, level?: 'debug') => void;
 
 /** Turns anything thrown by a handler into a response; only unexpected errors are logged, and their details stay in the log. */
 export function errorResponse(error: unknown, log: Logger): Response {

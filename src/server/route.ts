@@ -14,7 +14,7 @@ import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { idempotencyKeySchema } from '../core/schemas.js';
 import { toJsonText } from '../core/json.js';
-import type { UrlPolicy } from './webhooks/urlPolicy.js';
+import type { UrlPolicy } from '../workers/webhooks/urlPolicy.js';
 import type { RateLimiter } from './rateLimit.js';
 import type { ResponseName } from '../core/responses.js';
 import type { EventStreams } from './eventStreams.js';

@@ -5,16 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
 import type { Ledger } from '../core/ledger.js';
 import { openLedger } from '../store/open.js';
-import type { Clock, Leases } from '../core/ports.js';
+import type { Clock } from '../core/ports.js';
 import { createApp } from './app.js';
-import { HoldSweeper, SettlementSweeper } from './sweeper.js';
-import { WebhookSender } from './webhooks/sender.js';
-import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
-import type { RetryPolicy } from '../core/webhook.js';
-import { MAINNET_TOKENS, type TokenRegistry } from '../core/tokenRegistry.js';
-import { EvmWatcher } from './chains/evmWatcher.js';
-import { TronWatcher } from './chains/tronWatcher.js';
-import { SolanaWatcher } from './chains/solanaWatcher.js';
+import { startWorkers, urlPolicyOf, type WorkerSettings } from '../workers/index.js';
 import type { Logger } from './errors.js';
 import {
   BODY_IDLE_TIMEOUT_DEFAULT_MS,
@@ -30,11 +23,10 @@ import { answerClientError } from './clientError.js';
 import { RateLimiter } from './rateLimit.js';
 import { InFlightRequests } from './inFlight.js';
 import { EventStreams } from './eventStreams.js';
-import { EventPruner } from './eventPruner.js';
 
 const DRAIN_SWEEP_MS = 20;
 
-export interface ServeOptions {
+export interface ServeOptions extends WorkerSettings {
   /** The database: a SQLite file path, or a postgres:// URL (store/open.ts). */
   db: string;
   /** PostgreSQL: the connections opened for reads (`--db-pool`). */
@@ -48,16 +40,10 @@ export interface ServeOptions {
   clock?: Clock;
   /** How long a new settlement stays PENDING; the contract's default when absent. */
   settlementTtlSeconds?: number;
-  /** Tests: how often expired settlements are swept after the sweep at start (`SETTLEMENT_SWEEP_INTERVAL_MS`). */
-  settlementSweepIntervalMs?: number;
   /** A request body that sends nothing for this long is refused with 408 (`--body-timeout`). */
   bodyIdleTimeoutMs?: number;
   /** Requests a second per API key (token bucket, burst = the rate); none when absent. */
   rateLimitPerSecond?: number;
-  webhooks?: WebhookSettings;
-  chains?: ChainSettings;
-  /** The workers this process runs beside the API (`--workers`); all of them when absent. */
-  workers?: ReadonlySet<WorkerName>;
   /** HTTPS with this certificate and key (read again on SIGHUP); plain HTTP when absent. */
   tls?: TlsFiles;
   /** Request headers must arrive within this long (`--headers-timeout`). */
@@ -66,87 +52,8 @@ export interface ServeOptions {
   keepAliveTimeoutMs?: number;
   /** Open connections at most (`--max-connections`). */
   maxConnections?: number;
-  /** Events older than this many days are pruned (`--event-retention`); kept for ever when absent. */
-  eventRetentionDays?: number;
-  /** Tests: how often events past the retention time are pruned (`EVENT_PRUNE_INTERVAL_MS`). */
-  eventPruneIntervalMs?: number;
   /** Tests: an event stream's heartbeat, and how long a client may take nothing before it is dropped. */
   eventStream?: { heartbeatMs?: number; stallMs?: number };
-}
-
-/** What `serve` runs beside the API: the settlement expiry sweeper, the webhook sender, the chain watchers. */
-export const WORKER_NAMES = ['sweeper', 'webhooks', 'watchers'] as const;
-export type WorkerName = (typeof WORKER_NAMES)[number];
-
-/** Which chains are watched, and how. A chain without an endpoint is not watched. */
-export interface ChainSettings {
-  evmRpc?: string;
-  solanaRpc?: string;
-  tronApi?: string;
-  evmConfirmations?: number;
-  tokens?: TokenRegistry;
-  /** Tests: how often a watcher polls. */
-  pollMs?: number;
-  /** Tests: a smaller getSignaturesForAddress page than the RPC's 1,000, to see the Solana watcher page. */
-  solanaSignaturesPerPage?: number;
-}
-
-/** Starts the configured watchers (each checks its tokens' decimals first, and refuses to start on a mismatch). */
-export async function startWatchers(ledger: Ledger, leases: Leases, log: Logger, settings: ChainSettings = {}): Promise<Array<{ close(): Promise<void> }>> {
-  const tokens = settings.tokens ?? MAINNET_TOKENS;
-  const watchers: Array<{ close(): Promise<void> }> = [];
-  if (settings.evmRpc) {
-    const evm = await EvmWatcher.create(ledger, log, { rpcUrl: settings.evmRpc, tokens: tokens.EVM, confirmations: settings.evmConfirmations, pollMs: settings.pollMs });
-    await evm.checkTokens();
-    evm.start(leases);
-    watchers.push(evm);
-    log(`watching EVM at ${settings.evmRpc} (${settings.evmConfirmations === undefined ? 'finalized blocks' : `${settings.evmConfirmations} confirmations`})`);
-  } else {
-    log('EVM is not watched (no --evm-rpc)');
-  }
-  if (settings.tronApi) {
-    const tron = await TronWatcher.create(ledger, log, { apiUrl: settings.tronApi, tokens: tokens.TRON, pollMs: settings.pollMs });
-    await tron.checkTokens();
-    tron.start(leases);
-    watchers.push(tron);
-    log(`watching TRON at ${settings.tronApi} (solidified blocks)`);
-  } else {
-    log('TRON is not watched (no --tron-api)');
-  }
-  if (settings.solanaRpc) {
-    const solana = await SolanaWatcher.create(ledger, log, {
-      rpcUrl: settings.solanaRpc,
-      tokens: tokens.SOLANA,
-      pollMs: settings.pollMs,
-      signaturesPerPage: settings.solanaSignaturesPerPage,
-    });
-    await solana.checkTokens();
-    solana.start(leases);
-    watchers.push(solana);
-    log(`watching Solana at ${settings.solanaRpc} (finalized commitment)`);
-  } else {
-    log('Solana is not watched (no --solana-rpc)');
-  }
-  return watchers;
-}
-
-/** Where webhooks may go and how they are sent. */
-export interface WebhookSettings {
-  /** Test and development only: loopback and private destinations are allowed. */
-  allowPrivate?: boolean;
-  denyDomains?: string[];
-  /** Tests: a resolver standing in for DNS, certificates to trust, a faster retry schedule. */
-  resolve?: Resolver;
-  ca?: string;
-  retry?: RetryPolicy;
-}
-
-export function urlPolicyOf(settings: WebhookSettings = {}): UrlPolicy {
-  return {
-    allowPrivate: settings.allowPrivate ?? false,
-    denyDomains: (settings.denyDomains ?? []).map((d) => d.toLowerCase().replace(/^\.+|\.+$/g, '')).filter(Boolean),
-    resolve: settings.resolve ?? systemResolver,
-  };
 }
 
 export interface RunningServer {
@@ -179,41 +86,17 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
     log: options.log,
   });
   options.log(`storage: ${opened.storage}`);
-  const { ledger } = opened;
-  const runs = (name: WorkerName) => options.workers?.has(name) ?? true;
-  const running = WORKER_NAMES.filter(runs);
-  options.log(`workers: ${running.length > 0 ? running.join(', ') : 'none (API only)'}`);
-  const sweeper = runs('sweeper') ? new SettlementSweeper(ledger, options.log, options.settlementSweepIntervalMs) : undefined;
-  const holdSweeper = runs('sweeper') ? new HoldSweeper(ledger, options.log) : undefined;
-  let watchers: Array<{ close(): Promise<void> }> = [];
+  let workers: { close(): Promise<void> };
   try {
-    if (runs('watchers')) watchers = await startWatchers(ledger, opened.leases, options.log, options.chains);
+    workers = await startWorkers(opened.ledger, opened.leases, options.log, options);
   } catch (error) {
-    await sweeper?.close();
-    await holdSweeper?.close();
     await opened.close();
     throw error;
   }
-  const pruner =
-    runs('sweeper') && options.eventRetentionDays !== undefined
-      ? new EventPruner(ledger, options.log, options.eventRetentionDays, options.eventPruneIntervalMs)
-      : undefined;
-  const sender = runs('webhooks')
-    ? new WebhookSender(ledger, options.log, {
-        leases: opened.leases,
-        policy: urlPolicyOf(options.webhooks),
-        ca: options.webhooks?.ca,
-        retry: options.webhooks?.retry,
-      })
-    : undefined;
   return {
-    ledger,
+    ledger: opened.ledger,
     close: async () => {
-      await Promise.all(watchers.map((w) => w.close()));
-      await sender?.close();
-      await pruner?.close();
-      await holdSweeper?.close();
-      await sweeper?.close();
+      await workers.close();
       await opened.close();
     },
   };

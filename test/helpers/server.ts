@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startServer, type RunningServer, type WebhookSettings } from '../../src/server/serve.js';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+import type { WebhookSettings } from '../../src/workers/index.js';
 import type { Clock } from '../../src/core/ports.js';
 import { freshDatabaseUrl, TEST_ENGINE } from './postgres.js';
 

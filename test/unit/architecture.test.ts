@@ -83,3 +83,31 @@ describe('architecture: src/core depends on nothing outside', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describe('architecture: the workers call use-cases only', () => {
+  const WORKERS = join(process.cwd(), 'src', 'workers');
+
+  it('no file under src/workers imports from server, store or cli: they reach the ledger through core alone', () => {
+    const files = sourceFiles(WORKERS);
+    expect(files.length).toBeGreaterThan(5);
+    const violations: string[] = [];
+    for (const file of files) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        if (/(^|\/)(server|store|cli)\//.test(spec) && spec.startsWith('.')) violations.push(`${relative(process.cwd(), file)} imports ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('the server holds no worker: it imports the workers only through src/workers/index.ts and the URL and address rules it shares', () => {
+    const allowed = new Set(['workers/index.js', 'workers/webhooks/urlPolicy.js', 'workers/chains/addresses.js']);
+    const violations: string[] = [];
+    for (const file of sourceFiles(join(process.cwd(), 'src', 'server'))) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        const at = spec.indexOf('workers/');
+        if (at >= 0 && !allowed.has(spec.slice(at))) violations.push(`${relative(process.cwd(), file)} imports ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 // What the Solana watcher reads as a credit from a transaction's pre and post token balances.
 import { describe, expect, it } from 'vitest';
-import { creditsOf, TOKEN_PROGRAMS } from '../../src/server/chains/solanaWatcher.js';
+import { creditsOf, TOKEN_PROGRAMS } from '../../src/workers/chains/solanaWatcher.js';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const WALLET = 'Wa11et1111111111111111111111111111111111111';

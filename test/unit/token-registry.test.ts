@@ -1,7 +1,7 @@
 // The token registry: the built-in mainnet one, and what a `--tokens` file may say.
 import { describe, expect, it } from 'vitest';
 import { chainAmountToMinor, MAINNET_TOKENS, parseTokenRegistry } from '../../src/core/tokenRegistry.js';
-import { isChainAddress } from '../../src/server/chains/addresses.js';
+import { isChainAddress } from '../../src/workers/chains/addresses.js';
 import { chainSettingsOf } from '../../src/cli/chainOptions.js';
 
 const USDC_SOL = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

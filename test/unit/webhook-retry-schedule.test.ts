@@ -3,7 +3,7 @@
 // attempt's own time-out, "10 s time-out", and "at most 64 KiB of the answer is read", as the constants the sender uses.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, retryWindowOver } from '../../src/core/webhook.js';
-import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES } from '../../src/server/webhooks/delivery.js';
+import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES } from '../../src/workers/webhooks/delivery.js';
 
 const S = 1_000;
 const MIN = 60 * S;

@@ -1,12 +1,12 @@
-// A tenant handed from one sender to another (PostgreSQL's per-tenant leases, server/webhooks/sender.ts): the sender
+// A tenant handed from one sender to another (PostgreSQL's per-tenant leases, workers/webhooks/sender.ts): the sender
 // that takes the lease reads the next event from what the last holder recorded, not from a list of webhooks it read
 // before that record committed. Seen in CI once as an event delivered twice by three senders on one PostgreSQL; here
 // the stale list is forced, so the hand-over is shown every time, in one process (the real store, writer and receiver).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { Ledger } from '../../src/core/ledger.js';
-import { WebhookSender } from '../../src/server/webhooks/sender.js';
-import type { UrlPolicy } from '../../src/server/webhooks/urlPolicy.js';
+import { WebhookSender } from '../../src/workers/webhooks/sender.js';
+import type { UrlPolicy } from '../../src/workers/webhooks/urlPolicy.js';
 import type { Leases } from '../../src/core/ports.js';
 import type { Webhook } from '../../src/core/webhook.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

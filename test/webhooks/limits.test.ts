@@ -18,9 +18,9 @@ import { localLedger, makeTenant, routed, type Handler } from './support.js';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { FileLeases } from '../../src/store/sqlite/fileLeases.js';
-import { WebhookSender } from '../../src/server/webhooks/sender.js';
-import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES, postOnce, type AttemptOutcome } from '../../src/server/webhooks/delivery.js';
-import type { UrlPolicy } from '../../src/server/webhooks/urlPolicy.js';
+import { WebhookSender } from '../../src/workers/webhooks/sender.js';
+import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES, postOnce, type AttemptOutcome } from '../../src/workers/webhooks/delivery.js';
+import type { UrlPolicy } from '../../src/workers/webhooks/urlPolicy.js';
 import type { DeliveryState } from '../../src/core/webhook.js';
 
 const RETRY = { delaysMs: [200, 400], windowMs: 60_000 };

@@ -1,7 +1,8 @@
 // `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
 import type { Command } from 'commander';
 import { action, dbOption, dbPoolOption } from '../common.js';
-import { startServer, untilSignal, WORKER_NAMES, type WorkerName } from '../../server/serve.js';
+import { startServer, untilSignal } from '../../server/serve.js';
+import { WORKER_NAMES, type WorkerName } from '../../workers/index.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';

@@ -1,14 +1,15 @@
 // `ledger watch`: the chain watchers alone, beside a server on the same database; `ledger watch status`: how far each got.
 import type { Command } from 'commander';
 import { action, openCommandLedger, printJson, printTable, withLedger } from '../common.js';
-import { startWatchers, untilSignal } from '../../server/serve.js';
+import { untilSignal } from '../../server/serve.js';
+import { startWatchers } from '../../workers/index.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { chains } from '../../core/money.js';
 import { invalid } from '../../core/errors.js';
 import { log } from './serve.js';
-import { solanaFinalizedSlot } from '../../server/chains/solanaWatcher.js';
-import { evmHead } from '../../server/chains/evmWatcher.js';
-import { tronSolidifiedHead } from '../../server/chains/tronWatcher.js';
+import { solanaFinalizedSlot } from '../../workers/chains/solanaWatcher.js';
+import { evmHead } from '../../workers/chains/evmWatcher.js';
+import { tronSolidifiedHead } from '../../workers/chains/tronWatcher.js';
 import type { Chain } from '../../core/money.js';
 
 /** What `watch status` shows as each chain's head: the latest EVM block, the finalized Solana slot, the solidified TRON block. */

@@ -3,8 +3,9 @@ import type { Command } from 'commander';
 import { action, openCommandLedger, pagedListing, withLedger } from '../common.js';
 import { uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { WebhookSender } from '../../server/webhooks/sender.js';
-import { untilSignal, urlPolicyOf } from '../../server/serve.js';
+import { WebhookSender } from '../../workers/webhooks/sender.js';
+import { untilSignal } from '../../server/serve.js';
+import { urlPolicyOf } from '../../workers/index.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { log } from './serve.js';
 

@@ -1,7 +1,7 @@
 // Settlement expectations: register, list, read and cancel.
 import { registerSettlementBody, settlementsQuery, type RegisterSettlementBody } from '../../core/schemas.js';
 import { invalid } from '../../core/errors.js';
-import { chainAddressRule, isChainAddress } from '../chains/addresses.js';
+import { chainAddressRule, isChainAddress } from '../../workers/chains/addresses.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 /** Wallet and sender must be addresses of the expected chain: checked here, at the edge, by the chain's SDK. */

@@ -1,6 +1,6 @@
 // The tenant's webhook: set it (a new secret each time) and read it.
 import { setWebhookBody } from '../../core/schemas.js';
-import { checkWebhookUrl } from '../webhooks/urlPolicy.js';
+import { checkWebhookUrl } from '../../workers/webhooks/urlPolicy.js';
 import { defineRoute } from '../route.js';
 
 export const webhookRoutes = [

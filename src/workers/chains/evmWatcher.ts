@@ -2,7 +2,7 @@
 // bounded block ranges up to the last final block (the `finalized` tag, or n confirmations), from a stored checkpoint.
 import type { PublicClient } from 'viem';
 import type { Ledger } from '../../core/ledger.js';
-import type { Logger } from '../errors.js';
+import type { Logger } from '../../core/ports.js';
 import { ChainPoller } from './poller.js';
 import type { ObservedTransfer } from '../../core/chainWatch.js';
 import type { EvmToken } from '../../core/tokenRegistry.js';

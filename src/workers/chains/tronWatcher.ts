@@ -1,7 +1,7 @@
 // The TRON watcher: solidified blocks only, their TRC-20 Transfer logs to the wallets of PENDING settlements, on the
 // registered token contracts, block by block from a stored checkpoint. tronweb speaks to the full node's HTTP API.
 import type { Ledger } from '../../core/ledger.js';
-import type { Logger } from '../errors.js';
+import type { Logger } from '../../core/ports.js';
 import { ChainPoller } from './poller.js';
 import type { ObservedTransfer } from '../../core/chainWatch.js';
 import { chainAmountToMinor, type TronToken } from '../../core/tokenRegistry.js';

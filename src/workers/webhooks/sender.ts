@@ -2,7 +2,7 @@
 // One delivery in flight per tenant (so order holds), many tenants in parallel (so one failing tenant delays no other).
 import type { Ledger } from '../../core/ledger.js';
 import type { Leases } from '../../core/ports.js';
-import type { Logger } from '../errors.js';
+import type { Logger } from '../../core/ports.js';
 import { nextDelivery, type NextDelivery } from '../../core/usecases/webhooks.js';
 import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
 import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';

@@ -4,7 +4,7 @@
 // credits taken from the pre and post token balances. The checkpoint is a slot, moved in the write that records.
 import type { Address, Rpc, Signature, SolanaRpcApi } from '@solana/kit';
 import type { Ledger } from '../../core/ledger.js';
-import type { Logger } from '../errors.js';
+import type { Logger } from '../../core/ports.js';
 import { ChainPoller } from './poller.js';
 import type { ObservedTransfer } from '../../core/chainWatch.js';
 import { chainAmountToMinor, type SolanaToken } from '../../core/tokenRegistry.js';

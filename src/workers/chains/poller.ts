@@ -1,7 +1,7 @@
 // What every chain watcher shares: scan, wait, scan again; on a failure, back off (doubling up to 30 s) and keep
 // the checkpoint, since a scan moves it only in the same write as what it records. One process at a time watches a
 // chain (its lease); the others stand by and take over, on their next poll, from a watcher that died.
-import type { Logger } from '../errors.js';
+import type { Logger } from '../../core/ports.js';
 import type { Leases } from '../../core/ports.js';
 
 const POLL_MS = 1_000;

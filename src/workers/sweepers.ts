@@ -2,7 +2,7 @@
 // past theirs are released (EXPIRED). Each sweeps at start (what expired while the server was down) and then every
 // interval.
 import type { Ledger } from '../core/ledger.js';
-import type { Logger } from './errors.js';
+import type { Logger } from '../core/ports.js';
 import { HOLD_SWEEP_BATCH_MAX, HOLD_SWEEP_INTERVAL_MS, SETTLEMENT_SWEEP_BATCH_MAX, SETTLEMENT_SWEEP_INTERVAL_MS } from '../core/limits.js';
 import { messageOf, Periodic } from './periodic.js';
 

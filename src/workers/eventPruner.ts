@@ -3,7 +3,7 @@
 import type { Ledger } from '../core/ledger.js';
 import { EVENT_PRUNE_BATCH } from '../core/usecases/events.js';
 import { EVENT_PRUNE_INTERVAL_MS } from '../core/limits.js';
-import type { Logger } from './errors.js';
+import type { Logger } from '../core/ports.js';
 import { messageOf, Periodic } from './periodic.js';
 
 const DAY_MS = 24 * 3_600_000;
