@@ -148,7 +148,12 @@ export const limitSchema = v.pipe(
   v.minValue(limits.PAGE_SIZE_MIN, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
   v.maxValue(limits.PAGE_SIZE_MAX, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
 );
-const cursorSchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+/** The same words wherever a list takes a cursor (the OpenAPI document shows them). */
+const cursorSchema = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.description('Opaque: nextCursor of the page before, verbatim, sent with the same query it came from (the same filters; limit may change). Another query is 400'),
+);
 
 export const pageQuery = v.object({ limit: v.optional(limitSchema), cursor: v.optional(cursorSchema) });
 export const entriesQuery = v.object({

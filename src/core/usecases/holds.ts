@@ -13,6 +13,7 @@ import type { Account, TransactionInput } from '../types.js';
 import { toJsonText } from '../json.js';
 import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { assertWithinLimits, reported } from './limits.js';
 import { checkAccounts, fingerprint, renderPosting, writePosting } from './transactions.js';
 import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
@@ -241,7 +242,7 @@ export class HoldService {
     const filter = { status: query.status ?? null, accountId: query.accountId ?? null };
     return pageBySeq(
       this.deps,
-      `holds:${tenantId}:${filter.status ?? '*'}:${filter.accountId ?? '*'}`,
+      new CursorScope(`holds:${tenantId}`, filter),
       query,
       (before, limit) => this.deps.store.holdsPage(tenantId, filter, before, limit),
       (hold) => holdView(hold),
