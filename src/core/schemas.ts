@@ -122,9 +122,12 @@ export const createHoldBody = v.strictObject({
   ),
 });
 export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;
-/** POST /api/v1/holds/{id}/capture: `{}` for the whole hold, or a smaller amount. */
+/**
+ * POST /api/v1/holds/{id}/capture: `{}` for the whole hold, or a smaller amount, a JSON number or a decimal string as
+ * every amount (checked exactly against the hold's asset when captured).
+ */
 export const captureHoldBody = v.strictObject({
-  amount: v.optional(v.pipe(v.string('must be a decimal string such as "20.00"'), v.regex(/^\d{1,40}(\.\d{1,40})?$/, 'must be a positive decimal string such as "20.00"'))),
+  amount: v.optional(amountSchema),
 });
 export type CaptureHoldBody = v.InferOutput<typeof captureHoldBody>;
 
