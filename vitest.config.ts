@@ -11,6 +11,8 @@ const SQLITE_ONLY = [
   'test/quickstart.test.ts',
   'test/cli-audit.test.ts',
   'test/cli/terminal-prompts.test.ts',
+  // File modes on disk: the database file, its -wal and -shm, its lock files and backups.
+  'test/file-modes.test.ts',
   // The document is the same on both engines; the generated types are written to one place.
   'test/typed-client.test.ts',
   'test/docs-page.test.ts',

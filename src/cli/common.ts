@@ -28,9 +28,9 @@ export function dbPoolOption(command: Command): number | undefined {
   return Number(value);
 }
 
-/** Opens the ledger a command names, committing on this thread. */
+/** Opens the ledger a command names, committing on this thread; a warning for the operator goes to stderr. */
 export const openCommandLedger = (command: Command): Promise<OpenLedger> =>
-  openLedger(dbOption(command), { writer: 'local', poolSize: dbPoolOption(command) });
+  openLedger(dbOption(command), { writer: 'local', poolSize: dbPoolOption(command), log: (line) => process.stderr.write(`${line}\n`) });
 
 export const cliActor: Actor = { type: 'HUMAN', keyId: CLI_ACTOR_ID };
 

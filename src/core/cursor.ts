@@ -1,17 +1,50 @@
 // Opaque, sealed and dated keyset cursors: a client can neither read one (no ids, no positions, no counts), nor forge
-// one, move it to another list, or use it after it expires. A cursor is its list, position and expiry as JSON,
-// padded to a multiple of CURSOR_PAD_BYTES and sealed with AES-256-GCM under a key derived from the database's cursor
-// secret: base64url(iv ‖ ciphertext ‖ tag).
-import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
+// one, move it to another list or another query, or use it after it expires. A cursor is its list, its query,
+// position and expiry as JSON, padded to a multiple of CURSOR_PAD_BYTES and sealed with AES-256-GCM under a key derived
+// from the database's cursor secret: base64url(iv ‖ ciphertext ‖ tag).
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomFillSync } from 'node:crypto';
 import { invalid } from './errors.js';
 import { CURSOR_LENGTH_MAX, CURSOR_TTL_MS } from './limits.js';
 
 interface CursorBody<P> {
   /** The list this cursor belongs to: tenant, resource and parent id. */
   s: string;
+  /** The query it was given with (CursorScope.query). */
+  q: string;
   p: P;
   /** Expiry, epoch milliseconds. */
   x: number;
+}
+
+/** 128 bits of the query's hash: sealed, it is compared, never read. */
+const QUERY_HASH_CHARS = 22;
+
+/** A filter's value as a list reads it; absent is null, and a set of values is the same set in any order. */
+export type FilterValue = string | number | null | undefined | readonly string[];
+
+/**
+ * What a cursor is sealed with: the list it pages (tenant, resource, parent id) and the query it was given with, every
+ * filter of it (not `limit`, which may change from page to page). A client keeps its query and adds the cursor: the
+ * same query, however written (`type=a,b` or `b,a`, an instant in another spelling), is accepted; another one is 400.
+ */
+export class CursorScope {
+  /** The filters, each by name, canonical and hashed: a fixed length whatever they hold. */
+  readonly query: string;
+
+  constructor(
+    readonly list: string,
+    filters: Readonly<Record<string, FilterValue>> = {},
+  ) {
+    // A filter left out and one given as null are the same query; so are a set's values in any order, or repeated.
+    const canonical = Object.keys(filters)
+      .filter((name) => filters[name] !== undefined && filters[name] !== null)
+      .sort()
+      .map((name) => {
+        const value = filters[name]!;
+        return [name, Array.isArray(value) ? [...new Set(value as readonly string[])].sort() : value];
+      });
+    this.query = createHash('sha256').update(JSON.stringify(canonical)).digest('base64url').slice(0, QUERY_HASH_CHARS);
+  }
 }
 
 const IV_BYTES = 12;
@@ -67,12 +100,15 @@ export class CursorCodec {
     }
   }
 
-  encode<P>(scope: string, position: P, nowMs: number): string {
-    return this.seal(JSON.stringify({ s: scope, p: position, x: nowMs + CURSOR_TTL_MS } satisfies CursorBody<P>));
+  encode<P>(scope: CursorScope, position: P, nowMs: number): string {
+    return this.seal(JSON.stringify({ s: scope.list, q: scope.query, p: position, x: nowMs + CURSOR_TTL_MS } satisfies CursorBody<P>));
   }
 
-  /** Returns the position, or throws a 400 for a cursor that is malformed, forged, foreign or expired. */
-  decode<P>(scope: string, cursor: string, nowMs: number, isPosition: (p: unknown) => p is P): P {
+  /**
+   * Returns the position, or throws a 400 for a cursor that is malformed, forged, foreign, expired, or given with
+   * another query than the one it came from.
+   */
+  decode<P>(scope: CursorScope, cursor: string, nowMs: number, isPosition: (p: unknown) => p is P): P {
     const bad = (why: string) => invalid(`The cursor is ${why}; use nextCursor verbatim from a recent response.`, [{ path: 'cursor', message: why }]);
     if (cursor.length > CURSOR_LENGTH_MAX) throw bad('malformed');
     const text = this.open(cursor);
@@ -85,7 +121,12 @@ export class CursorCodec {
       throw bad('malformed');
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('malformed');
-    if (parsed.s !== scope) throw bad('not valid for this list');
+    if (parsed.s !== scope.list) throw bad('not valid for this list');
+    if (parsed.q !== scope.query) {
+      throw invalid('The cursor came with another query: send it with the query it came from (the same filters), or leave it out to start again.', [
+        { path: 'cursor', message: 'was given with another query' },
+      ]);
+    }
     if (typeof parsed.x !== 'number' || parsed.x < nowMs) throw bad('expired');
     if (!isPosition(parsed.p)) throw bad('malformed');
     return parsed.p;

@@ -50,13 +50,24 @@ function writtenPlaces(text: string): number {
 /** Digits with at most a point between digits (no sign, no exponent): how nearly every amount is written. */
 const plainDecimal = /^(\d+)(?:\.(\d+))?$/;
 
+/** The finest scale any asset has: an amount with more places than this is one no asset can take. */
+const FINEST_SCALE = Math.max(...Object.values(scaleByAsset));
+
+/** A scale to parse at, and how a refusal for too many places names it. */
+interface Scale {
+  places: number;
+  /** " for USD", or what the places are measured against. */
+  of: string;
+}
+
+type Parsed = { ok: true; minor: bigint } | { ok: false; message: string };
+
 /** parseAmount for plain decimal text, with the same checks in the same order, on the digits alone (no Decimal). */
-function plainAmount(whole: string, fraction: string, asset: Asset): ReturnType<typeof parseAmount> {
-  const scale = scaleOf(asset);
+function plainAmount(whole: string, fraction: string, { places: scale, of }: Scale): Parsed {
   const significantWhole = whole.replace(/^0+/, '');
   if (significantWhole === '' && !/[1-9]/.test(fraction)) return { ok: false, message: 'must be greater than zero' };
   if (significantWhole.length > AMOUNT_WHOLE_DIGITS_MAX) return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
-  if (fraction.length > scale) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
+  if (fraction.length > scale) return { ok: false, message: `has more than ${scale} decimal places${of}` };
   return { ok: true, minor: BigInt(significantWhole + fraction.padEnd(scale, '0')) };
 }
 
@@ -64,19 +75,33 @@ function plainAmount(whole: string, fraction: string, asset: Asset): ReturnType<
  * Parses a positive decimal amount into minor units of the asset.
  * Returns an error sentence instead of throwing, so callers can attach the field path.
  */
-export function parseAmount(input: AmountInput, asset: Asset): { ok: true; minor: bigint } | { ok: false; message: string } {
+export function parseAmount(input: AmountInput, asset: Asset): Parsed {
+  return parseAtScale(input, { places: scaleOf(asset), of: ` for ${asset}` });
+}
+
+/**
+ * An amount given before its asset is known (a hold's capture): everything is checked but the asset's places (later,
+ * against the asset), and its value is told as text, so that "2.5" and 2.50 are one request to an Idempotency-Key.
+ */
+export function amountValue(input: AmountInput): { ok: true; text: string; value: string } | { ok: false; message: string } {
+  const parsed = parseAtScale(input, { places: FINEST_SCALE, of: ', more than any asset has' });
+  if (!parsed.ok) return parsed;
+  return { ok: true, text: typeof input === 'string' ? input : input.text, value: parsed.minor.toString() };
+}
+
+function parseAtScale(input: AmountInput, at: Scale): Parsed {
   const text = typeof input === 'string' ? input.trim() : input.text;
   if (typeof input === 'string' && text !== input) return { ok: false, message: 'must not have surrounding spaces' };
   if (!decimalText.test(text) || text.length > 200) return { ok: false, message: 'must be a decimal number' };
   const plain = plainDecimal.exec(text);
-  if (plain) return plainAmount(plain[1]!, plain[2] ?? '', asset);
+  if (plain) return plainAmount(plain[1]!, plain[2] ?? '', at);
   const value = new Exact(text);
   if (!value.isFinite() || value.lte(0)) return { ok: false, message: 'must be greater than zero' };
   // The exponent (digits before the point, less one) is checked before any digit is expanded: 1e100000000 stays cheap.
   if (value.e >= AMOUNT_WHOLE_DIGITS_MAX) return { ok: false, message: `must be below 10^${AMOUNT_WHOLE_DIGITS_MAX} units` };
-  const scale = scaleOf(asset);
+  const scale = at.places;
   // Places as written count, trailing zeros included: "1.000" is three places, too many for USD.
-  if (writtenPlaces(text) > scale) return { ok: false, message: `has more than ${scale} decimal places for ${asset}` };
+  if (writtenPlaces(text) > scale) return { ok: false, message: `has more than ${scale} decimal places${at.of}` };
   const minor = value.times(new Exact(10).pow(scale));
   // Stryker disable next-line StringLiteral: the message of an invariant that the checks above make unreachable.
   assert(minor.isInteger(), 'an amount within its scale is a whole number of minor units');

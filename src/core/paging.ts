@@ -3,6 +3,7 @@ import type { Deps } from './context.js';
 import type { Rows } from './ports.js';
 import { ANSWER_SIZE_MAX_BYTES, PAGE_SIZE_DEFAULT } from './limits.js';
 import { RawJson, toJsonText } from './json.js';
+import type { CursorScope } from './cursor.js';
 
 /** An item of a page: rendered once (to measure it), written as that text, and still readable as its view. */
 export class Rendered<V> extends RawJson {
@@ -38,10 +39,11 @@ export function countWithinAnswer(texts: readonly string[]): number {
 }
 
 /** The position a cursor of the list holds: the sequence of the last item its page gave. */
-export const cursorSeq = (deps: Deps, scope: string, cursor: string): number => deps.cursors.decode(scope, cursor, deps.clock.now().getTime(), isSeq);
+export const cursorSeq = (deps: Deps, scope: CursorScope, cursor: string): number => deps.cursors.decode(scope, cursor, deps.clock.now().getTime(), isSeq);
 
 /**
- * A list ordered by commit sequence; `scope` names the list so a cursor cannot be moved to another one. Rows are
+ * A list ordered by commit sequence; `scope` names the list and its query, so a cursor cannot be moved to another
+ * list, nor to the same list filtered otherwise. Rows are
  * rendered as they are read, and the page ends early, before the row that would pass the answer cap, with a cursor
  * that continues exactly there; the rows after it are never read. `fetch` reads from a position (the last sequence
  * of the page before; null for the first page, or `start`), in the list's own order: newest first for most lists,
@@ -49,7 +51,7 @@ export const cursorSeq = (deps: Deps, scope: string, cursor: string): number => 
  */
 export async function pageBySeq<T extends { seq: number }, V>(
   deps: Deps,
-  scope: string,
+  scope: CursorScope,
   query: PageQuery,
   fetch: (position: number | null, limit: number) => Rows<T>,
   view: (row: T) => V,

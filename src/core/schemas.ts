@@ -122,9 +122,12 @@ export const createHoldBody = v.strictObject({
   ),
 });
 export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;
-/** POST /api/v1/holds/{id}/capture: `{}` for the whole hold, or a smaller amount. */
+/**
+ * POST /api/v1/holds/{id}/capture: `{}` for the whole hold, or a smaller amount, a JSON number or a decimal string as
+ * every amount (checked exactly against the hold's asset when captured).
+ */
 export const captureHoldBody = v.strictObject({
-  amount: v.optional(v.pipe(v.string('must be a decimal string such as "20.00"'), v.regex(/^\d{1,40}(\.\d{1,40})?$/, 'must be a positive decimal string such as "20.00"'))),
+  amount: v.optional(amountSchema),
 });
 export type CaptureHoldBody = v.InferOutput<typeof captureHoldBody>;
 
@@ -148,7 +151,12 @@ export const limitSchema = v.pipe(
   v.minValue(limits.PAGE_SIZE_MIN, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
   v.maxValue(limits.PAGE_SIZE_MAX, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),
 );
-const cursorSchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+/** The same words wherever a list takes a cursor (the OpenAPI document shows them). */
+const cursorSchema = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.description('Opaque: nextCursor of the page before, verbatim, sent with the same query it came from (the same filters; limit may change). Another query is 400'),
+);
 
 export const pageQuery = v.object({ limit: v.optional(limitSchema), cursor: v.optional(cursorSchema) });
 export const entriesQuery = v.object({

@@ -1,6 +1,6 @@
 // The schema of a database without opening a ledger on it: its engine, the migrations applied and pending, and
 // applying them (`ledger db status`, `ledger db migrate`, and the two ends of `ledger db copy`).
-import { BetterSqlite3 } from './sqlite/driver.js';
+import { openSqlite } from './sqlite/files.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -31,7 +31,7 @@ export async function openSchema(db: string, options: { migrate: boolean }): Pro
     const { db: sqlite, kysely } = await openDatabase(file);
     return { target, kysely, describe: `SQLite ${target.path}`, close: async () => void sqlite.close() };
   }
-  const sqlite = new BetterSqlite3(file, { fileMustExist: true });
+  const sqlite = openSqlite(file, { fileMustExist: true });
   sqlite.defaultSafeIntegers(true);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { target, kysely, describe: `SQLite ${target.path}`, close: async () => void sqlite.close() };

@@ -11,6 +11,7 @@ import { ThreadWriter } from './threadWriter.js';
 import { Checkpointer } from './sqlite/checkpointer.js';
 import { takeServingLock } from './sqlite/servingLock.js';
 import { FileLeases } from './sqlite/fileLeases.js';
+import { looseModeWarning } from './sqlite/files.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -40,6 +41,7 @@ export interface OpenOptions {
   serving?: boolean;
   clock?: Clock;
   ledger?: LedgerOptions;
+  /** Where a warning for the operator goes (a database file others may read), and the writer thread's failures. */
   log?: (line: string) => void;
 }
 
@@ -82,6 +84,8 @@ export async function openLocalWriter(db: string): Promise<{ writer: LocalWriter
 }
 
 async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {
+  const loose = looseModeWarning(path);
+  if (loose) options.log?.(loose);
   const serving = options.serving ? takeServingLock(path) : undefined;
   let store: SqliteStore;
   try {

@@ -71,7 +71,7 @@ describe('GET /api/v1/events', () => {
     expect((await c.get(`/api/v1/events?after=${all.at(-1).id}`)).body).toEqual({ items: [], nextCursor: null });
   });
 
-  it('refuses an after that is no event of the tenant, malformed parameters, and after with cursor (400)', async () => {
+  it('refuses an after that is no event of the tenant, and malformed parameters (400)', async () => {
     const own = (await c.get('/api/v1/events?limit=2')).body;
     expectValidation(await c.get('/api/v1/events?after=01a21676-696d-7585-9b84-fd1898aedd3e'), { detail: { path: 'after' } });
     // Another tenant's event is not one of this tenant's.
@@ -81,9 +81,34 @@ describe('GET /api/v1/events', () => {
     expectValidation(await c.get('/api/v1/events?limit=201'), { detail: { path: 'limit' } });
     expectValidation(await c.get('/api/v1/events?type=transaction.posted'), { detail: { path: 'type' } });
     expectValidation(await c.get('/api/v1/events?cursor=garbage'));
-    expectValidation(await c.get(`/api/v1/events?after=${own.items[0].id}&cursor=${encodeURIComponent(own.nextCursor)}`), { detail: { path: 'cursor' } });
-    // A cursor belongs to its list: the same tenant's feed filtered by kind is another list.
-    expectValidation(await c.get(`/api/v1/events?type=transaction.committed&cursor=${encodeURIComponent(own.nextCursor)}`));
+    // A cursor goes with the query it came from: this one came without after or type.
+    expectValidation(await c.get(`/api/v1/events?after=${own.items[0].id}&cursor=${encodeURIComponent(own.nextCursor)}`), { detail: { path: 'cursor', message: 'was given with another query' } });
+    expectValidation(await c.get(`/api/v1/events?type=transaction.committed&cursor=${encodeURIComponent(own.nextCursor)}`), { detail: { path: 'cursor', message: 'was given with another query' } });
+  });
+
+  it('a cursor is sent with the query it came from, after and type included: accepted; another query is 400', async () => {
+    const all = (await c.get('/api/v1/events?limit=200')).body.items as any[];
+    const after = all[0].id as string;
+    const first = await c.get(`/api/v1/events?after=${after}&limit=2`);
+    expect(first.status, first.text).toBe(200);
+    const cursor = encodeURIComponent(first.body.nextCursor);
+    // The client keeps its query and adds the cursor; after only names the query, the cursor holds the position.
+    const second = await c.get(`/api/v1/events?after=${after}&limit=2&cursor=${cursor}`);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.items.map((e: any) => e.id)).toEqual(all.slice(3, 5).map((e) => e.id));
+    // The same query however written (the id in upper case, the parameters in another order, another limit).
+    const same = await c.get(`/api/v1/events?cursor=${cursor}&limit=3&after=${after.toUpperCase()}`);
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.items.map((e: any) => e.id)).toEqual(all.slice(3, 6).map((e) => e.id));
+    // Another query: another after, none, a type added. 400 with the code a tampered cursor gets, nothing read.
+    for (const query of [`after=${all[1].id}`, '', 'type=transaction.committed', `after=${after}&type=transaction.committed`]) {
+      expectValidation(await c.get(`/api/v1/events?${query}&cursor=${cursor}`), { detail: { path: 'cursor', message: 'was given with another query' } });
+    }
+    const tampered = `${first.body.nextCursor.slice(0, -2)}${first.body.nextCursor.endsWith('A') ? 'BB' : 'AA'}`;
+    expectValidation(await c.get(`/api/v1/events?after=${after}&cursor=${encodeURIComponent(tampered)}`), { detail: { path: 'cursor' } });
+    // Walked to the end with its query kept, the feed after `after` is read whole, once.
+    const walked = await walkPages(c, `/api/v1/events?after=${after}&type=transaction.committed,settlement.unmatched`, { limit: 2 });
+    expect(walked.items.map((e: any) => e.id)).toEqual(all.slice(1).map((e) => e.id));
   });
 
   it('type filters by one or more kinds, comma-separated or repeated', async () => {
@@ -130,7 +155,8 @@ describe('GET /api/v1/events', () => {
     ).finally(() => (writing = false));
     // A follower: pages of 4 through nextCursor to its end, then again after the last event it has.
     const follow = async () => {
-      let path = `/api/v1/events?limit=4&after=${last}`;
+      const start = `/api/v1/events?limit=4&after=${last}`;
+      let path = start;
       for (;;) {
         const res = await c.get(path);
         expect(res.status, res.text).toBe(200);
@@ -139,7 +165,8 @@ describe('GET /api/v1/events', () => {
           last = event.id;
         }
         if (res.body.nextCursor === null) return;
-        path = `/api/v1/events?limit=4&cursor=${encodeURIComponent(res.body.nextCursor)}`;
+        // The query it started with, and the cursor.
+        path = `${start}&cursor=${encodeURIComponent(res.body.nextCursor)}`;
       }
     };
     while (writing) await follow();

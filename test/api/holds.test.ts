@@ -102,6 +102,83 @@ describe('holds', () => {
     expect((await c.get(`/api/v1/accounts/${merchant}/balance`)).text).toContain('{"token":"BRZ","amount":0.333333333333333333,');
   });
 
+  describe('the capture amount is a JSON number or a decimal string, as every amount (issue 29)', () => {
+    const captureText = (id: string, text: string, headers: Record<string, string> = {}) => c.request('POST', `/api/v1/holds/${id}/capture`, { rawBody: text, headers });
+    /** A hold's capture as the test compares it: what it says and what it left, without its ids and times. */
+    const outcome = async (wallet: string, merchant: string, res: { status: number; body: any; text: string }) => {
+      expect(res.status, res.text).toBe(200);
+      const { holdId: _h, transactionId: _t, createdAt: _c, decidedAt: _d, expiresAt: _e, lines, ...rest } = res.body;
+      const stripped = (lines as any[]).map((l) => ({ ...l, accountId: l.accountId === wallet ? 'wallet' : l.accountId === merchant ? 'merchant' : l.accountId }));
+      const posted = (await c.get(`/api/v1/transactions/${res.body.transactionId}`)).body;
+      return { ...rest, lines: stripped, posted: (posted.lines as any[]).map((l) => [l.type, l.monetary.amount]), wallet: await balance(wallet), merchant: await balance(merchant) };
+    };
+
+    it('20.5 as a number and "20.50" as a string capture the same', async () => {
+      const results = [];
+      for (const text of ['{"amount":20.5}', '{"amount":"20.50"}', '{"amount":2.05e1}']) {
+        const wallet = await funded('100.00');
+        const merchant = await makeAccount(c, { name: 'merchant' });
+        const created = (await hold(spend(wallet, merchant, '50.00'))).body;
+        results.push(await outcome(wallet, merchant, await captureText(created.holdId, text)));
+      }
+      expect(results[0]).toMatchObject({ status: 'CAPTURED', capturedAmount: 20.5, posted: [['DEBIT', 20.5], ['CREDIT', 20.5]] });
+      expect(results[0].wallet).toEqual({ amount: 79.5, pending: 0, available: 79.5 });
+      expect(results[1]).toEqual(results[0]);
+      expect(results[2]).toEqual(results[0]);
+    });
+
+    it('a number keeps every digit: 18 places of BRZ, as written', async () => {
+      const wallet = await makeAccount(c, { name: 'brz wallet (number)' });
+      const merchant = await makeAccount(c, { name: 'brz merchant (number)' });
+      expect((await post(c, [onchain(wallet, 'DEBIT', '5', 'BRZ'), onchain(funding, 'CREDIT', '5', 'BRZ')])).status).toBe(201);
+      const created = await hold([onchain(merchant, 'DEBIT', '1.000000000000000001', 'BRZ'), onchain(wallet, 'CREDIT', '1.000000000000000001', 'BRZ')]);
+      const captured = await captureText(created.body.holdId, '{"amount":0.333333333333333333}');
+      expect(captured.status, captured.text).toBe(200);
+      expect(captured.text).toContain('"capturedAmount":0.333333333333333333');
+      expect((await c.get(`/api/v1/accounts/${merchant}/balance`)).text).toContain('{"token":"BRZ","amount":0.333333333333333333,');
+    });
+
+    it('a number is held to the rules of a string: within the asset\'s places, above zero, a number; the hold unchanged', async () => {
+      const wallet = await funded('100.00');
+      const merchant = await makeAccount(c, { name: 'merchant' });
+      const created = (await hold(spend(wallet, merchant, '50.00'))).body;
+      const refusals: Array<[string, RegExp]> = [
+        ['{"amount":1.001}', /more than 2 decimal places for USD/],
+        ['{"amount":"1.001"}', /more than 2 decimal places for USD/],
+        ['{"amount":0}', /greater than zero/],
+        ['{"amount":-5}', /greater than zero/],
+        ['{"amount":"-5"}', /./],
+        ['{"amount":0.0000000000000000001}', /more than 18 decimal places, more than any asset has/],
+        ['{"amount":1e40}', /must be below 10\^/],
+        ['{"amount":"twenty"}', /decimal number/],
+        ['{"amount":" 20"}', /surrounding spaces/],
+        ['{"amount":true}', /number or a decimal string/],
+        ['{"amount":null}', /./],
+        ['{"amount":[20]}', /./],
+      ];
+      for (const [text, message] of refusals) {
+        expectValidation({ ...(await captureText(created.holdId, text)), text }, { detail: { path: 'amount', message } });
+      }
+      expectError(await captureText(created.holdId, '{"amount":50.01}'), 422, 'HOLD_AMOUNT_EXCEEDED');
+      expect(await balance(wallet)).toEqual({ amount: 100, pending: 50, available: 50 });
+      expect((await c.get(`/api/v1/holds/${created.holdId}`)).body.status).toBe('PENDING');
+    });
+
+    it('under one Idempotency-Key, 20 and "20.00" are the same request; 21 is another (422)', async () => {
+      const wallet = await funded('100.00');
+      const merchant = await makeAccount(c, { name: 'merchant' });
+      const created = (await hold(spend(wallet, merchant, '50.00'))).body;
+      const key = { 'idempotency-key': randomUUID() };
+      const first = await captureText(created.holdId, '{"amount":20}', key);
+      expect(first.status, first.text).toBe(200);
+      const again = await captureText(created.holdId, '{"amount":"20.00"}', key);
+      expect(again.status, again.text).toBe(200);
+      expect(again.text).toBe(first.text);
+      expectError(await captureText(created.holdId, '{"amount":21}', key), 422, 'IDEMPOTENCY_KEY_REUSED');
+      expect(await balance(wallet)).toEqual({ amount: 80, pending: 0, available: 80 });
+    });
+  });
+
   it("a capture's on-chain lines settle what a settlement expects, as a posting's do", async () => {
     const custody = await makeAccount(c, { name: 'custody' });
     const clearing = await makeAccount(c, { name: 'clearing', type: 'LIABILITY' });

@@ -1,7 +1,7 @@
 // `ledger db backup <file>` (issue 15), SQLite: a backup taken while a server keeps posting is a consistent snapshot
 // that holds everything acknowledged before it began; restored by pointing --db at it, it serves and verifies. It
 // never overwrites a file; on PostgreSQL it points to pg_dump and `db copy`.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,35 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('ledger db backup', () => {
     expect(statSync(existing).size).toBe('not a database'.length);
     const self = await cli(['--db', db, 'db', 'backup', db]);
     expect(self.code).toBe(2);
+  });
+
+  it('never writes through a symbolic link, dangling or not: refused (exit 2) and nothing is created or changed', async () => {
+    // Dangling: today's danger, the link's target would be created wherever it points.
+    const nowhere = join(dir, 'nowhere.db');
+    const dangling = join(dir, 'dangling.db');
+    symlinkSync(nowhere, dangling);
+    const res = await cli(['--db', db, 'db', 'backup', dangling]);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`${dangling} is a symbolic link: a backup is never written through a link`);
+    expect(existsSync(nowhere)).toBe(false);
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+
+    // To a file that exists: refused the same way, the file untouched.
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    const link = join(dir, 'link.db');
+    symlinkSync(victim, link);
+    const linked = await cli(['--db', db, 'db', 'backup', link]);
+    expect(linked.code, linked.stderr).toBe(2);
+    expect(linked.stderr).toContain('is a symbolic link');
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+
+    // A link to the database itself.
+    const toSelf = join(dir, 'self-link.db');
+    symlinkSync(db, toSelf);
+    const self = await cli(['--db', db, 'db', 'backup', toSelf]);
+    expect(self.code, self.stderr).toBe(2);
+    expect(self.stderr).toContain('is a symbolic link');
   });
 
   it('on PostgreSQL, says to use pg_dump or db copy', async () => {

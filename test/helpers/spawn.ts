@@ -17,9 +17,19 @@ export interface Spawned {
 
 const running = new Set<Spawned>();
 
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /** The file mode creation mask the process starts with (`000`: every bit allowed), set by a shell that then execs node. */
+  umask?: string;
+}
+
 /** Runs `node bin/ledger.js ...args` (with extra node flags first, if given). Call `killAll` in afterEach/afterAll. */
-export function spawnLedger(args: string[], options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Spawned {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+export function spawnLedger(args: string[], options: SpawnOptions = {}): Spawned {
+  const argv = [...(options.nodeArgs ?? []), BIN, ...args];
+  // exec: the shell becomes node, so the pid is node's and a kill reaches it.
+  const [file, fileArgs] = options.umask === undefined ? [process.execPath, argv] : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$@"`, 'sh', process.execPath, ...argv]];
+  const child = spawn(file, fileArgs, {
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,7 +86,7 @@ export function spawnLedger(args: string[], options: { env?: Record<string, stri
 }
 
 /** `ledger --db <dbPath> serve --port 0 ...args`, resolved once it prints the URL it listens on. */
-export async function spawnServe(dbPath: string, args: string[] = [], options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Spawned & { url: string }> {
+export async function spawnServe(dbPath: string, args: string[] = [], options: SpawnOptions = {}): Promise<Spawned & { url: string }> {
   const spawned = spawnLedger(['--db', dbPath, 'serve', '--port', '0', ...args], options);
   const match = await spawned.waitForOutput(/ledger listening on (https?:\/\/\S+)/);
   return Object.assign(spawned, { url: match[1]! });

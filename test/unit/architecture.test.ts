@@ -111,3 +111,14 @@ describe('architecture: the workers call use-cases only', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describe('architecture: every SQLite file is opened through src/store/sqlite/files.ts', () => {
+  it('no other file under src constructs a better-sqlite3 connection: one that did would create its file 0644', () => {
+    const opener = join(process.cwd(), 'src', 'store', 'sqlite', 'files.ts');
+    const violations = sourceFiles(join(process.cwd(), 'src'))
+      .filter((file) => file !== opener && /\bnew\s+BetterSqlite3\s*\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(process.cwd(), file));
+    expect(violations).toEqual([]);
+    expect(readFileSync(opener, 'utf8')).toMatch(/\bnew\s+BetterSqlite3\s*\(/);
+  });
+});

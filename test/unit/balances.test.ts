@@ -2,6 +2,7 @@
 // on the account's normal side, per token; the entries listing with its range and cursor; the period statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, chainLine, fiatLine, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
+import { CursorScope } from '../../src/core/cursor.js';
 
 const ms = (iso: string) => Date.parse(iso);
 
@@ -111,7 +112,7 @@ describe('balances, entries and statements', () => {
   });
 
   it('entries: a cursor that is not a [createdAt, seq] position is refused', async () => {
-    const scope = `entries:${h.tenantId}:${cash}`;
+    const scope = new CursorScope(`entries:${h.tenantId}:${cash}`, { from: null, to: null });
     const now = h.clock.now().getTime();
     for (const position of [['2030-01-01', 1.5], [1, 1], ['x'], ['x', 1, 2], 'x', null]) {
       const cursor = h.ledger.deps.cursors.encode(scope, position, now);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CursorCodec } from '../../src/core/cursor.js';
+import { CursorCodec, CursorScope } from '../../src/core/cursor.js';
 import { LedgerError } from '../../src/core/errors.js';
 import { CURSOR_LENGTH_MAX, CURSOR_TTL_MS } from '../../src/core/limits.js';
 
@@ -10,11 +10,11 @@ const KEY = Buffer.alloc(32, 7);
 const codec = new CursorCodec(KEY);
 /** Seals arbitrary text as the server would, to reach the checks behind the seal. */
 const signed = (raw: string) => codec.seal(raw);
-const SCOPE = 'entries:tenant-a:account-1';
+const SCOPE = new CursorScope('entries:tenant-a:account-1', { from: null, to: null });
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const POSITION: Position = ['2026-03-01T11:59:59.999Z', 42];
 
-const refusal = (cursor: string, options: { scope?: string; nowMs?: number; with?: CursorCodec } = {}): LedgerError => {
+const refusal = (cursor: string, options: { scope?: CursorScope; nowMs?: number; with?: CursorCodec } = {}): LedgerError => {
   try {
     (options.with ?? codec).decode(options.scope ?? SCOPE, cursor, options.nowMs ?? NOW, isPosition);
   } catch (error) {
@@ -75,9 +75,40 @@ describe('CursorCodec', () => {
   });
 
   it('refuses a cursor moved to another list', () => {
-    expect(refusal(cursor, { scope: 'entries:tenant-a:account-2' }).message).toMatch(/not valid for this list/);
-    refusal(cursor, { scope: 'entries:tenant-b:account-1' });
-    refusal(cursor, { scope: 'accounts:tenant-a' });
+    expect(refusal(cursor, { scope: new CursorScope('entries:tenant-a:account-2', { from: null, to: null }) }).message).toMatch(/not valid for this list/);
+    refusal(cursor, { scope: new CursorScope('entries:tenant-b:account-1', { from: null, to: null }) });
+    refusal(cursor, { scope: new CursorScope('accounts:tenant-a') });
+  });
+
+  it('is sealed with its query: the same filters, however given, page on; another query is refused, saying so', () => {
+    const list = 'holds:tenant-a';
+    const sealed = codec.encode(new CursorScope(list, { status: 'PENDING', accountId: null, type: ['b', 'a'] }), POSITION, NOW);
+    // Names in another order, a set in another order or repeated, absent for null: the same query.
+    for (const same of [
+      { type: ['a', 'b'], accountId: null, status: 'PENDING' },
+      { status: 'PENDING', type: ['b', 'a', 'b'] },
+      { status: 'PENDING', accountId: undefined, type: ['a', 'b'] },
+    ]) {
+      expect(codec.decode(new CursorScope(list, same), sealed, NOW, isPosition)).toEqual(POSITION);
+    }
+    for (const other of [
+      { status: 'CAPTURED', type: ['a', 'b'] },
+      { status: 'PENDING', type: ['a'] },
+      { status: 'PENDING', type: ['a', 'b'], accountId: 'account-1' },
+      { type: ['a', 'b'] },
+      {},
+      // The value of one filter is not another's.
+      { accountId: 'PENDING', type: ['a', 'b'] },
+    ]) {
+      const e = refusal(sealed, { scope: new CursorScope(list, other) });
+      expect(e.message).toMatch(/came with another query: send it with the query it came from/);
+      expect(e.details).toEqual([{ path: 'cursor', message: 'was given with another query' }]);
+    }
+    // Nothing of the query shows, and its length says nothing of the filters.
+    const bytes = Buffer.from(sealed, 'base64url').toString('latin1');
+    for (const visible of ['PENDING', 'status', '"q"']) expect(bytes).not.toContain(visible);
+    const lengths = new Set([{}, { status: 'PENDING', accountId: 'x'.repeat(36), type: ['a', 'b', 'c', 'd'] }].map((f) => codec.encode(new CursorScope(list, f), POSITION, NOW).length));
+    expect(lengths.size).toBe(1);
   });
 
   it('refuses an expired cursor', () => {
@@ -90,7 +121,7 @@ describe('CursorCodec', () => {
     refusal(codec.encode(SCOPE, ['x', 1.5], NOW));
   });
 
-  it.each(['not json', 'null', '[]', '42', '"text"', '{}', `{"s":"${SCOPE}","p":["a",1],"x":"never"}`])(
+  it.each(['not json', 'null', '[]', '42', '"text"', '{}', `{"s":"${SCOPE.list}","q":"${SCOPE.query}","p":["a",1],"x":"never"}`])(
     'refuses a correctly signed body that is not a cursor: %s',
     (raw) => {
       refusal(signed(raw));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMinor, JsonNumber, parseAmount, scaleOf, type Asset } from '../../src/core/money.js';
+import { amountValue, formatMinor, JsonNumber, parseAmount, scaleOf, type Asset } from '../../src/core/money.js';
 import fc from 'fast-check';
 
 const scales: Array<[Asset, number]> = [
@@ -182,5 +182,27 @@ describe('plain decimal text (digits and a point) is read without Decimal, with 
   ] as const)('%s for USD', (text, expected) => {
     if (typeof expected === 'bigint') expect(minor(text, 'USD')).toBe(expected);
     else expect(refused(text, 'USD')).toBe(expected);
+  });
+});
+
+describe('amountValue: an amount before its asset is known (a hold\'s capture)', () => {
+  it('tells one value for every way of writing it, number or string, and keeps the text as given', () => {
+    const values = [new JsonNumber('20.5'), '20.50', '20.5', new JsonNumber('2.05e1'), '205e-1', '020.500'].map((a) => amountValue(a));
+    for (const v of values) expect(v.ok && v.value).toBe('20500000000000000000');
+    expect(amountValue(new JsonNumber('2.05e1'))).toEqual({ ok: true, text: '2.05e1', value: '20500000000000000000' });
+    expect(amountValue('20.50')).toMatchObject({ text: '20.50' });
+    expect(amountValue('20.51')).not.toEqual(amountValue('20.5'));
+  });
+
+  it('checks all but the asset\'s places: up to 18 places pass (BRZ has them), more fit no asset', () => {
+    expect(amountValue('0.000000000000000001')).toMatchObject({ ok: true, value: '1' });
+    expect(amountValue(new JsonNumber('0.0000000000000000001'))).toEqual({ ok: false, message: 'has more than 18 decimal places, more than any asset has' });
+    expect(amountValue(new JsonNumber('0'))).toEqual({ ok: false, message: 'must be greater than zero' });
+    expect(amountValue(new JsonNumber('-1'))).toMatchObject({ ok: false });
+    expect(amountValue(' 1')).toEqual({ ok: false, message: 'must not have surrounding spaces' });
+    expect(amountValue('x')).toEqual({ ok: false, message: 'must be a decimal number' });
+    // The asset's own refusal still names it.
+    expect(parseAmount('1.001', 'USD')).toEqual({ ok: false, message: 'has more than 2 decimal places for USD' });
+    expect(parseAmount(new JsonNumber('1.5e-3'), 'USD')).toEqual({ ok: false, message: 'has more than 2 decimal places for USD' });
   });
 });

@@ -9,7 +9,7 @@ import { accountView, amountView, apiKeyCreatedView, apiKeyListView, entryText, 
 import { countWithinAnswer, pageBySeq, Rendered } from '../../src/core/paging.js';
 import { commandWeight, commands, runCommand } from '../../src/core/commands.js';
 import { makeDeps, PEPPER_SECRET } from '../../src/core/context.js';
-import { CursorCodec } from '../../src/core/cursor.js';
+import { CursorCodec, CursorScope } from '../../src/core/cursor.js';
 import { allows, isScope, scopes } from '../../src/core/scopes.js';
 import { assert, invalid, LedgerError, notFound } from '../../src/core/errors.js';
 import { isUuid, uuidV7 } from '../../src/core/ids.js';
@@ -232,28 +232,28 @@ describe('paging', () => {
   it('asks for one row more than the page, and continues after the last row shown', async () => {
     const rows = [5, 4, 3].map((seq) => ({ seq, text: `r${seq}` }));
     const { d, fetch, calls } = deps(rows);
-    const page = await pageBySeq(d, 'scope', { limit: 2 }, fetch, (r) => ({ t: r.text }));
+    const page = await pageBySeq(d, new CursorScope('scope'), { limit: 2 }, fetch, (r) => ({ t: r.text }));
     expect(page.items.map((i) => i.value)).toEqual([{ t: 'r5' }, { t: 'r4' }]);
     expect(page.items.map((i) => i.text)).toEqual(['{"t":"r5"}', '{"t":"r4"}']);
     expect(page.items[0]).toBeInstanceOf(Rendered);
     expect(calls).toEqual([[null, 3]]);
-    const next = await pageBySeq(d, 'scope', { limit: 2, cursor: page.nextCursor! }, fetch, (r) => ({ t: r.text }));
+    const next = await pageBySeq(d, new CursorScope('scope'), { limit: 2, cursor: page.nextCursor! }, fetch, (r) => ({ t: r.text }));
     expect(calls[1]).toEqual([4, 3]);
     expect(next.items.map((i) => i.value)).toEqual([{ t: 'r3' }]);
     expect(next.nextCursor).toBeNull();
-    await pageBySeq(d, 'scope', {}, fetch, (r) => r);
+    await pageBySeq(d, new CursorScope('scope'), {}, fetch, (r) => r);
     expect(calls[2]).toEqual([null, PAGE_SIZE_DEFAULT + 1]);
     // A cursor of another list, or one whose position is not a positive integer, is refused.
-    await expect(pageBySeq(d, 'other', { cursor: page.nextCursor! }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(pageBySeq(d, new CursorScope('other'), { cursor: page.nextCursor! }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
     for (const bad of [0, -1, 1.5, '4', null]) {
-      const cursor = d.cursors.encode('scope', bad, 1_000_000);
-      await expect(pageBySeq(d, 'scope', { cursor }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
+      const cursor = d.cursors.encode(new CursorScope('scope'), bad, 1_000_000);
+      await expect(pageBySeq(d, new CursorScope('scope'), { cursor }, fetch, (r) => r)).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'malformed' }] }));
     }
   });
 
   it('a RawJson view is written as its text, not rendered again', async () => {
     const { d, fetch } = deps([{ seq: 1, text: '{"a":1.50}' }]);
-    const page = await pageBySeq(d, 's', {}, fetch, (r) => new RawJson(r.text));
+    const page = await pageBySeq(d, new CursorScope('s'), {}, fetch, (r) => new RawJson(r.text));
     expect(page.items[0]!.text).toBe('{"a":1.50}');
   });
 
@@ -261,10 +261,10 @@ describe('paging', () => {
     const big = 'x'.repeat(Math.floor(ANSWER_SIZE_MAX_BYTES / 2));
     const rows = [3, 2, 1].map((seq) => ({ seq, text: big }));
     const { d, fetch } = deps(rows);
-    const page = await pageBySeq(d, 's', { limit: 10 }, fetch, (r) => new RawJson(r.text));
+    const page = await pageBySeq(d, new CursorScope('s'), { limit: 10 }, fetch, (r) => new RawJson(r.text));
     expect(page.items).toHaveLength(1);
     expect(page.nextCursor).not.toBeNull();
-    const next = await pageBySeq(d, 's', { limit: 10, cursor: page.nextCursor! }, fetch, (r) => new RawJson(r.text));
+    const next = await pageBySeq(d, new CursorScope('s'), { limit: 10, cursor: page.nextCursor! }, fetch, (r) => new RawJson(r.text));
     expect(next.items).toHaveLength(1);
     expect(next.items[0]!.value).toBeInstanceOf(RawJson);
     // The envelope, each text and its comma: exactly the cap fits, one byte more does not.
@@ -273,17 +273,17 @@ describe('paging', () => {
       { seq: 2, text: 'a'.repeat(room - 10) },
       { seq: 1, text: 'b'.repeat(10) },
     ]);
-    expect((await pageBySeq(exact.d, 's', {}, exact.fetch, (r) => new RawJson(r.text))).items).toHaveLength(2);
+    expect((await pageBySeq(exact.d, new CursorScope('s'), {}, exact.fetch, (r) => new RawJson(r.text))).items).toHaveLength(2);
     const over = deps([
       { seq: 2, text: 'a'.repeat(room - 10) },
       { seq: 1, text: 'b'.repeat(11) },
     ]);
-    const cut = await pageBySeq(over.d, 's', {}, over.fetch, (r) => new RawJson(r.text));
+    const cut = await pageBySeq(over.d, new CursorScope('s'), {}, over.fetch, (r) => new RawJson(r.text));
     expect(cut.items).toHaveLength(1);
     expect(cut.nextCursor).not.toBeNull();
     // One row larger than the cap on its own is still shown.
     const huge = deps([{ seq: 1, text: 'y'.repeat(ANSWER_SIZE_MAX_BYTES) }]);
-    expect((await pageBySeq(huge.d, 's', {}, huge.fetch, (r) => new RawJson(r.text))).items).toHaveLength(1);
+    expect((await pageBySeq(huge.d, new CursorScope('s'), {}, huge.fetch, (r) => new RawJson(r.text))).items).toHaveLength(1);
   });
 
   it('countWithinAnswer counts what fits the cap with its envelope, the first always', () => {
@@ -357,8 +357,8 @@ describe('commands and dependencies', () => {
     expect(deps.settlementTtlMs).toBe(SETTLEMENT_TTL_DEFAULT_SECONDS * 1000);
     expect((await makeDeps(store, {} as never, systemClock, { settlementTtlSeconds: 2 })).settlementTtlMs).toBe(2000);
     // The cursor key is the cursor secret: a cursor signed with it decodes.
-    const signed = new CursorCodec(Buffer.from('cursor_signing_key')).encode('s', 1, 0);
-    expect(deps.cursors.decode('s', signed, 0, (p): p is number => typeof p === 'number')).toBe(1);
+    const signed = new CursorCodec(Buffer.from('cursor_signing_key')).encode(new CursorScope('s'), 1, 0);
+    expect(deps.cursors.decode(new CursorScope('s'), signed, 0, (p): p is number => typeof p === 'number')).toBe(1);
   });
 });
 

@@ -145,6 +145,31 @@ const FORBIDDEN: Array<[string, string]> = [
   ['name → one public and one private IPv4', 'https://mixed.test/hook'],
   ['name → one public IPv6 and ::1', 'https://mixed-v6.test/hook'],
   ['name → private first, then public', 'https://mixed-order.test/hook'],
+  // single-label names: the resolver's search domains complete them into the operator's own network
+  ['single-label name', 'https://intranet/x'],
+  ['single-label name with port', 'https://intranet:8443/x'],
+  ['single-label name, upper case and trailing dot', 'https://INTRANET./x'],
+];
+
+/**
+ * URLs refused by every server, allowPrivate or not (issue 29): control characters anywhere as written (a CR/LF URL was
+ * stored and echoed back), and a user-info part, even an empty one (the parser drops `https://@host` without a trace).
+ */
+const NEVER: Array<[string, string, RegExp]> = [
+  ['CR LF in the path', 'https://hooks.public.test/hook\r\nX-Injected: 1', /control characters \(U\+000D at position 31\)/],
+  ['LF alone', 'https://hooks.public.test/a\nb', /U\+000A/],
+  ['CR alone', 'https://8.8.8.8/a\rb', /U\+000D/],
+  ['tab in the host', 'https://hooks.pub\tlic.test/hook', /U\+0009/],
+  ['tab in the query', 'https://8.8.8.8/hook?a=\tb', /U\+0009/],
+  ['DEL', 'https://8.8.8.8/a\u007fb', /U\+007F/],
+  ['NUL', 'https://8.8.8.8/a\u0000b', /.+/],
+  ['ESC, a terminal escape', 'https://8.8.8.8/\u001b[31mred', /U\+001B/],
+  ['C1 control NEL', 'https://8.8.8.8/a\u0085b', /U\+0085/],
+  ['vertical tab in the fragment', 'https://8.8.8.8/a#x\u000by', /U\+000B/],
+  ['empty user-info', 'https://@8.8.8.8/hook', /empty user-info part/],
+  ['empty user-info on a name', 'https://@hooks.public.test/x', /empty user-info part/],
+  ['empty user and password', 'https://:@8.8.8.8/x', /empty user-info part/],
+  ['empty user-info after backslashes', 'https:\\\\@8.8.8.8/x', /empty user-info part/],
 ];
 
 describe('webhook configuration (server without allowPrivate, test resolver, denyDomains)', () => {
@@ -371,6 +396,36 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       await expectRefusedAndNothingStored({ webhookUrl: url });
     });
   });
+
+  describe(`control characters and user-info (${NEVER.length} spellings) → 400 VALIDATION_FAILED at webhookUrl, nothing stored`, () => {
+    it.each(NEVER)('%s', async (_name, url, message) => {
+      await expectRefusedAndNothingStored({ webhookUrl: url });
+      const res = await put(fresh, { webhookUrl: url });
+      expectValidation(res, { detail: { path: 'webhookUrl', message } });
+      // Never echoed back: the refusal names the character by its code, not as itself.
+      expect(res.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]|\\u00[01]|\\[rnt]/);
+    });
+
+    it('percent-encoded, the same bytes are an ordinary path and query: accepted and kept as written', async () => {
+      const url = 'https://hooks.public.test/a%0D%0Ab?x=%09%7F';
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+    });
+
+    it('an @ in the path or query is no user-info', async () => {
+      const url = 'https://hooks.public.test/@team/hook?to=ops@example.com';
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.webhookUrl).toBe(url);
+    });
+
+    it('a single-label name is refused by name, before any lookup', async () => {
+      const calls = resolverCalls.length;
+      expectValidation(await put(c, { webhookUrl: 'https://intranet/x' }), { detail: { path: 'webhookUrl', message: /the host intranet is a single-label name/ } });
+      expect(resolverCalls.slice(calls)).toEqual([]);
+    });
+  });
 });
 
 describe('webhook configuration (server with allowPrivate)', () => {
@@ -398,6 +453,26 @@ describe('webhook configuration (server with allowPrivate)', () => {
       expect(res.body.webhookSecret).toMatch(HEX64);
       expect((await c.get(PATH)).body.webhookUrl).toBe(url);
     }
+  });
+
+  it('a single-label name is accepted (the operator allowed the local network)', async () => {
+    for (const url of ['https://intranet/x', 'https://intranet:8443/x']) {
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, `${url}: ${res.text}`).toBe(200);
+      expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+    }
+  });
+
+  it('control characters and user-info, even empty, are still refused; nothing stored', async () => {
+    const ok = await put(c, { webhookUrl: 'https://127.0.0.1:9/kept-too' });
+    expect(ok.status, ok.text).toBe(200);
+    for (const [name, url, message] of NEVER) {
+      const res = await put(c, { webhookUrl: url });
+      expect(res.status, name).toBe(400);
+      expectValidation(res, { detail: { path: 'webhookUrl', message } });
+    }
+    for (const url of ['https://localhost:9/a\r\nb', 'https://@localhost:9/hook', 'https://@intranet/x']) expectValidation(await put(c, { webhookUrl: url }));
+    expect((await c.get(PATH)).body.webhookUrl).toBe('https://127.0.0.1:9/kept-too');
   });
 
   it('http is still refused, so is user-info; nothing stored', async () => {

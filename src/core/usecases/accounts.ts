@@ -7,6 +7,7 @@ import type { CreateAccountBody } from '../schemas.js';
 import type { Account } from '../types.js';
 import { accountView } from '../views.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 
 export async function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
   const { tx, ids, commitClock } = ctx;
@@ -40,4 +41,4 @@ export async function requireAccount(deps: Deps, tenantId: string, accountId: st
 }
 
 export const listAccounts = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, `accounts:${tenantId}`, query, (before, limit) => deps.store.accountsPage(tenantId, before, limit), (a) => accountView(a));
+  pageBySeq(deps, new CursorScope(`accounts:${tenantId}`), query, (before, limit) => deps.store.accountsPage(tenantId, before, limit), (a) => accountView(a));

@@ -9,6 +9,7 @@ import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js'
 import type { TransactionInput } from '../types.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
 import { agentTransactionView, reverseOf, type AgentStatus, type AgentTransaction } from '../agent.js';
 import { RawJson } from '../json.js';
@@ -205,10 +206,10 @@ export class AgentService {
 
   list(tenantId: string, query: AgentTransactionsQuery) {
     const status = query.status ?? null;
-    return pageBySeq(this.deps, `agent-transactions:${tenantId}:${status ?? '*'}`, query, (before, limit) => this.deps.store.agentTransactionsPage(tenantId, status, before, limit), (a) => agentTransactionView(a));
+    return pageBySeq(this.deps, new CursorScope(`agent-transactions:${tenantId}`, { status }), query, (before, limit) => this.deps.store.agentTransactionsPage(tenantId, status, before, limit), (a) => agentTransactionView(a));
   }
 
   audit(tenantId: string, query: PageQuery) {
-    return pageBySeq(this.deps, `agent-audit:${tenantId}`, query, (before, limit) => this.deps.store.agentAuditPage(tenantId, before, limit), (r) => auditRecordView(r));
+    return pageBySeq(this.deps, new CursorScope(`agent-audit:${tenantId}`), query, (before, limit) => this.deps.store.agentAuditPage(tenantId, before, limit), (r) => auditRecordView(r));
   }
 }

@@ -9,6 +9,7 @@ import type { Account } from '../types.js';
 import { NO_PENDING, normalBalanceOf } from '../types.js';
 import { amountView } from '../views.js';
 import { RawJson } from '../json.js';
+import { CursorScope } from '../cursor.js';
 import { toIso } from '../time.js';
 import { PAGE_SIZE_DEFAULT, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
 import type { KeyPosition } from '../ports.js';
@@ -58,14 +59,14 @@ export async function entries(
     throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
   }
   await requireAccount(deps, tenantId, accountId);
-  const scope = `entries:${tenantId}:${accountId}`;
-  const now = deps.clock.now().getTime();
-  const position = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
-  const before: KeyPosition | null = position && { createdAt: position[0], seq: position[1] };
   const range = {
     from: query.from === undefined ? null : toIso(query.from),
     to: query.to === undefined ? null : toIso(query.to),
   };
+  const scope = new CursorScope(`entries:${tenantId}:${accountId}`, range);
+  const now = deps.clock.now().getTime();
+  const position = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
+  const before: KeyPosition | null = position && { createdAt: position[0], seq: position[1] };
   const page = await deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
   return {
     accountId,

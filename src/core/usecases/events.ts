@@ -5,6 +5,7 @@ import type { WriteContext } from '../ports.js';
 import { invalid, LedgerError } from '../errors.js';
 import { RawJson } from '../json.js';
 import { cursorSeq, pageBySeq } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { eventText, type EventType, type OutboxEvent } from '../webhook.js';
 
 export interface EventsQuery {
@@ -16,8 +17,8 @@ export interface EventsQuery {
   type?: readonly EventType[];
 }
 
-/** The list a cursor belongs to: the tenant's events of these kinds (in any order). */
-const scopeOf = (tenantId: string, types: readonly string[] | null) => `events:${tenantId}:${types ? [...types].sort().join(',') : '*'}`;
+/** What a cursor of the feed is sealed with: the tenant's feed, and the query it was read with (after, the kinds). */
+const scopeOf = (tenantId: string, query: EventsQuery) => new CursorScope(`events:${tenantId}`, { after: query.after?.toLowerCase(), type: query.type });
 
 const eventPruned = (what: string) =>
   new LedgerError('EVENT_PRUNED', `${what} was pruned (--event-retention): events after it are gone; read the current state again, then follow the events from the newest.`);
@@ -51,13 +52,13 @@ export async function assertKept(deps: Deps, tenantId: string, position: number,
   if (pruned && position < pruned.seq) throw eventPruned(what);
 }
 
-/** A page of the tenant's events, oldest first; following `nextCursor` to null reads everything committed meanwhile. */
+/**
+ * A page of the tenant's events, oldest first; following `nextCursor` to null reads everything committed meanwhile. A
+ * cursor goes with the query it came from (`after` included): it holds the position, `after` only names the query.
+ */
 export async function listEvents(deps: Deps, tenantId: string, query: EventsQuery) {
-  if (query.after !== undefined && query.cursor !== undefined) {
-    throw invalid('Give after or cursor, not both: a cursor holds its own position.', [{ path: 'cursor', message: 'cannot be given with after' }]);
-  }
   const types = query.type ?? null;
-  const scope = scopeOf(tenantId, types);
+  const scope = scopeOf(tenantId, query);
   let start: number;
   if (query.cursor !== undefined) {
     start = cursorSeq(deps, scope, query.cursor);

@@ -8,11 +8,12 @@ import { appendAudit, SYSTEM_ACTOR, type Actor, type AuditAction } from '../audi
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
 import { holdView, type Hold, type HoldStatus } from '../hold.js';
-import { formatMinor, parseAmount, type Asset } from '../money.js';
+import { amountValue, formatMinor, parseAmount, type Asset } from '../money.js';
 import type { Account, TransactionInput } from '../types.js';
 import { toJsonText } from '../json.js';
 import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { assertWithinLimits, reported } from './limits.js';
 import { checkAccounts, fingerprint, renderPosting, writePosting } from './transactions.js';
 import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
@@ -129,6 +130,12 @@ export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: strin
   });
 }
 
+/** What makes two captures the same request: the hold, and the amount by value (20, "20" and "20.00" are one). */
+function captureHash(holdId: string, amount: string | null): string {
+  const value = amount === null ? null : amountValue(amount);
+  return requestHash(`${holdId}\u0000${value === null ? '' : value.ok ? value.value : amount}`);
+}
+
 /**
  * Posts the hold under a new transaction (metadata `captureOfHoldId`), whole, or for a hold of one debit and one
  * credit in one asset, a smaller amount: the rest is released. Its limits are checked like any posting's, with the
@@ -139,7 +146,7 @@ export async function captureHoldCommand(
   args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null },
 ): Promise<StoredResponse> {
   const { tenantId, holdId } = args;
-  return idempotent(ctx, tenantId, captureEndpoint(holdId), args.key, requestHash(`${holdId}\u0000${args.amount ?? ''}`), async () => {
+  return idempotent(ctx, tenantId, captureEndpoint(holdId), args.key, captureHash(holdId, args.amount), async () => {
     const { tx, commitClock } = ctx;
     const hold = await pendingHold(tx, tenantId, holdId);
     const lines = hold.input.lines;
@@ -220,8 +227,16 @@ export class HoldService {
     });
   }
 
-  capture = (tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null) =>
-    this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount: body.amount ?? null, key });
+  /** The amount is checked here as far as it can be without the hold (its asset's places are checked when captured). */
+  capture(tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null) {
+    let amount: string | null = null;
+    if (body.amount !== undefined) {
+      const checked = amountValue(body.amount);
+      if (!checked.ok) throw invalid(`amount ${checked.message}.`, [{ path: 'amount', message: checked.message }]);
+      amount = checked.text;
+    }
+    return this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount, key });
+  }
 
   void = (tenantId: string, actor: Actor, holdId: string, key: string | null) => this.deps.writer.run('voidHold', { tenantId, actor, holdId, key });
 
@@ -241,7 +256,7 @@ export class HoldService {
     const filter = { status: query.status ?? null, accountId: query.accountId ?? null };
     return pageBySeq(
       this.deps,
-      `holds:${tenantId}:${filter.status ?? '*'}:${filter.accountId ?? '*'}`,
+      new CursorScope(`holds:${tenantId}`, filter),
       query,
       (before, limit) => this.deps.store.holdsPage(tenantId, filter, before, limit),
       (hold) => holdView(hold),

@@ -5,6 +5,7 @@ import type { Deps } from '../context.js';
 import type { ReadStore, WriteContext } from '../ports.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { RECONCILIATION_CANDIDATE_LINES_PER_WRITE } from '../limits.js';
 import { onchainLinesOf, type Match, type ReconciliationOutcome, type ReconciliationResult, type Settlement } from '../settlement.js';
 import { findCandidates, settleCandidates, type Candidates } from './settlements.js';
@@ -129,4 +130,4 @@ const resultView = (r: ReconciliationResult): Out<typeof reconciliationResultOut
 });
 
 export const listReconciliationResults = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, `reconciliation:${tenantId}`, query, (before, limit) => deps.store.reconciliationResultsPage(tenantId, before, limit), (r) => resultView(r));
+  pageBySeq(deps, new CursorScope(`reconciliation:${tenantId}`), query, (before, limit) => deps.store.reconciliationResultsPage(tenantId, before, limit), (r) => resultView(r));

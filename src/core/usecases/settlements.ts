@@ -9,6 +9,7 @@ import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } fr
 import { toJsonText } from '../json.js';
 import { toIso } from '../time.js';
 import { pageBySeq } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { SETTLEMENT_CANDIDATES_MAX, SETTLEMENT_DUE_REREAD_MS } from '../limits.js';
 import {
   canonicalAddress,
@@ -258,9 +259,7 @@ export class SettlementService {
       from: query.from === undefined ? null : toIso(query.from),
       to: query.to === undefined ? null : toIso(query.to),
     };
-    // The filter is part of the list a cursor belongs to: a cursor of one filter does not page another.
-    const scope = `settlements:${tenantId}:${filter.status ?? '*'}:${filter.from ?? '*'}:${filter.to ?? '*'}`;
-    return pageBySeq(this.deps, scope, query, (before, limit) => this.deps.store.settlementsPage(tenantId, filter, before, limit), (s) => settlementView(s));
+    return pageBySeq(this.deps, new CursorScope(`settlements:${tenantId}`, filter), query, (before, limit) => this.deps.store.settlementsPage(tenantId, filter, before, limit), (s) => settlementView(s));
   }
 
   cancel(tenantId: string, actor: Actor, settlementId: string) {

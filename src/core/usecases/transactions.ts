@@ -11,6 +11,7 @@ import { RawJson } from '../json.js';
 import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
@@ -184,7 +185,7 @@ export class TransactionService {
     const { store } = this.deps;
     return pageBySeq(
       this.deps,
-      `transactions:${tenantId}`,
+      new CursorScope(`transactions:${tenantId}`),
       query,
       (before, limit) => store.transactionsPage(tenantId, before, limit),
       (t) => new RawJson(t.document),

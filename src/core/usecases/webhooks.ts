@@ -5,6 +5,7 @@ import type { ReadStore, WriteContext } from '../ports.js';
 import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
+import { CursorScope } from '../cursor.js';
 import { secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } from '../webhook.js';
 
 const SECRET_BYTES = 32;
@@ -113,4 +114,4 @@ const deliveryView = (d: DeliveryState) => ({
 });
 
 export const listWebhookDeliveries = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, `webhook-deliveries:${tenantId}`, query, (before, limit) => deps.store.webhookDeliveriesPage(tenantId, before, limit), (d) => deliveryView(d));
+  pageBySeq(deps, new CursorScope(`webhook-deliveries:${tenantId}`), query, (before, limit) => deps.store.webhookDeliveriesPage(tenantId, before, limit), (d) => deliveryView(d));

@@ -17,7 +17,7 @@ export const eventRoutes = [
     queryLists: ['type'],
     responses: {
       200: { description: 'A page of events, oldest first; following nextCursor until null reads everything committed at the time', schema: 'EventsPage' },
-      400: 'Invalid limit, type or cursor; after is not an event of this tenant; after and cursor both given',
+      400: 'Invalid limit, type or cursor (a cursor goes with the query it came from, after and type included); after is not an event of this tenant',
       401: 'Unauthenticated',
       403: 'Forbidden',
       410: 'after (or the cursor) is before an event pruned by --event-retention (EVENT_PRUNED): read the current state again',

@@ -1,10 +1,11 @@
 // `ledger db backup <file>` on SQLite: an online, consistent snapshot while servers keep writing. `VACUUM INTO` copies
-// the database as one read transaction sees it (in WAL mode writers go on meanwhile), compacted, into a new file; it
-// refuses a file that exists. The copy is then checked whole (`ledger db check`) before it is called a backup; a copy
-// that fails the check is removed.
-import { existsSync, rmSync, statSync } from 'node:fs';
+// the database as one read transaction sees it (in WAL mode writers go on meanwhile), compacted, into a new file. The
+// copy is then checked whole (`ledger db check`) before it is called a backup; a copy that fails the check is removed.
+// The file is new and the owner's alone: it is created here, 0600, with O_EXCL (so never through a symbolic link, nor
+// over a file another process made meanwhile), and `VACUUM INTO` writes into it while it is still empty.
+import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BetterSqlite3 } from './driver.js';
+import { createPrivateFile, openSqlite } from './files.js';
 import { invalid } from '../../core/errors.js';
 import { checkLedger, type CheckReport } from '../check.js';
 
@@ -17,18 +18,36 @@ export interface BackupReport {
   check: CheckReport;
 }
 
+/** What is at `path` without following a link: a link, something else, or nothing. */
+function entryAt(path: string): 'link' | 'other' | 'none' {
+  try {
+    return lstatSync(path).isSymbolicLink() ? 'link' : 'other';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
+    throw error;
+  }
+}
+
 export async function backupSqlite(source: string, file: string): Promise<BackupReport> {
   const from = resolve(source);
   const to = resolve(file);
   if (!existsSync(from)) throw invalid(`--db ${source}: there is no such database.`);
   if (from === to) throw invalid('The backup file is the database itself.');
-  if (existsSync(to)) throw invalid(`${file} exists: a backup never overwrites a file. Give a new name.`);
-  const db = new BetterSqlite3(from, { fileMustExist: true, readonly: true });
+  const exists = () => invalid(`${file} exists: a backup never overwrites a file. Give a new name.`);
+  const at = entryAt(to);
+  if (at === 'link') throw invalid(`${file} is a symbolic link: a backup is never written through a link. Give the path of a new file.`);
+  if (at === 'other' || !createPrivateFile(to)) throw exists();
   try {
-    db.pragma(`busy_timeout = ${BACKUP_BUSY_TIMEOUT_MS}`);
-    db.prepare('VACUUM INTO ?').run(to);
-  } finally {
-    db.close();
+    const db = openSqlite(from, { fileMustExist: true, readonly: true });
+    try {
+      db.pragma(`busy_timeout = ${BACKUP_BUSY_TIMEOUT_MS}`);
+      db.prepare('VACUUM INTO ?').run(to);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    rmSync(to, { force: true });
+    throw error;
   }
   let check: CheckReport;
   try {

@@ -1,5 +1,6 @@
 // Everything SQLite-specific lives here: opening the file, the durability pragmas, and how a write transaction begins.
-import { BetterSqlite3, type SqliteDatabase } from './driver.js';
+import type { SqliteDatabase } from './driver.js';
+import { openSqlite } from './files.js';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -50,11 +51,11 @@ export interface OpenedDatabase {
   kysely: Kysely<Database>;
 }
 
-/** Opens (creating if missing) and migrates the database file. */
+/** Opens (creating if missing, 0600) and migrates the database file. */
 export async function openDatabase(path: string): Promise<OpenedDatabase> {
   const file = resolve(path);
   mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file);
+  const db = openSqlite(file);
   try {
     applyDurability(db);
     db.defaultSafeIntegers(true);
@@ -73,7 +74,7 @@ export async function openDatabase(path: string): Promise<OpenedDatabase> {
 
 /** A bare connection with the durability settings, for the checkpoint thread (no migrations, no statements). */
 export function openConnection(path: string): SqliteDb {
-  const db = new BetterSqlite3(resolve(path));
+  const db = openSqlite(resolve(path));
   try {
     applyDurability(db);
     return db;

@@ -1,13 +1,14 @@
 // A lock between processes on one machine: SQLite's own lock on a small file beside the database, held in exclusive
 // locking mode until released; the operating system releases it when the process ends, however it ends.
-import { BetterSqlite3, type SqliteDatabase } from './driver.js';
+import type { SqliteDatabase } from './driver.js';
+import { openSqlite } from './files.js';
 
 export class FileLock {
   private constructor(private readonly db: SqliteDatabase) {}
 
-  /** Takes the lock at `path` (creating the file), or answers null at once while another process holds it. */
+  /** Takes the lock at `path` (creating the file, 0600), or answers null at once while another process holds it. */
   static tryTake(path: string): FileLock | null {
-    const db = new BetterSqlite3(path);
+    const db = openSqlite(path);
     try {
       db.pragma('busy_timeout = 0');
       db.pragma('locking_mode = EXCLUSIVE');

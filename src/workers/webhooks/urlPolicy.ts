@@ -77,13 +77,37 @@ function checkName(name: string, policy: UrlPolicy): void {
   if (!policy.allowPrivate && (LOCAL_NAMES.includes(name) || LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix)))) {
     throw refuse(`the host ${name} is a local name`);
   }
+  // `intranet`, `db`: a name without a dot is completed by the resolver's search domains, so it leads into the
+  // operator's own network, whatever public DNS says of it.
+  if (!policy.allowPrivate && !name.includes('.')) throw refuse(`the host ${name} is a single-label name, which only a local network resolves`);
   const denied = policy.denyDomains.find((domain) => name === domain || name.endsWith(`.${domain}`));
   if (denied) throw refuse(`the domain ${denied} is not allowed`);
+}
+
+/**
+ * C0 controls, DEL and C1 controls. The URL parser drops a tab or a newline silently, and a URL is stored and shown
+ * exactly as sent: a CR/LF kept would be echoed into answers, logs and terminals. Percent-encoded (`%0D`), they are
+ * ordinary bytes of a path or a query and are sent as written.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Whether the URL as written has a user-info part, empty or not: an `@` in its authority (what follows the scheme and
+ * its slashes, up to the path, query or fragment). The parser drops an empty one (`https://@host/`) without a trace.
+ */
+function hasUserInfo(text: string): boolean {
+  const afterScheme = text.slice(text.indexOf(':') + 1).replace(/^[/\\]*/, '');
+  return afterScheme.split(/[/\\?#]/, 1)[0]!.includes('@');
 }
 
 /** Parses and checks a URL as set by PUT: shape, name, and (when it resolves) every address. A name that does not resolve yet is accepted. */
 export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<URL> {
   if (text.length > WEBHOOK_URL_LENGTH_MAX) throw refuse(`must be at most ${WEBHOOK_URL_LENGTH_MAX} characters`);
+  const control = CONTROL_CHARACTER.exec(text);
+  if (control) {
+    const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw refuse(`must not contain control characters (${code} at position ${control.index + 1}); percent-encode what a path or query needs`);
+  }
   // The URL parser would drop them silently; a URL is stored and shown exactly as sent, so it must be exactly a URL.
   if (text !== text.trim()) throw refuse('must not begin or end with whitespace');
   let url: URL;
@@ -93,7 +117,7 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<
     throw refuse('is not a valid URL');
   }
   if (url.protocol !== 'https:') throw refuse('must use https');
-  if (url.username || url.password) throw refuse('must not carry a user name or password');
+  if (url.username || url.password || hasUserInfo(text)) throw refuse('must not carry a user name or password, nor an empty user-info part before @');
   if (url.port === '0') throw refuse('port 0 is not a port one can connect to');
   const host = bareHost(url);
   if (isIP(host)) {
