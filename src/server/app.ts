@@ -155,6 +155,9 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
       get signal() {
         return event.req.signal;
       },
+      get clientAddress() {
+        return nodeRequestOf(event).socket.remoteAddress ?? '';
+      },
       dropConnection: () => nodeRequestOf(event).socket.destroy(),
       onAnswered: (listener) => {
         // The response's 'close': after its last byte, or when the connection closed before it.

@@ -137,8 +137,8 @@ export class EventStreams {
    * A slot for a new stream of the tenant, or 429 past a cap (server/streamSlots.ts). The caller gives it back once
    * the stream's answer is over, however it ends (or never starts: a HEAD request).
    */
-  admit(tenantId: string): () => void {
-    return this.slots.take(tenantId);
+  admit(tenantId: string, client: string): () => void {
+    return this.slots.take(tenantId, client);
   }
 
   /** Frames for the client, produced as it takes them; ends when the client leaves, or the server stops. */

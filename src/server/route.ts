@@ -52,6 +52,8 @@ export interface RouteContext<Q, B> {
   actor: Actor;
   /** The key presented, for the one rule that looks at it (a policy rule's agentKeyPrefix); never stored. */
   rawKey: string;
+  /** The address the request came from (the event stream's per-client cap). */
+  readonly clientAddress: string;
   params: Record<string, string>;
   query: Q;
   body: B;

@@ -17,7 +17,6 @@ import {
   KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
   MAX_CONNECTIONS_DEFAULT,
   MAX_CONNECTIONS_PER_CLIENT_DEFAULT,
-  MAX_STREAMS_PER_TENANT_DEFAULT,
   SHUTDOWN_DRAIN_MS,
 } from '../core/limits.js';
 import { isLoopbackHost, readTls, type TlsFiles } from './tls.js';
@@ -118,7 +117,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
   const inFlight = new InFlightRequests();
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS_DEFAULT;
-  const caps = streamCapsFor(maxConnections, options.maxStreamsPerTenant ?? MAX_STREAMS_PER_TENANT_DEFAULT);
+  const caps = streamCapsFor({ maxConnections, maxConnectionsPerClient: options.maxConnectionsPerClient, maxStreamsPerTenant: options.maxStreamsPerTenant });
   const eventStreams = new EventStreams(ledger, options.log, { ...options.eventStream, caps });
   const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter, eventStreams }, options.log, inFlight);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;

@@ -1,7 +1,8 @@
 // Event streams have bounds (issue 29): past --max-streams-per-tenant a tenant's next stream is 429 RATE_LIMITED with
 // Retry-After, and its connection is closed (a refused stream holds no slot); a stream that ends gives its slot back;
-// another tenant streams and posts meanwhile. All streams together hold at most half of --max-connections, so an
-// ordinary request still gets through.
+// another tenant streams and posts meanwhile. All streams together hold at most half of --max-connections, and the
+// streams from one client address half of --max-connections-per-client, so an ordinary request still gets through.
+import { request, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
@@ -155,6 +156,52 @@ describe('event stream caps', () => {
         return stream.status === 200 || (stream.close(), false);
       });
       expect((await rawStream(t, other)).status).toBe(429);
+    });
+  });
+
+  describe('one client address (--max-connections-per-client 6: 3 streams from it at most)', () => {
+    let t: TestServer;
+    const held: IncomingMessage[] = [];
+    /** A stream request from `localAddress`, held open until the test ends: its status. */
+    const stream = (localAddress: string, rawKey: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${t.url}${STREAM}`, { agent: false, localAddress, headers: { authorization: `Bearer ${rawKey}` } }, (res) => {
+          res.resume();
+          if (res.statusCode === 200) held.push(res);
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+
+    beforeAll(async () => {
+      t = await startTestServer({ maxConnectionsPerClient: 6 });
+    });
+    afterAll(async () => {
+      for (const res of held) res.destroy();
+      await t?.stop();
+    });
+
+    it("a client's streams leave it room for ordinary requests; another address still streams", async () => {
+      const rawKey = t.tenant.apiKey.rawKey;
+      const other = (await createTenant(t.dbPath, 'Other')).apiKey.rawKey;
+      // Across tenants: the cap is the address's.
+      expect([await stream('127.0.0.3', rawKey), await stream('127.0.0.3', other), await stream('127.0.0.3', rawKey)]).toEqual([200, 200, 200]);
+      const refused = await rawHttp(t.url, {
+        head: `GET ${STREAM} HTTP/1.1\r\nHost: ${new URL(t.url).host}\r\nAuthorization: Bearer ${other}`,
+        localAddress: '127.0.0.3',
+        waitForClose: true,
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.json.code).toBe('RATE_LIMITED');
+      expect(refused.json.message).toMatch(/half of --max-connections-per-client/);
+      expect(refused.closed).toBe(true);
+      // Ordinary requests from that address: answered (3 of its 6 connections are streams).
+      for (let i = 0; i < 2; i++) {
+        const res = await rawHttp(t.url, { head: `GET /api/v1/accounts HTTP/1.1\r\nHost: ${new URL(t.url).host}\r\nAuthorization: Bearer ${rawKey}`, localAddress: '127.0.0.3' });
+        expect(res.status).toBe(200);
+      }
+      expect(await stream('127.0.0.4', other)).toBe(200);
     });
   });
 });

@@ -79,28 +79,41 @@ describe('ConnectionGuard', () => {
 });
 
 describe('StreamSlots', () => {
-  it('refuses past the tenant cap and past the total with 429, and gives a slot back once however often released', () => {
-    const slots = new StreamSlots({ perTenant: 2, total: 3 });
-    const a1 = slots.take('a');
-    slots.take('a');
-    expect(() => slots.take('a')).toThrow(LedgerError);
-    const b1 = slots.take('b');
+  it('refuses past the tenant cap, the client cap and the total with 429, and gives a slot back once however often released', () => {
+    const slots = new StreamSlots({ perTenant: 2, perClient: 3, total: 4 });
+    const a1 = slots.take('a', 'x');
+    slots.take('a', 'x');
+    expect(() => slots.take('a', 'y')).toThrow(/--max-streams-per-tenant/);
+    const b1 = slots.take('b', 'x');
+    expect(() => slots.take('b', 'x')).toThrow(/--max-connections-per-client/);
+    slots.take('b', 'y');
     try {
-      slots.take('c');
+      slots.take('c', 'y');
       expect.unreachable();
     } catch (error) {
+      expect(error).toBeInstanceOf(LedgerError);
       expect((error as LedgerError).code).toBe('RATE_LIMITED');
+      expect((error as LedgerError).message).toMatch(/half of --max-connections,/);
       expect((error as LedgerError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
       expect((error as LedgerError).closeConnection).toBe(true);
     }
     a1();
     a1();
     expect(slots.open('a')).toBe(1);
+    expect(slots.open()).toBe(3);
+    const c1 = slots.take('c', 'y');
+    expect(() => slots.take('c', 'z')).toThrow(/half of --max-connections,/);
+    for (const release of [b1, c1]) release();
+    expect(slots.open('b')).toBe(1);
     expect(slots.open()).toBe(2);
-    slots.take('c');
-    expect(() => slots.take('c')).toThrow(/half of --max-connections/);
-    b1();
-    expect(slots.open('b')).toBe(0);
-    expect(slots.open()).toBe(2);
+  });
+
+  it('forgets tenants and addresses once their streams have ended', () => {
+    const slots = new StreamSlots({ perTenant: 100, perClient: 100, total: 1000 });
+    const releases = Array.from({ length: 50 }, (_, i) => slots.take(`t${i % 7}`, `c${i % 5}`));
+    expect(slots.tracked).toEqual({ tenants: 7, clients: 5 });
+    for (const release of releases) release();
+    expect(slots.tracked).toEqual({ tenants: 0, clients: 0 });
+    expect(slots.open()).toBe(0);
   });
 });
