@@ -108,8 +108,13 @@ export const MAX_STREAMS_PER_TENANT_DEFAULT = 100;
  * other half stays for ordinary requests. Past it, 429 RATE_LIMITED.
  */
 export const STREAMS_CONNECTIONS_DIVISOR = 2;
-/** What a stream refused for a cap is told to wait (Retry-After): streams end when their clients leave, at no known time. */
-export const STREAM_RETRY_AFTER_SECONDS = 5;
+/**
+ * What a stream refused for a cap is told to wait (Retry-After). Streams end when their clients leave, at no known
+ * time, and a client that left without closing is noticed no sooner than the heartbeat (15 s): asking again sooner
+ * mostly costs the server another refusal, and each wave of refusals is a queue other tenants wait behind
+ * (bench/bounds.ts: with 5 s, 3,900 refused streams asking again kept another tenant's postings at 1.2 to 2.7 s).
+ */
+export const STREAM_RETRY_AFTER_SECONDS = 30;
 /** A request body that sends nothing for this long is refused with 408, unless `--body-timeout` says otherwise. */
 export const BODY_IDLE_TIMEOUT_DEFAULT_MS = 10_000;
 export const BODY_IDLE_TIMEOUT_MAX_MS = 300_000;
