@@ -21,6 +21,7 @@ import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
 import { postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
 import { openStreamClients, streamDelayAtRest } from './streams.js';
+import { benchBounds } from './bounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -572,6 +573,9 @@ async function main() {
   if (process.env.BENCH_ONLY === 'export') return exportOnly();
   if (process.env.BENCH_ONLY === 'postgres') return postgresOnly();
   if (process.env.BENCH_ONLY === 'hot') return hotPathsOnly();
+  // Another tenant beside a stream flood and beside silent connections (bench/bounds.ts), on both engines.
+  if (process.env.BENCH_ONLY === 'stream-flood' || process.env.BENCH_ONLY === 'silent-connections') return benchBounds([process.env.BENCH_ONLY]);
+  if (process.env.BENCH_ONLY === 'bounds') return benchBounds(['stream-flood', 'silent-connections']);
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
@@ -761,6 +765,7 @@ async function main() {
     }
     const errors = rows.reduce((n, r) => n + r.errors, 0) + heavy.errors;
     check(`no errors (${errors})`, errors === 0);
+    if (process.env.BENCH_BOUNDS !== '0') await benchBounds(['stream-flood', 'silent-connections']);
   } finally {
     if (child?.pid) child.kill('SIGTERM');
     await receiver?.close();

@@ -46,14 +46,27 @@ export async function openStreamClients(url: string, rawKey: string, count: numb
  */
 export async function streamDelayAtRest(url: string, rawKey: string, postOne: () => Promise<void>, count = 20): Promise<{ p50: number; max: number }> {
   let arrived: (() => void) | undefined;
-  const req = request(`${url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${rawKey}` } }, (res) => {
-    res.on('data', (chunk: Buffer) => {
-      if (chunk.includes(EVENT_LINE)) arrived?.();
+  // The streams of a scenario just ended may still hold the tenant's slots for a moment (429): asked again until one is free.
+  let req: ReturnType<typeof request> | undefined;
+  for (let tries = 0; !req; tries++) {
+    req = await new Promise<ReturnType<typeof request> | undefined>((resolve, reject) => {
+      const asked = request(`${url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${rawKey}` } }, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          if (tries >= 50) reject(new Error(`event stream answered ${res.statusCode}`));
+          else setTimeout(() => resolve(undefined), 100);
+          return;
+        }
+        res.on('data', (chunk: Buffer) => {
+          if (chunk.includes(EVENT_LINE)) arrived?.();
+        });
+        res.on('error', () => {});
+        resolve(asked);
+      });
+      asked.on('error', reject);
+      asked.end();
     });
-    res.on('error', () => {});
-  });
-  req.on('error', () => {});
-  req.end();
+  }
   await new Promise((resolve) => setTimeout(resolve, 200));
   const delays: number[] = [];
   try {

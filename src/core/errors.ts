@@ -38,14 +38,21 @@ export class LedgerError extends Error {
   readonly extra: Record<string, unknown> | undefined;
   /** When to try again (RATE_LIMITED, UNAVAILABLE): the Retry-After header. */
   readonly retryAfterSeconds: number | undefined;
+  /** The answer closes its connection: a refusal that must not keep holding it (an event stream past its cap). */
+  readonly closeConnection: boolean;
 
-  constructor(code: ErrorCode, message: string, options?: { details?: ErrorDetail[]; extra?: Record<string, unknown>; retryAfterSeconds?: number }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { details?: ErrorDetail[]; extra?: Record<string, unknown>; retryAfterSeconds?: number; closeConnection?: boolean },
+  ) {
     super(message);
     this.name = 'LedgerError';
     this.code = code;
     this.details = options?.details;
     this.extra = options?.extra;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.closeConnection = options?.closeConnection ?? false;
   }
 }
 

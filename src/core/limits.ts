@@ -83,7 +83,11 @@ export const AGENT_SESSION_ID_LENGTH_MAX = 255;
 export const AGENT_HOUR_MS = 60 * 60 * 1000;
 /** Request headers above this are refused with 431 (Node's own default, set explicitly). */
 export const HEADERS_SIZE_MAX_BYTES = 16 * 1024;
-/** Request headers must arrive within this long of the connection's first byte; then 408 (`--headers-timeout`). */
+/**
+ * A new connection's first request headers must arrive within this long of its opening (its TLS handshake included),
+ * a later request's within this long of its first byte; then 408, or for a handshake never finished, the connection is
+ * closed (`--headers-timeout`).
+ */
 export const HEADERS_TIMEOUT_MS = 20_000;
 /** An idle keep-alive connection is closed after this long (`--keep-alive-timeout`). */
 export const KEEP_ALIVE_TIMEOUT_DEFAULT_MS = 5_000;
@@ -92,6 +96,25 @@ export const CONNECTION_TIMEOUT_MAX_MS = 600_000;
 /** Open connections at most (`--max-connections`); past it, a new connection is closed at once. */
 export const MAX_CONNECTIONS_DEFAULT = 4096;
 export const MAX_CONNECTIONS_MAX = 1_000_000;
+/**
+ * Open connections from one client address at most (`--max-connections-per-client`); past it, a new connection from
+ * that address is closed at once. Behind a proxy every connection has the proxy's address: raise it there.
+ */
+export const MAX_CONNECTIONS_PER_CLIENT_DEFAULT = 256;
+/** Event streams one tenant may hold open at once (`--max-streams-per-tenant`); past it, 429 RATE_LIMITED. */
+export const MAX_STREAMS_PER_TENANT_DEFAULT = 100;
+/**
+ * Event streams of all tenants together hold at most `--max-connections` divided by this (half), rounded down: the
+ * other half stays for ordinary requests. Past it, 429 RATE_LIMITED.
+ */
+export const STREAMS_CONNECTIONS_DIVISOR = 2;
+/**
+ * What a stream refused for a cap is told to wait (Retry-After). Streams end when their clients leave, at no known
+ * time, and a client that left without closing is noticed no sooner than the heartbeat (15 s): asking again sooner
+ * mostly costs the server another refusal, and each wave of refusals is a queue other tenants wait behind
+ * (bench/bounds.ts: with 5 s, 3,900 refused streams asking again kept another tenant's postings at 1.2 to 2.7 s).
+ */
+export const STREAM_RETRY_AFTER_SECONDS = 30;
 /** A request body that sends nothing for this long is refused with 408, unless `--body-timeout` says otherwise. */
 export const BODY_IDLE_TIMEOUT_DEFAULT_MS = 10_000;
 export const BODY_IDLE_TIMEOUT_MAX_MS = 300_000;

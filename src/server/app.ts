@@ -5,7 +5,7 @@ import { invalid, LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
-import { nodeRequestOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
+import { nodeRequestOf, nodeResponseOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
 import { respond } from './respond.js';
@@ -155,7 +155,16 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
       get signal() {
         return event.req.signal;
       },
+      get clientAddress() {
+        return nodeRequestOf(event).socket.remoteAddress ?? '';
+      },
       dropConnection: () => nodeRequestOf(event).socket.destroy(),
+      onAnswered: (listener) => {
+        // The response's 'close': after its last byte, or when the connection closed before it.
+        const res = nodeResponseOf(event);
+        if (res.destroyed || res.writableFinished) listener();
+        else res.once('close', listener);
+      },
     });
     return toResponse(reply, event.req.method === 'HEAD');
   } catch (error) {

@@ -7,20 +7,32 @@ import { HEADERS_SIZE_MAX_BYTES, HEADERS_TIMEOUT_MS, LINGER_BYTES_MAX, LINGER_MS
 import { toJsonText } from '../core/json.js';
 import { statusByCode, type Logger } from './errors.js';
 
-function refusalOf(code: string | undefined): LedgerError {
+export interface ClientErrorContext {
+  log: Logger;
+  /** `--headers-timeout`, for the 408's message. */
+  headersTimeoutMs?: number;
+  /**
+   * Read what the client still sends before closing (the default). Without: closed once the answer is written, for a
+   * connection that sent nothing (it is writing nothing that the answer must wait for).
+   */
+  linger?: boolean;
+}
+
+function refusalOf(code: string | undefined, headersTimeoutMs: number): LedgerError {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return new LedgerError('HEADERS_TOO_LARGE', `The request headers are larger than ${HEADERS_SIZE_MAX_BYTES} bytes.`);
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new LedgerError('REQUEST_TIMEOUT', `The request did not arrive in time (headers within ${HEADERS_TIMEOUT_MS / 1000} s).`);
+    return new LedgerError('REQUEST_TIMEOUT', `The request did not arrive in time (headers within ${headersTimeoutMs / 1000} s).`);
   }
   return new LedgerError('VALIDATION_FAILED', 'The request is not valid HTTP/1.1.');
 }
 
 const answered = new WeakSet<Duplex>();
 
-/** The server's `clientError` listener. */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+/** The server's `clientError` listener, and the refusal of a connection whose first request came too late (server/connections.ts). */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, context: ClientErrorContext): void {
+  const { log, headersTimeoutMs = HEADERS_TIMEOUT_MS, linger = true } = context;
   // The parser reports again on every later chunk of a connection it already gave up on.
   if (answered.has(socket)) return;
   answered.add(socket);
@@ -30,7 +42,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     socket.destroy();
     return;
   }
-  const refusal = refusalOf(error.code);
+  const refusal = refusalOf(error.code, headersTimeoutMs);
   log(`connection refused before any handler: ${error.code ?? error.message}`, 'debug');
   const status = statusByCode[refusal.code];
   const body = toJsonText({ message: refusal.message, code: refusal.code });
@@ -38,6 +50,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       'x-content-type-options: nosniff\r\ncache-control: no-store\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    () => {
+      if (!linger) socket.destroy();
+    },
   );
   // Half-closed: what the client still sends is read (and dropped by the parser) until it closes or the bounds pass.
   let bytes = 0;

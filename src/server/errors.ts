@@ -49,7 +49,7 @@ export function errorResponse(error: unknown, log: Logger): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (ledgerError.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'Bearer';
   // The rest of an oversized body is never read (server/body.ts discards it, then closes).
-  if (ledgerError.code === 'BODY_TOO_LARGE' || ledgerError.code === 'REQUEST_TIMEOUT') headers.connection = 'close';
+  if (ledgerError.code === 'BODY_TOO_LARGE' || ledgerError.code === 'REQUEST_TIMEOUT' || ledgerError.closeConnection) headers.connection = 'close';
   if (ledgerError.code === 'UNAVAILABLE' || ledgerError.code === 'RATE_LIMITED') headers['retry-after'] = String(ledgerError.retryAfterSeconds ?? 1);
   return respond(toJsonText(body), statusByCode[ledgerError.code], headers);
 }

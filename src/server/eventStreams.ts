@@ -6,6 +6,7 @@
 import type { Ledger } from '../core/ledger.js';
 import { eventText, type OutboxEvent } from '../core/webhook.js';
 import type { Logger } from './errors.js';
+import { StreamSlots, type StreamCaps } from './streamSlots.js';
 
 /**
  * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
@@ -122,12 +123,23 @@ export class EventStreams {
   /** Polls in a row that found a commit. */
   private streak = 0;
   private closed = false;
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly log: Logger,
-    private readonly options: { heartbeatMs?: number; stallMs?: number } = {},
-  ) {}
+    private readonly options: { heartbeatMs?: number; stallMs?: number; caps?: StreamCaps } = {},
+  ) {
+    this.slots = new StreamSlots(options.caps);
+  }
+
+  /**
+   * A slot for a new stream of the tenant, or 429 past a cap (server/streamSlots.ts). The caller gives it back once
+   * the stream's answer is over, however it ends (or never starts: a HEAD request).
+   */
+  admit(tenantId: string, client: string): () => void {
+    return this.slots.take(tenantId, client);
+  }
 
   /** Frames for the client, produced as it takes them; ends when the client leaves, or the server stops. */
   async *follow(request: StreamRequest): AsyncGenerator<Buffer | string> {

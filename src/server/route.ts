@@ -3,7 +3,7 @@ import type * as v from 'valibot';
 import type { H3Event } from 'h3';
 import { respond } from './respond.js';
 import { Readable } from 'node:stream';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Ledger } from '../core/ledger.js';
 import type { Principal } from '../core/context.js';
 import type { Actor } from '../core/audit.js';
@@ -52,6 +52,8 @@ export interface RouteContext<Q, B> {
   actor: Actor;
   /** The key presented, for the one rule that looks at it (a policy rule's agentKeyPrefix); never stored. */
   rawKey: string;
+  /** The address the request came from (the event stream's per-client cap). */
+  readonly clientAddress: string;
   params: Record<string, string>;
   query: Q;
   body: B;
@@ -60,6 +62,8 @@ export interface RouteContext<Q, B> {
   readonly signal: AbortSignal;
   /** Ends the client's connection at once (a stream whose client stopped taking what it is sent). */
   dropConnection(): void;
+  /** Runs `listener` once the answer is over: sent whole, or its connection gone (at once if it already is). */
+  onAnswered(listener: () => void): void;
 }
 
 export interface Route<QS extends v.GenericSchema | undefined = any, BS extends v.GenericSchema | undefined = any> {
@@ -155,6 +159,8 @@ export async function parseBody(route: Route, event: H3Event, settings: ServerSe
 
 /** The request as Node received it: its body is read from the socket directly. */
 export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!.node!.req as IncomingMessage;
+/** The response as Node sends it: its 'close' tells when the answer is over. */
+export const nodeResponseOf = (event: H3Event): ServerResponse => event.runtime!.node!.res as ServerResponse;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BUFFER_BYTES = 256 * 1024;

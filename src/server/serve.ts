@@ -16,6 +16,7 @@ import {
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
   MAX_CONNECTIONS_DEFAULT,
+  MAX_CONNECTIONS_PER_CLIENT_DEFAULT,
   SHUTDOWN_DRAIN_MS,
 } from '../core/limits.js';
 import { isLoopbackHost, readTls, type TlsFiles } from './tls.js';
@@ -23,6 +24,8 @@ import { answerClientError } from './clientError.js';
 import { RateLimiter } from './rateLimit.js';
 import { InFlightRequests } from './inFlight.js';
 import { EventStreams } from './eventStreams.js';
+import { streamCapsFor } from './streamSlots.js';
+import { ConnectionGuard } from './connections.js';
 
 const DRAIN_SWEEP_MS = 20;
 
@@ -46,12 +49,16 @@ export interface ServeOptions extends WorkerSettings {
   rateLimitPerSecond?: number;
   /** HTTPS with this certificate and key (read again on SIGHUP); plain HTTP when absent. */
   tls?: TlsFiles;
-  /** Request headers must arrive within this long (`--headers-timeout`). */
+  /** A new connection's first request headers (TLS handshake included) must arrive within this long of its opening (`--headers-timeout`). */
   headersTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this long (`--keep-alive-timeout`). */
   keepAliveTimeoutMs?: number;
-  /** Open connections at most (`--max-connections`). */
+  /** Open connections at most (`--max-connections`); event streams together hold at most half of them. */
   maxConnections?: number;
+  /** Open connections from one client address at most (`--max-connections-per-client`). */
+  maxConnectionsPerClient?: number;
+  /** Event streams one tenant may hold open at once (`--max-streams-per-tenant`). */
+  maxStreamsPerTenant?: number;
   /** Tests: an event stream's heartbeat, and how long a client may take nothing before it is dropped. */
   eventStream?: { heartbeatMs?: number; stallMs?: number };
 }
@@ -109,7 +116,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? BODY_IDLE_TIMEOUT_DEFAULT_MS;
   const rateLimiter = options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond);
   const inFlight = new InFlightRequests();
-  const eventStreams = new EventStreams(ledger, options.log, options.eventStream);
+  const maxConnections = options.maxConnections ?? MAX_CONNECTIONS_DEFAULT;
+  const caps = streamCapsFor({ maxConnections, maxConnectionsPerClient: options.maxConnectionsPerClient, maxStreamsPerTenant: options.maxStreamsPerTenant });
+  const eventStreams = new EventStreams(ledger, options.log, { ...options.eventStream, caps });
   const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter, eventStreams }, options.log, inFlight);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const settings: HttpServerOptions = {
@@ -124,7 +133,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let server: Server | HttpsServer;
   if (tls) {
     const { summary, ...pair } = tls;
-    server = createHttpsServer({ ...settings, ...pair }, handler);
+    // The handshake is bounded by the guard below from the connection's opening; Node's own clock (120 s by default) is set alike.
+    server = createHttpsServer({ ...settings, ...pair, handshakeTimeout: headersTimeout }, handler);
     options.log(`TLS: ${summary}`);
   } else {
     server = createServer(settings, handler);
@@ -132,8 +142,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       options.log(`warning: serving plain HTTP on ${options.host}: API keys will cross the network in clear text. Use --tls-cert and --tls-key, or a TLS proxy in front.`);
     }
   }
-  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS_DEFAULT;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, options.log));
+  server.maxConnections = maxConnections;
+  const guard = new ConnectionGuard({ perClient: options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT_DEFAULT, headersTimeoutMs: headersTimeout }, options.log);
+  guard.attach(server, tls !== undefined);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, { log: options.log, headersTimeoutMs: headersTimeout }));
   let address: AddressInfo;
   try {
     address = await listen(server, options.host, options.port);
@@ -162,6 +174,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
         // Streams end first, cleanly: their connections are then idle, and closed with the others.
         eventStreams.close();
+        guard.closeOpenings();
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
         // A keep-alive connection whose request was just answered would otherwise linger until its timeout.
         const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);

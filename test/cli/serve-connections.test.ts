@@ -1,6 +1,7 @@
 // Connection limits of `ledger serve` (issue 15): 1,000 idle sockets do not keep normal requests from being answered;
 // `--max-connections` caps open connections; `--keep-alive-timeout` closes idle keep-alive connections and
-// `--headers-timeout` refuses slow headers with 408; bad values exit 2.
+// `--headers-timeout` refuses slow headers with 408; bad values exit 2. Issue 29: the variables of
+// `--max-connections-per-client` and `--max-streams-per-tenant` are read, and bad values of both exit 2.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,14 +11,14 @@ import { cli, createTenant, testDb } from '../helpers/server.js';
 import { killAll, spawnServe } from '../helpers/spawn.js';
 import { rawHttp } from '../helpers/rawHttp.js';
 
-/** Opens `n` sockets that send nothing, each connected before the next. */
-async function idleSockets(url: string, n: number): Promise<Socket[]> {
+/** Opens `n` sockets that send nothing, each connected before the next, from these loopback addresses in turn. */
+async function idleSockets(url: string, n: number, from: string[] = ['127.0.0.1']): Promise<Socket[]> {
   const port = Number(new URL(url).port);
   const sockets: Socket[] = [];
   for (let i = 0; i < n; i++) {
     sockets.push(
       await new Promise<Socket>((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+        const socket = connect({ host: '127.0.0.1', port, localAddress: from[i % from.length] }, () => resolve(socket));
         socket.on('error', reject);
       }),
     );
@@ -47,7 +48,8 @@ describe('serve connection limits', () => {
 
   it('answers normal requests promptly while 1,000 idle sockets are open', async () => {
     const server = await spawnServe(db);
-    open = await idleSockets(server.url, 1000);
+    // From four client addresses: each within --max-connections-per-client (256).
+    open = await idleSockets(server.url, 1000, ['127.0.0.10', '127.0.0.11', '127.0.0.12', '127.0.0.13']);
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${server.url}/api/v1/accounts?limit=1`, { headers: { authorization: `Bearer ${rawKey}`, connection: 'close' } });
@@ -91,6 +93,32 @@ describe('serve connection limits', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(1900);
   });
 
+  it('LEDGER_MAX_STREAMS_PER_TENANT and LEDGER_MAX_CONNECTIONS_PER_CLIENT are read (and bad values refused, naming the flag)', async () => {
+    const server = await spawnServe(db, [], { env: { LEDGER_MAX_STREAMS_PER_TENANT: '1', LEDGER_MAX_CONNECTIONS_PER_CLIENT: '3' } });
+    const host = `Host: ${new URL(server.url).host}`;
+    // Three connections from this address at most: the fourth is closed at once; another address is served.
+    open = await idleSockets(server.url, 3);
+    expect((await rawHttp(server.url, { head: `GET /healthz HTTP/1.1\r\n${host}`, timeoutMs: 5000 })).status).toBe(0);
+    expect((await rawHttp(server.url, { head: `GET /healthz HTTP/1.1\r\n${host}`, localAddress: '127.0.0.2' })).status).toBe(200);
+    // One stream for the tenant: the first is held (the helper stops waiting for a whole answer), the second refused.
+    const streamHead = `GET /api/v1/events/stream HTTP/1.1\r\n${host}\r\nAuthorization: Bearer ${rawKey}`;
+    const first = rawHttp(server.url, { head: streamHead, localAddress: '127.0.0.2', timeoutMs: 3000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await rawHttp(server.url, { head: streamHead, localAddress: '127.0.0.2', timeoutMs: 5000 });
+    expect(second.status).toBe(429);
+    expect(second.json.code).toBe('RATE_LIMITED');
+    expect((await first).status).toBe(200);
+
+    for (const [variable, value, flag] of [
+      ['LEDGER_MAX_STREAMS_PER_TENANT', 'none', '--max-streams-per-tenant'],
+      ['LEDGER_MAX_CONNECTIONS_PER_CLIENT', '0', '--max-connections-per-client'],
+    ]) {
+      const res = await cli(['--db', db, 'serve', '--port', '0'], { [variable!]: value! });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toContain(flag);
+    }
+  });
+
   it('refuses bad values with exit 2, naming the flag', async () => {
     for (const [flag, value] of [
       ['--max-connections', '0'],
@@ -98,6 +126,12 @@ describe('serve connection limits', () => {
       ['--keep-alive-timeout', '0'],
       ['--keep-alive-timeout', '601'],
       ['--headers-timeout', '1.5'],
+      ['--max-connections-per-client', '0'],
+      ['--max-connections-per-client', 'lots'],
+      ['--max-connections-per-client', '1000001'],
+      ['--max-streams-per-tenant', '0'],
+      ['--max-streams-per-tenant', '2.5'],
+      ['--max-streams-per-tenant', '-1'],
     ]) {
       const res = await cli(['--db', db, 'serve', '--port', '0', flag!, value!]);
       expect(res.code, res.stderr).toBe(2);

@@ -35,6 +35,8 @@ export interface RawRequest {
   abortAfterBody?: boolean;
   /** The helper's overall bound. */
   timeoutMs?: number;
+  /** The client's own address (another loopback address, 127.0.0.2, is another client to the server). */
+  localAddress?: string;
 }
 
 /** Parses a response out of the bytes received so far; undefined while it is not whole. */
@@ -78,7 +80,7 @@ export function rawHttp(url: string, request: RawRequest): Promise<RawResponse> 
   const timeoutMs = request.timeoutMs ?? 20_000;
   return new Promise((resolve) => {
     const started = performance.now();
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host: '127.0.0.1', port, localAddress: request.localAddress });
     let received = Buffer.alloc(0);
     let parsed: ReturnType<typeof parseResponse>;
     let responseAt: number | undefined;

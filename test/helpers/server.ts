@@ -83,6 +83,13 @@ export interface TestServerOptions {
   eventPruneIntervalMs?: number;
   /** An event stream's heartbeat and stall time. */
   eventStream?: { heartbeatMs?: number; stallMs?: number };
+  /** `--max-connections`, `--max-connections-per-client`, `--max-streams-per-tenant`, `--headers-timeout` (in ms). */
+  maxConnections?: number;
+  maxConnectionsPerClient?: number;
+  maxStreamsPerTenant?: number;
+  headersTimeoutMs?: number;
+  /** HTTPS with this certificate and key (`--tls-cert`, `--tls-key`): the URL is then https://. */
+  tls?: { certFile: string; keyFile: string };
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -101,6 +108,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     eventRetentionDays: options.eventRetentionDays,
     eventPruneIntervalMs: options.eventPruneIntervalMs,
     eventStream: options.eventStream,
+    maxConnections: options.maxConnections,
+    maxConnectionsPerClient: options.maxConnectionsPerClient,
+    maxStreamsPerTenant: options.maxStreamsPerTenant,
+    headersTimeoutMs: options.headersTimeoutMs,
+    tls: options.tls,
     ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
   });
   return {

@@ -15,6 +15,8 @@ import {
   KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
   MAX_CONNECTIONS_DEFAULT,
   MAX_CONNECTIONS_MAX,
+  MAX_CONNECTIONS_PER_CLIENT_DEFAULT,
+  MAX_STREAMS_PER_TENANT_DEFAULT,
   RATE_LIMIT_MAX_PER_SECOND,
   SETTLEMENT_TTL_DEFAULT_SECONDS,
   SETTLEMENT_TTL_MAX_SECONDS,
@@ -90,6 +92,8 @@ interface ServeFlags {
   headersTimeout: string;
   keepAliveTimeout: string;
   maxConnections: string;
+  maxConnectionsPerClient: string;
+  maxStreamsPerTenant: string;
   eventRetention?: string;
 }
 
@@ -124,7 +128,7 @@ export function registerServe(program: Command): void {
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (LEDGER_TLS_KEY)', process.env.LEDGER_TLS_KEY)
     .option(
       '--headers-timeout <s>',
-      'seconds a request may take to send its headers before it is refused with 408 (LEDGER_HEADERS_TIMEOUT_SECONDS)',
+      'seconds a new connection has, from its opening, to finish its TLS handshake and send its first request headers; then 408 (or closed, mid-handshake); a later request has as long from its first byte (LEDGER_HEADERS_TIMEOUT_SECONDS)',
       process.env.LEDGER_HEADERS_TIMEOUT_SECONDS ?? String(HEADERS_TIMEOUT_MS / 1000),
     )
     .option(
@@ -134,8 +138,18 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--max-connections <n>',
-      'open connections at most; past it a new connection is closed at once (LEDGER_MAX_CONNECTIONS)',
+      'open connections at most; past it a new connection is closed at once; event streams together hold at most half (LEDGER_MAX_CONNECTIONS)',
       process.env.LEDGER_MAX_CONNECTIONS ?? String(MAX_CONNECTIONS_DEFAULT),
+    )
+    .option(
+      '--max-connections-per-client <n>',
+      'open connections from one client address at most; past it a new one from that address is closed at once (behind a proxy, raise it to --max-connections) (LEDGER_MAX_CONNECTIONS_PER_CLIENT)',
+      process.env.LEDGER_MAX_CONNECTIONS_PER_CLIENT ?? String(MAX_CONNECTIONS_PER_CLIENT_DEFAULT),
+    )
+    .option(
+      '--max-streams-per-tenant <n>',
+      'event streams one tenant may hold open; past it, 429 RATE_LIMITED with Retry-After (LEDGER_MAX_STREAMS_PER_TENANT)',
+      process.env.LEDGER_MAX_STREAMS_PER_TENANT ?? String(MAX_STREAMS_PER_TENANT_DEFAULT),
     )
     .option(
       '--event-retention <days>',
@@ -154,6 +168,8 @@ export function registerServe(program: Command): void {
           headersTimeoutMs: secondsOf('--headers-timeout', options.headersTimeout, CONNECTION_TIMEOUT_MAX_MS),
           keepAliveTimeoutMs: secondsOf('--keep-alive-timeout', options.keepAliveTimeout, CONNECTION_TIMEOUT_MAX_MS),
           maxConnections: parseWhole('--max-connections', options.maxConnections, MAX_CONNECTIONS_MAX, 'connections'),
+          maxConnectionsPerClient: parseWhole('--max-connections-per-client', options.maxConnectionsPerClient, MAX_CONNECTIONS_MAX, 'connections'),
+          maxStreamsPerTenant: parseWhole('--max-streams-per-tenant', options.maxStreamsPerTenant, MAX_CONNECTIONS_MAX, 'streams'),
           tls: parseTls(options.tlsCert, options.tlsKey),
           rateLimitPerSecond: parseRateLimit(options.rateLimit),
           webhooks: webhookSettingsOf(options),

@@ -41,14 +41,19 @@ export const eventRoutes = [
       401: 'Unauthenticated',
       403: 'Forbidden',
       410: 'The event to resume after was pruned by --event-retention (EVENT_PRUNED): read the current state again',
+      429: 'The tenant holds --max-streams-per-tenant streams already, the client address half of --max-connections-per-client, or the server half of --max-connections (RATE_LIMITED, with Retry-After); the connection is closed',
     },
-    handle: async ({ ledger, settings, principal, query, header, signal, dropConnection }) => {
+    handle: async ({ ledger, settings, principal, query, header, signal, dropConnection, onAnswered, clientAddress }) => {
       const tenantId = principal.tenantId;
-      const lastEventId = header('last-event-id')?.trim() || undefined;
+      const raw = header('last-event-id')?.trim() || undefined;
+      const lastEventId = raw === undefined ? undefined : parseWith(eventIdParam, raw, 'Last-Event-ID header', 'Last-Event-ID');
+      // Before any read of the database, so that a refusal under a flood of streams costs little; held until the
+      // answer is over (an error below included).
+      onAnswered(settings.eventStreams!.admit(tenantId, clientAddress));
       // Without a place to resume from, the stream starts at new events only.
       const position =
         lastEventId !== undefined
-          ? await ledger.eventPosition(tenantId, parseWith(eventIdParam, lastEventId, 'Last-Event-ID header', 'Last-Event-ID'), 'Last-Event-ID')
+          ? await ledger.eventPosition(tenantId, lastEventId, 'Last-Event-ID')
           : query.after !== undefined
             ? await ledger.eventPosition(tenantId, query.after)
             : await ledger.store.lastOutboxSeq(tenantId);
