@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { openSchema } from './migrate.js';
 import { openLedger } from './open.js';
-import { rowsOf } from './copy.js';
+import { rowsOf } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
 
 export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'settlements'] as const;

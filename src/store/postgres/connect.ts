@@ -144,8 +144,8 @@ export interface PgDatabase {
   durability: string;
 }
 
-/** Settings under which an acknowledged write could be lost: the ledger refuses to start on them. */
-async function checkDurability(pool: pg.Pool): Promise<string> {
+/** Settings under which an acknowledged write could be lost: the ledger refuses to start on them (and to copy into them). */
+export async function checkDurability(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ fsync: string; synchronous_commit: string }>(
     "SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit",
   );
