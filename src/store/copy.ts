@@ -110,7 +110,7 @@ function syncPath(path: string): void {
 }
 
 /** The temporary file of a copy into `file`: beside it, so that the rename at the end is atomic. */
-export const temporaryCopyFile = (file: string): string => `${file}.copy-${randomBytes(6).toString('hex')}.tmp`;
+const temporaryCopyFile = (file: string): string => `${file}.copy-${randomBytes(6).toString('hex')}.tmp`;
 
 /** Into a new SQLite file: written and proven as a temporary file, which then takes the target's name. */
 async function copyToSqliteFile(from: Kysely<Database>, path: string, progress: CopyProgress): Promise<CopyReport> {
@@ -160,7 +160,7 @@ export async function copyLedger(from: string, to: string, progress: CopyProgres
     const snapshot = source.engine === 'postgres' ? handle.kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only') : handle.kysely.transaction();
     return await snapshot.execute(async (reading) => {
       await assertTargetCanHold(reading, target.engine, handle.describe);
-        try {
+      try {
         return await (target.engine === 'sqlite' ? copyToSqliteFile(reading, target.path, progress) : copyToPostgres(reading, target.url, progress));
       } catch (error) {
         if (error instanceof LedgerError) throw error;
