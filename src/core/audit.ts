@@ -136,3 +136,44 @@ export class ChainVerifier {
     return null;
   }
 }
+
+/** The kinds of record an audit record may name that are never deleted: each named must exist beside the record. */
+export type AuditResourceKind = 'tenant' | 'apiKey' | 'account' | 'transaction' | 'agentTransaction' | 'settlement' | 'hold';
+
+/**
+ * Which payload field of each action names which kind of record. Policy rules (deleted when deleted), the webhook
+ * (replaced) and a reconciliation batch's list are not followed; a refused agent request names nothing it made.
+ */
+const NAMED_BY_ACTION: Record<AuditAction, ReadonlyArray<readonly [field: string, kind: AuditResourceKind]>> = {
+  CREATE_TENANT: [['tenantId', 'tenant']],
+  CREATE_API_KEY: [['keyId', 'apiKey']],
+  REVOKE_API_KEY: [['keyId', 'apiKey']],
+  CREATE_ACCOUNT: [['accountId', 'account']],
+  SET_ACCOUNT_LIMITS: [['accountId', 'account']],
+  POST_TRANSACTION: [['transactionId', 'transaction']],
+  REGISTER_SETTLEMENT: [['settlementId', 'settlement'], ['accountId', 'account']],
+  CANCEL_SETTLEMENT: [['settlementId', 'settlement'], ['accountId', 'account']],
+  SETTLEMENT_MATCHED: [['settlementId', 'settlement'], ['transactionId', 'transaction']],
+  SETTLEMENT_UNMATCHED: [['settlementId', 'settlement'], ['accountId', 'account']],
+  RECONCILIATION_BATCH: [],
+  UPDATE_WEBHOOK: [],
+  CREATE_POLICY_RULE: [],
+  DELETE_POLICY_RULE: [],
+  AGENTS_EXECUTE: [['transactionId', 'agentTransaction']],
+  AGENTS_APPROVE: [['transactionId', 'agentTransaction'], ['transactionId', 'transaction']],
+  AGENTS_REJECT: [['transactionId', 'agentTransaction']],
+  AGENTS_ROLLBACK: [['transactionId', 'transaction'], ['reversesTransactionId', 'transaction'], ['reversesTransactionId', 'agentTransaction']],
+  POLICY_VIOLATION: [],
+  CREATE_HOLD: [['holdId', 'hold']],
+  CAPTURE_HOLD: [['holdId', 'hold'], ['transactionId', 'transaction']],
+  VOID_HOLD: [['holdId', 'hold']],
+  EXPIRE_HOLD: [['holdId', 'hold']],
+};
+
+/** The records of the tenant an audit record names (`ledger db check`: each must exist). */
+export function auditResources(action: string, payload: Record<string, unknown>): Array<{ kind: AuditResourceKind; id: string }> {
+  const named = [...(NAMED_BY_ACTION[action as AuditAction] ?? [])];
+  // An agent's transaction posted at once is a transaction too; one held for approval is not yet.
+  if (action === 'AGENTS_EXECUTE' && payload.status === 'POSTED') named.push(['transactionId', 'transaction']);
+  return named.flatMap(([field, kind]) => (typeof payload[field] === 'string' ? [{ kind, id: payload[field] as string }] : []));
+}

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { invalid, type ErrorDetail } from './errors.js';
 import { JSON_DEPTH_MAX } from './limits.js';
+import { keyInPath, textProblem } from './text.js';
 
 // Serialization uses the native JSON.stringify (fast) and writes each JsonNumber as a marked string, then replaces the
 // marks with the bare digits. The mark carries a random nonce of this process, so no input string can forge one.
@@ -107,8 +108,11 @@ function childShape(frame: Frame): BodyShape {
  * and, when a shape is given, an unknown field, a container where a value is expected, or one element past a count
  * limit. The cost of a refusal is the cost of the text read before it.
  */
-export function parseJson(text: string, shape: BodyShape = ANY): unknown {
+export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOptions = {}): unknown {
   const stack: Frame[] = [];
+  const storable = options.storableText ?? false;
+  /** The last string read held an escape: only an escape can give a NUL or a lone surrogate (see storableText). */
+  let escaped = false;
   let i = 0;
   let root: unknown;
   // Stryker disable next-line BooleanLiteral: equivalent; the root is always an opened object (checked below), so it is always set.
@@ -138,8 +142,10 @@ export function parseJson(text: string, shape: BodyShape = ANY): unknown {
         throw invalid(`Invalid JSON: the string at position ${i} has an invalid escape or control character.`);
       }
       i = j + 1;
+      escaped = true;
       return decoded;
     }
+    escaped = false;
     if (CONTROL.test(raw)) throw invalid(`Invalid JSON: the string at position ${i} holds an unescaped control character.`);
     i = j + 1;
     return raw;
@@ -186,7 +192,12 @@ export function parseJson(text: string, shape: BodyShape = ANY): unknown {
       i++;
       return;
     }
-    if (c === 34 /* " */) return place(readString());
+    if (c === 34 /* " */) {
+      const string = readString();
+      const problem = storable && escaped ? textProblem(string) : undefined;
+      if (problem !== undefined) throw new ShapeBreach({ path, message: problem });
+      return place(string);
+    }
     if (c === 116 && text.startsWith('true', i)) {
       i += 4;
       return place(true);
@@ -237,6 +248,8 @@ export function parseJson(text: string, shape: BodyShape = ANY): unknown {
     if (text.charCodeAt(i) !== 34) throw syntax(text, i, 'a key in double quotes');
     const at = i;
     const key = readString();
+    const keyProblem = storable && escaped ? textProblem(key) : undefined;
+    if (keyProblem !== undefined) throw new ShapeBreach({ path: join(frame.path, keyInPath(key)), message: `as a key, ${keyProblem}` });
     if (FORBIDDEN_KEYS.has(key)) throw invalid(`Invalid JSON: the key "${key}" is not allowed.`);
     if (frame.keys!.has(key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
     frame.keys!.add(key);
@@ -257,7 +270,15 @@ export function parseJson(text: string, shape: BodyShape = ANY): unknown {
   return root;
 }
 
+export interface ParseOptions {
+  /**
+   * Refuse, at its path, a string or key that the ledger cannot store (core/text.ts): a request body. Text read back
+   * from the store is parsed without it, so that what was stored before the rule still reads.
+   */
+  storableText?: boolean;
+}
+
 /** Parses a request body that must be one JSON object, within the shape's limits. */
-export function parseJsonObject(text: string, shape?: BodyShape): Record<string, unknown> {
-  return parseJson(text, shape) as Record<string, unknown>;
+export function parseJsonObject(text: string, shape?: BodyShape, options?: ParseOptions): Record<string, unknown> {
+  return parseJson(text, shape, options) as Record<string, unknown>;
 }

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { invalid, type ErrorDetail } from './errors.js';
 import { parseJsonObject, ShapeBreach, type BodyShape } from './json.js';
+import { findUnstorableText } from './text.js';
 
 const DETAILS_MAX = 20;
 
@@ -14,7 +15,17 @@ function describe(issue: v.BaseIssue<unknown>): ErrorDetail {
   return { path, message: issue.message };
 }
 
+/**
+ * Validates a value from outside (query parameters, a header, a CLI argument) against its schema. Text the ledger
+ * cannot store (core/text.ts) is refused first, at its path, whatever the schema says of the field.
+ */
 export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string, name = ''): v.InferOutput<S> {
+  const unstorable = findUnstorableText(input);
+  if (unstorable) throw refusal(what, [unstorable], name);
+  return validate(schema, input, what, name);
+}
+
+function validate<S extends v.GenericSchema>(schema: S, input: unknown, what: string, name = ''): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   throw refusal(what, result.issues.slice(0, DETAILS_MAX).map(describe), name);
@@ -120,14 +131,17 @@ export function shapeOf(schema: v.GenericSchema): BodyShape {
   return shape;
 }
 
-/** Parses a request body against its schema: count limits while reading, then every rule of the schema. */
+/**
+ * Parses a request body against its schema: count limits and text the ledger cannot store while reading (each
+ * refused at its path), then every rule of the schema.
+ */
 export function parseBodyText<S extends v.GenericSchema>(schema: S, text: string): v.InferOutput<S> {
   let parsed: unknown;
   try {
-    parsed = parseJsonObject(text, shapeOf(schema));
+    parsed = parseJsonObject(text, shapeOf(schema), { storableText: true });
   } catch (error) {
     if (error instanceof ShapeBreach) throw refusal('request body', [error.detail]);
     throw error;
   }
-  return parseWith(schema, parsed, 'request body');
+  return validate(schema, parsed, 'request body');
 }

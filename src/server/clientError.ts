@@ -2,7 +2,7 @@
 // contract's error body, and the connection lingers (RFC 9112 §9.6) so that a client still writing reads it.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { LedgerError } from '../core/errors.js';
+import { invalid, LedgerError } from '../core/errors.js';
 import { HEADERS_SIZE_MAX_BYTES, HEADERS_TIMEOUT_MS, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 import { toJsonText } from '../core/json.js';
 import { statusByCode, type Logger } from './errors.js';
@@ -18,7 +18,35 @@ export interface ClientErrorContext {
   linger?: boolean;
 }
 
-function refusalOf(code: string | undefined, headersTimeoutMs: number): LedgerError {
+/** A token, as a header's name must be (RFC 9110 §5.1). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a header's value must not hold: a control character other than a tab (RFC 9110 §5.5). */
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * The header whose value holds a control character (a NUL in an Idempotency-Key), read from what the parser
+ * refused, so that the answer names it as any other refused header is named. Only its name is ever repeated.
+ */
+function headerWithControl(raw: Buffer | undefined): string | undefined {
+  if (!raw) return undefined;
+  const head = raw.toString('latin1');
+  const end = head.indexOf('\r\n\r\n');
+  for (const line of (end < 0 ? head : head.slice(0, end)).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon);
+    if (TOKEN.test(name) && CONTROL.test(line.slice(colon + 1))) return name;
+  }
+  return undefined;
+}
+
+function refusalOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, headersTimeoutMs: number): LedgerError {
+  const code = error.code;
+  const header = code === 'HPE_INVALID_HEADER_TOKEN' ? headerWithControl(error.rawPacket) : undefined;
+  if (header !== undefined) {
+    const message = 'must not contain a control character, such as U+0000 (NUL)';
+    return invalid(`Invalid ${header} header: ${message}.`, [{ path: header, message }]);
+  }
   if (code === 'HPE_HEADER_OVERFLOW') {
     return new LedgerError('HEADERS_TOO_LARGE', `The request headers are larger than ${HEADERS_SIZE_MAX_BYTES} bytes.`);
   }
@@ -42,10 +70,10 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     socket.destroy();
     return;
   }
-  const refusal = refusalOf(error.code, headersTimeoutMs);
+  const refusal = refusalOf(error, headersTimeoutMs);
   log(`connection refused before any handler: ${error.code ?? error.message}`, 'debug');
   const status = statusByCode[refusal.code];
-  const body = toJsonText({ message: refusal.message, code: refusal.code });
+  const body = toJsonText({ message: refusal.message, code: refusal.code, ...(refusal.details ? { details: refusal.details } : {}) });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       'x-content-type-options: nosniff\r\ncache-control: no-store\r\n' +

@@ -4,10 +4,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { openSchema } from './migrate.js';
 import { openLedger } from './open.js';
-import { rowsOf } from './copy.js';
+import { rowsOf, type Table } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
+import { auditResources, type AuditResourceKind } from '../core/audit.js';
 
-export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'settlements'] as const;
+export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'audit resources', 'settlements'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 /** What each check counts as checked. */
@@ -17,6 +18,7 @@ export const CHECKED: Record<CheckKind, string> = {
   'running balances': 'entries',
   transactions: 'transactions',
   'audit chains': 'audit records',
+  'audit resources': 'records named',
   settlements: 'settlements',
 };
 
@@ -72,7 +74,8 @@ async function checkEngine(k: Kysely<Database>, engine: 'sqlite' | 'postgres', t
  * entry's running balance (from the one before it on its account and asset), and each transaction's sum per asset
  * (a tenant's transactions are written one after another, so its entries of one transaction are contiguous).
  */
-async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally, transactions: Tally): Promise<void> {
+async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally, transactions: Tally): Promise<GroupsByTenant> {
+  const groups: GroupsByTenant = new Map();
   const kept = new Map<string, { balance: bigint; tenant: unknown; account: unknown; asset: unknown }>();
   for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
     for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, { balance: BigInt(String(r.balance)), tenant: r.tenant_id, account: r.account_id, asset: r.asset });
@@ -81,6 +84,7 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally
   const open = new Map<string, { id: string; sums: Map<string, bigint> }>();
   const close = (tenant: string, tx: { id: string; sums: Map<string, bigint> }) => {
     transactions.checked++;
+    groups.set(tenant, (groups.get(tenant) ?? 0) + 1);
     for (const [asset, sum] of tx.sums) {
       if (sum !== 0n) transactions.problem(`transaction ${tx.id} of tenant ${tenant} does not balance in ${asset}: debits minus credits are ${sum} minor units`);
     }
@@ -122,6 +126,7 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally
     balances.checked++;
     if (row.balance !== 0n) balances.problem(`the kept balance of ${slotName(row.tenant, row.account, row.asset)} is ${row.balance} with no entries`);
   }
+  return groups;
 }
 
 /** SETTLED settlements point at an on-chain line of their token and amount, one settlement a line; the others at none. */
@@ -158,6 +163,139 @@ async function checkSettlements(k: Kysely<Database>, tally: Tally): Promise<void
   }
 }
 
+/** How many transactions with entries each tenant has (checkEntries counts them as their entries stream by). */
+type GroupsByTenant = Map<string, number>;
+
+/**
+ * A tenant's transactions that have no entries, in commit order, a batch at a time: each is looked for by its first
+ * line's account and its time, which the entries' index leads with (a transaction's entries carry its time).
+ */
+async function* transactionsWithoutEntries(k: Kysely<Database>, tenant: string): AsyncGenerator<string> {
+  const batchRows = 25;
+  let after = 0n;
+  for (;;) {
+    const batch = await k
+      .selectFrom('transactions')
+      .select(['seq', 'id', 'document', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('seq', '>', after as never)
+      .orderBy('seq')
+      .limit(batchRows)
+      .execute();
+    if (batch.length === 0) return;
+    const probes = batch.flatMap((t) => {
+      try {
+        const account = (JSON.parse(t.document) as { lines?: Array<{ accountId?: unknown }> }).lines?.[0]?.accountId;
+        return typeof account === 'string' ? [[account, t.created_at] as const] : [];
+      } catch {
+        return [];
+      }
+    });
+    const found = new Set<string>();
+    if (probes.length > 0) {
+      const rows = await k
+        .selectFrom('entries')
+        .select('transaction_id')
+        .where('tenant_id', '=', tenant)
+        .where((eb) => eb(eb.refTuple('account_id', 'created_at'), 'in', probes.map(([account, at]) => eb.tuple(account, at))))
+        .execute();
+      for (const r of rows) found.add(r.transaction_id);
+    }
+    for (const t of batch) if (!found.has(t.id)) yield t.id;
+    after = batch[batch.length - 1]!.seq as unknown as bigint;
+    if (batch.length < batchRows) return;
+  }
+}
+
+/**
+ * Every transaction has its entries: they are written in one commit, so a transaction without any is a part lost (a
+ * copy or a restore that stopped half-way). The transactions of each tenant are counted (an index) against its
+ * transactions with entries; only a tenant with fewer of these is read transaction by transaction, to name them.
+ */
+async function checkTransactionsHaveEntries(k: Kysely<Database>, groups: GroupsByTenant, tally: Tally): Promise<void> {
+  const counts = await k.selectFrom('transactions').select(['tenant_id', (eb) => eb.fn.countAll().as('n')]).groupBy('tenant_id').orderBy('tenant_id').execute();
+  for (const { tenant_id: tenant, n } of counts) {
+    if (Number(n) <= (groups.get(tenant) ?? 0)) continue;
+    for await (const id of transactionsWithoutEntries(k, tenant)) {
+      tally.checked++;
+      tally.problem(`transaction ${id} of tenant ${tenant} has no entries`);
+    }
+  }
+}
+
+/** A tenant that holds keys, accounts or transactions has an audit chain: each of them was recorded in it. */
+async function checkTenantsHaveChains(k: Kysely<Database>, tally: Tally): Promise<void> {
+  const unchained = await k
+    .selectFrom('tenants')
+    .select('id')
+    .where(({ and, or, not, exists, selectFrom }) => {
+      const owns = (table: 'api_keys' | 'accounts' | 'transactions' | 'audit_log') =>
+        exists(selectFrom(table).select(sql.lit(1).as('one')).whereRef(`${table}.tenant_id`, '=', 'tenants.id'));
+      return and([not(owns('audit_log')), or([owns('api_keys'), owns('accounts'), owns('transactions')])]);
+    })
+    .orderBy('seq')
+    .execute();
+  for (const { id } of unchained) tally.problem(`tenant ${id} holds keys, accounts or transactions but not one audit record: its audit chain is missing`);
+}
+
+/** Where each kind of record an audit record names is kept, and what people call it. */
+const RESOURCE_TABLES: Record<AuditResourceKind, { table: Table; name: string }> = {
+  tenant: { table: 'tenants', name: 'tenant' },
+  apiKey: { table: 'api_keys', name: 'API key' },
+  account: { table: 'accounts', name: 'account' },
+  transaction: { table: 'transactions', name: 'transaction' },
+  agentTransaction: { table: 'agent_transactions', name: 'agent transaction' },
+  settlement: { table: 'settlements', name: 'settlement' },
+  hold: { table: 'holds', name: 'hold' },
+};
+
+/** The ids of a tenant's records of one table, among those asked for (a batch at a time: one indexed lookup). */
+async function existing(k: Kysely<Database>, kind: AuditResourceKind, wanted: ReadonlyArray<readonly [tenant: string, id: string]>): Promise<Set<string>> {
+  if (kind === 'tenant') {
+    const rows = await k.selectFrom('tenants').select('id').where('id', 'in', wanted.map(([, id]) => id)).execute();
+    return new Set(rows.map((r) => `${r.id}|${r.id}`));
+  }
+  const table = RESOURCE_TABLES[kind].table as 'accounts';
+  const rows = await k
+    .selectFrom(table)
+    .select(['tenant_id', 'id'])
+    .where((eb) => eb(eb.refTuple('tenant_id', 'id'), 'in', wanted.map(([tenant, id]) => eb.tuple(tenant, id))))
+    .execute();
+  return new Set(rows.map((r) => `${r.tenant_id}|${r.id}`));
+}
+
+/**
+ * Every record an audit record names exists (core/audit.ts, auditResources): records are never deleted, so one
+ * missing is a part lost. The audit log is read once in commit order; each batch's names are looked up together.
+ */
+async function checkAuditResources(k: Kysely<Database>, tally: Tally): Promise<void> {
+  for await (const batch of rowsOf(k, 'audit_log', ['seq'])) {
+    const named: Array<{ record: string; tenant: string; action: string; kind: AuditResourceKind; id: string }> = [];
+    for (const row of batch) {
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(String(row.payload)) as Record<string, unknown>;
+      } catch {
+        continue; // An unreadable record is the audit chain's problem, named there.
+      }
+      const tenant = String(row.tenant_id);
+      for (const { kind, id } of auditResources(String(row.action), payload)) named.push({ record: String(row.id), tenant, action: String(row.action), kind, id });
+    }
+    const found = new Map<AuditResourceKind, Set<string>>();
+    for (const kind of new Set(named.map((n) => n.kind))) {
+      const wanted = new Map(named.filter((n) => n.kind === kind).map((n) => [`${n.tenant}|${n.id}`, [n.tenant, n.id] as const]));
+      found.set(kind, await existing(k, kind, [...wanted.values()]));
+    }
+    for (const n of named) {
+      tally.checked++;
+      const key = n.kind === 'tenant' ? `${n.id}|${n.id}` : `${n.tenant}|${n.id}`;
+      if (!found.get(n.kind)!.has(key)) {
+        tally.problem(`audit record ${n.record} of tenant ${n.tenant} (${n.action}) names ${RESOURCE_TABLES[n.kind].name} ${n.id}, which does not exist`);
+      }
+    }
+  }
+}
+
 /** Every tenant's audit chain, recomputed through the ledger itself (as `ledger audit verify` does). */
 async function checkChains(db: string, tenants: string[], tally: Tally): Promise<void> {
   const opened = await openLedger(db, { writer: 'local' });
@@ -180,7 +318,10 @@ export async function checkLedger(db: string): Promise<CheckReport> {
   try {
     await checkEngine(handle.kysely, handle.target.engine, tallies.engine);
     tenants = (await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute()).map((t) => t.id);
-    await checkEntries(handle.kysely, tallies.balances, tallies['running balances'], tallies.transactions);
+    const groups = await checkEntries(handle.kysely, tallies.balances, tallies['running balances'], tallies.transactions);
+    await checkTransactionsHaveEntries(handle.kysely, groups, tallies.transactions);
+    await checkTenantsHaveChains(handle.kysely, tallies['audit chains']);
+    await checkAuditResources(handle.kysely, tallies['audit resources']);
     await checkSettlements(handle.kysely, tallies.settlements);
   } finally {
     await handle.close();

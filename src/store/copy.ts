@@ -1,183 +1,173 @@
-// `ledger db copy`: a whole ledger from one database to another (SQLite to PostgreSQL or back), streamed table by
-// table in key order so memory stays flat, then verified on the target: row counts, every tenant's audit chain,
-// and every kept balance against the sum of its entries.
+// `ledger db copy`: a whole ledger from one database to another (SQLite to PostgreSQL or back), all or nothing. The
+// source is read as one snapshot, table by table in key order so memory stays flat; first every row is checked for
+// what the target engine cannot hold (copyChecks.ts), then the rows are written and the copy is proven (row counts,
+// kept balances against entries, every tenant's audit chain: copyVerify.ts) before anything of it can be seen:
+// - on PostgreSQL, in one transaction from the schema to the proof, under the writers' database-wide lock: a failure,
+//   or a process killed half-way, rolls it all back;
+// - on SQLite, into a temporary file beside the target, which takes the target's name only once proven.
+// A failed copy leaves the target as it was, and the same copy can run again.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { openSchema, type SchemaHandle } from './migrate.js';
-import { openLedger } from './open.js';
-import { invalid } from '../core/errors.js';
-import { COPY_BATCH_DOCUMENT_ROWS, COPY_BATCH_ROWS } from '../core/limits.js';
+import { migrateWithinTransaction, openSchema, schemaStatus, type SchemaHandle } from './migrate.js';
+import { parseDbTarget } from './open.js';
+import { countOf, LEDGER_TABLES, rowsOf, type Table } from './ledgerTables.js';
+import { assertSqliteTargetFree, assertTargetCanHold } from './copyChecks.js';
+import { proveCopy, type CopyProof } from './copyVerify.js';
+import { checkDurability, openPgDatabase, redactedUrl, writeLockStatements } from './postgres/connect.js';
+import { invalid, LedgerError } from '../core/errors.js';
 
-type Table = keyof Database;
-
-/** Every table of a ledger, parents before children, with the columns that order its rows uniquely. */
-export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[] }> = [
-  { table: 'instance_secrets', key: ['name'] },
-  { table: 'tenants', key: ['seq'] },
-  { table: 'api_keys', key: ['seq'] },
-  { table: 'accounts', key: ['seq'] },
-  { table: 'clearing_accounts', key: ['tenant_id'] },
-  { table: 'transactions', key: ['seq'] },
-  { table: 'entries', key: ['seq'] },
-  { table: 'balances', key: ['tenant_id', 'account_id', 'asset'] },
-  { table: 'idempotency', key: ['tenant_id', 'endpoint', 'key'] },
-  { table: 'audit_log', key: ['seq'] },
-  { table: 'outbox', key: ['seq'] },
-  { table: 'settlements', key: ['seq'] },
-  { table: 'reconciliation_results', key: ['seq'] },
-  { table: 'webhooks', key: ['tenant_id'] },
-  { table: 'webhook_deliveries', key: ['seq'] },
-  { table: 'policy_rules', key: ['seq'] },
-  { table: 'agent_transactions', key: ['seq'] },
-  { table: 'chain_checkpoints', key: ['chain'] },
-  { table: 'chain_transfers', key: ['seq'] },
-  { table: 'onchain_lines', key: ['tenant_id', 'transaction_id', 'line_no'] },
-  { table: 'event_retention', key: ['tenant_id'] },
-  { table: 'holds', key: ['seq'] },
-  { table: 'hold_accounts', key: ['tenant_id', 'account_id', 'hold_seq'] },
-];
+export { LEDGER_TABLES, rowsOf } from './ledgerTables.js';
 
 export interface CopyProgress {
   (table: string, copied: number, total: number): void;
 }
 
-export interface CopyReport {
+export interface CopyReport extends CopyProof {
   tables: Array<{ table: Table; rows: number }>;
-  tenantsVerified: number;
-  auditRecordsVerified: number;
-  balancesVerified: number;
-}
-
-const countOf = async (k: Kysely<Database>, table: Table): Promise<number> =>
-  Number((await k.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-
-/** Tables whose rows carry a whole document: a transaction, an event body, an agent's request, a hold's. */
-const DOCUMENT_TABLES: ReadonlySet<Table> = new Set(['transactions', 'outbox', 'agent_transactions', 'holds']);
-
-/** The rows of a table after a key position, in key order, a batch at a time. */
-export async function* rowsOf(k: Kysely<Database>, table: Table, key: readonly string[]): AsyncGenerator<Array<Record<string, unknown>>> {
-  const size = DOCUMENT_TABLES.has(table) ? COPY_BATCH_DOCUMENT_ROWS : COPY_BATCH_ROWS;
-  let after: unknown[] | null = null;
-  for (;;) {
-    let query = k.selectFrom(table).selectAll() as unknown as import('kysely').SelectQueryBuilder<any, any, Record<string, unknown>>;
-    if (after) {
-      const position = after;
-      query = query.where((eb) => eb(eb.refTuple(...(key as [string, string])), '>', eb.tuple(...(position as [unknown, unknown]))));
-    }
-    for (const column of key) query = query.orderBy(column);
-    const batch = await query.limit(size).execute();
-    if (batch.length === 0) return;
-    yield batch;
-    const last = batch[batch.length - 1]!;
-    after = key.map((column) => last[column]);
-    if (batch.length < size) return;
-  }
 }
 
 /** Tables whose sequence is an identity column on PostgreSQL continue after the copied rows. */
-async function continueSequences(target: SchemaHandle): Promise<void> {
-  if (target.target.engine !== 'postgres') return;
+async function continueSequences(k: Kysely<Database>): Promise<void> {
   for (const { table, key } of LEDGER_TABLES) {
     if (key[0] !== 'seq') continue;
-    await sql`SELECT setval(pg_get_serial_sequence(${table}, 'seq'), GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${sql.table(table)}), 1))`.execute(target.kysely);
+    await sql`SELECT setval(pg_get_serial_sequence(${table}, 'seq'), GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${sql.table(table)}), 1))`.execute(k);
   }
 }
 
 /** Refuses a target that already holds a ledger: copying merges nothing. */
-async function assertEmpty(target: SchemaHandle): Promise<void> {
+async function assertEmpty(k: Kysely<Database>, describe: string): Promise<void> {
   for (const { table } of LEDGER_TABLES) {
-    if ((await countOf(target.kysely, table)) > 0) {
-      throw invalid(`The target ${target.describe} already holds a ledger (its ${table} table has rows); copy into an empty database.`);
+    if ((await countOf(k, table)) > 0) throw invalid(`The target ${describe} already holds a ledger (its ${table} table has rows); copy into an empty database.`);
+  }
+}
+
+/** Every row of every table, parents before children, a batch at a time. */
+async function copyRows(from: Kysely<Database>, to: Kysely<Database>, progress: CopyProgress): Promise<CopyReport['tables']> {
+  const tables: CopyReport['tables'] = [];
+  for (const { table, key } of LEDGER_TABLES) {
+    const total = await countOf(from, table);
+    let copied = 0;
+    progress(table, 0, total);
+    for await (const batch of rowsOf(from, table, key)) {
+      try {
+        await to.insertInto(table).values(batch as never).execute();
+      } catch (error) {
+        throw new Error(`The copy stopped at the ${table} table, whose rows after ${copied} the target refused: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+      copied += batch.length;
+      progress(table, copied, total);
     }
+    tables.push({ table, rows: copied });
+  }
+  return tables;
+}
+
+/**
+ * Into PostgreSQL: one transaction on one connection, from the schema (its DDL is transactional) to the proof, holding
+ * the lock every write group of the ledger takes (shared) at its start. A failure, or the process's end, rolls back
+ * all of it: the database is as it was, without even the ledger's tables if it had none.
+ */
+async function copyToPostgres(from: Kysely<Database>, url: string, progress: CopyProgress): Promise<CopyReport> {
+  const { pool, kysely } = await openPgDatabase(url, { migrate: false, poolSize: 1 });
+  const describe = `PostgreSQL ${redactedUrl(url)}`;
+  try {
+    await checkDurability(pool);
+    return await kysely.connection().execute(async (connection) => {
+      await sql`BEGIN`.execute(connection);
+      try {
+        for (const statement of writeLockStatements('all')) await sql.raw(statement).execute(connection);
+        await migrateWithinTransaction(connection);
+        await assertEmpty(connection, describe);
+        const tables = await copyRows(from, connection, progress);
+        const proof = await proveCopy(connection, tables);
+        await continueSequences(connection);
+        await sql`COMMIT`.execute(connection);
+        return { tables, ...proof };
+      } catch (error) {
+        await sql`ROLLBACK`.execute(connection).catch(() => {});
+        throw error;
+      }
+    });
+  } finally {
+    await kysely.destroy();
+  }
+}
+
+/** Makes a file's content durable, then its name (the directory entry): best effort where a platform cannot. */
+function syncPath(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    fsyncSync(fd);
+  } catch {
+    // A directory cannot be opened for fsync on every platform.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The temporary file of a copy into `file`: beside it, so that the rename at the end is atomic. */
+const temporaryCopyFile = (file: string): string => `${file}.copy-${randomBytes(6).toString('hex')}.tmp`;
+
+/** Into a new SQLite file: written and proven as a temporary file, which then takes the target's name. */
+async function copyToSqliteFile(from: Kysely<Database>, path: string, progress: CopyProgress): Promise<CopyReport> {
+  const file = resolve(path);
+  const temporary = temporaryCopyFile(file);
+  let handle: SchemaHandle | null = null;
+  try {
+    const target = (handle = await openSchema(temporary, { migrate: true }));
+    if (!target) throw invalid(`--to ${path}: the file could not be created.`);
+    const report = await target.kysely.transaction().execute(async (trx) => {
+      const tables = await copyRows(from, trx, progress);
+      return { tables, ...(await proveCopy(trx, tables)) };
+    });
+    // Everything into the file itself (the last connection's close removes its write-ahead log), then the name.
+    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(target.kysely);
+    handle = null;
+    await target.close();
+    syncPath(temporary);
+    assertSqliteTargetFree(path);
+    renameSync(temporary, file);
+    syncPath(dirname(file));
+    return report;
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    for (const leftover of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${leftover}`, { force: true });
+    throw error;
   }
 }
 
 export async function copyLedger(from: string, to: string, progress: CopyProgress = () => {}): Promise<CopyReport> {
-  if (from === to) throw invalid('--from and --to name the same database.');
-  const source = await openSchema(from, { migrate: false });
-  if (!source) throw invalid(`--from ${from}: there is no such database.`);
-  const report: CopyReport = { tables: [], tenantsVerified: 0, auditRecordsVerified: 0, balancesVerified: 0 };
-  try {
-    const status = await import('./migrate.js').then((m) => m.schemaStatus(from));
-    if (status.pending.length > 0) {
-      throw invalid(`--from ${source.describe} is not at the latest schema (${status.pending.length} migration(s) pending): run \`ledger db migrate\` on it first.`);
-    }
-    const target = await openSchema(to, { migrate: true });
-    if (!target) throw invalid(`--to ${to}: the database could not be created.`);
-    try {
-      await assertEmpty(target);
-      for (const { table, key } of LEDGER_TABLES) {
-        const total = await countOf(source.kysely, table);
-        let copied = 0;
-        progress(table, 0, total);
-        for await (const batch of rowsOf(source.kysely, table, key)) {
-          // One transaction a batch: a failure leaves whole batches, and the empty-target check refuses a retry over them.
-          await target.kysely.transaction().execute((trx) => trx.insertInto(table).values(batch as never).execute());
-          copied += batch.length;
-          progress(table, copied, total);
-        }
-        report.tables.push({ table, rows: copied });
-      }
-      await continueSequences(target);
-      for (const { table, rows } of report.tables) {
-        const counted = await countOf(target.kysely, table);
-        if (counted !== rows) throw new Error(`Verification failed: ${table} has ${counted} rows on the target, ${rows} were copied.`);
-      }
-      report.balancesVerified = await verifyBalances(target.kysely);
-    } finally {
-      await target.close();
-    }
-  } finally {
-    await source.close();
-  }
-  const verified = await verifyChains(to);
-  report.tenantsVerified = verified.tenants;
-  report.auditRecordsVerified = verified.records;
-  return report;
-}
-
-/** Every tenant's audit chain, recomputed on the target through the ledger itself. */
-async function verifyChains(db: string): Promise<{ tenants: number; records: number }> {
-  const opened = await openLedger(db, { writer: 'local' });
-  try {
-    const handle = await openSchema(db, { migrate: false });
-    const tenants = handle ? await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute() : [];
+  const source = parseDbTarget(from);
+  const target = parseDbTarget(to);
+  const same = source.engine === 'sqlite' && target.engine === 'sqlite' ? resolve(source.path) === resolve(target.path) : from === to;
+  if (same) throw invalid('--from and --to name the same database.');
+  if (target.engine === 'sqlite') assertSqliteTargetFree(target.path);
+  const status = await schemaStatus(from);
+  const handle = await openSchema(from, { migrate: false });
+  if (!handle || status.version === null) {
     await handle?.close();
-    let records = 0;
-    for (const { id } of tenants) {
-      const report = await opened.ledger.verifyAuditChain(id);
-      if (!report.ok) throw new Error(`Verification failed: the audit chain of tenant ${id} breaks at record ${report.position} (${report.id}) on the target: ${report.reason}.`);
-      records += report.count;
+    throw invalid(`--from ${from}: there is no such database.`);
+  }
+  try {
+    if (status.pending.length > 0) {
+      throw invalid(`--from ${handle.describe} is not at the latest schema (${status.pending.length} migration(s) pending): run \`ledger db migrate\` on it first.`);
     }
-    return { tenants: tenants.length, records };
+    // One snapshot of the source for the checks, the rows and the counts, however long the copy takes.
+    const snapshot = source.engine === 'postgres' ? handle.kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only') : handle.kysely.transaction();
+    return await snapshot.execute(async (reading) => {
+      await assertTargetCanHold(reading, target.engine, handle.describe);
+      try {
+        return await (target.engine === 'sqlite' ? copyToSqliteFile(reading, target.path, progress) : copyToPostgres(reading, target.url, progress));
+      } catch (error) {
+        if (error instanceof LedgerError) throw error;
+        throw new Error(`${error instanceof Error ? error.message : String(error)} Nothing of the copy was kept: --to ${target.engine === 'sqlite' ? target.path : redactedUrl(target.url)} is as it was.`);
+      }
+    });
   } finally {
-    await opened.close();
+    await handle.close();
   }
-}
-
-/**
- * Every kept balance equals the sum of its entries (debits minus credits), summed with bigint as the entries stream
- * by: memory holds one sum per account and asset, however many entries there are.
- */
-export async function verifyBalances(k: Kysely<Database>): Promise<number> {
-  const kept = new Map<string, bigint>();
-  for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
-    for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, BigInt(r.balance as string));
-  }
-  const sums = new Map<string, bigint>();
-  for await (const batch of rowsOf(k, 'entries', ['seq'])) {
-    for (const r of batch) {
-      const slot = `${r.tenant_id}|${r.account_id}|${r.asset}`;
-      const amount = BigInt(r.amount as string);
-      sums.set(slot, (sums.get(slot) ?? 0n) + (r.entry_type === 'DEBIT' ? amount : -amount));
-    }
-  }
-  for (const [slot, sum] of sums) {
-    const balance = kept.get(slot);
-    if (balance !== sum) throw new Error(`Verification failed: the kept balance of ${slot.replaceAll('|', ' ')} is ${balance ?? 'missing'}, its entries sum to ${sum}.`);
-  }
-  for (const [slot, balance] of kept) {
-    if (!sums.has(slot) && balance !== 0n) throw new Error(`Verification failed: ${slot.replaceAll('|', ' ')} keeps ${balance} with no entries.`);
-  }
-  return kept.size;
 }

@@ -64,6 +64,18 @@ export async function schemaStatus(db: string): Promise<SchemaStatus> {
   }
 }
 
+/**
+ * Applies what is pending inside the transaction the caller has open on this connection (`ledger db copy` into
+ * PostgreSQL, whose DDL is transactional): rolled back with it, the schema is gone again.
+ */
+export async function migrateWithinTransaction(connection: Kysely<Database>): Promise<void> {
+  const { error, results } = await new Migrator({ db: connection, provider: migrationProvider, disableTransactions: true }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Applies what is pending (under the database-wide lock on PostgreSQL); answers the names applied. */
 export async function migrateSchema(db: string): Promise<string[]> {
   const before = await schemaStatus(db);

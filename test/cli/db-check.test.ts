@@ -1,7 +1,9 @@
 // `ledger db check` (issue 15), on both engines: a whole ledger passes every check; a balance row, an entry, an
-// audit record and a settlement damaged by hand are each named, and the command exits 1.
+// audit record and a settlement damaged by hand are each named, and the command exits 1. Parts that are missing
+// (issue 29: what a copy that stopped half-way left) are named too: a transaction without entries, a tenant with
+// ledger rows but no audit chain, an audit record whose resource is gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { cli, client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
 
 interface CheckReport {
@@ -45,13 +47,15 @@ describe('ledger db check', () => {
     const { code, report, of } = await check();
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'settlements']);
+    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'audit resources', 'settlements']);
     expect(report.results.every((r) => r.problems === 0 && r.first === null)).toBe(true);
     expect(of('running balances').checked).toBe(12);
     expect(of('transactions').checked).toBe(6);
     expect(of('balances').checked).toBe(4);
     expect(of('settlements').checked).toBe(1);
     expect(of('audit chains').checked).toBeGreaterThanOrEqual(10);
+    // Tenant, key, 3 accounts, 6 postings, the settlement registered and matched (with its transaction and account).
+    expect(of('audit resources').checked).toBe(1 + 1 + 3 + 6 + 2 + 2);
     const table = await cli(['--db', t.dbPath, 'db', 'check']);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('is whole');
@@ -88,5 +92,76 @@ describe('ledger db check', () => {
     expect(table.code).toBe(1);
     expect(table.stdout).toContain('FAILED');
     expect(table.stdout).toContain(entry.id);
+  });
+});
+
+describe('ledger db check finds missing parts', () => {
+  let t: TestServer;
+  let c: Client;
+  let cash: string;
+  let revenue: string;
+  const check = async () => {
+    const res = await cli(['--db', t.dbPath, 'db', 'check', '--json']);
+    const report = JSON.parse(res.stdout) as CheckReport;
+    return { code: res.code, report, of: (kind: string) => report.results.find((r) => r.kind === kind)! };
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    c = client(t.url, t.tenant.apiKey.rawKey);
+    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
+    revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
+    for (const amount of ['1.00', '2.00']) expect((await post(c, [fiat(cash, 'DEBIT', amount), fiat(revenue, 'CREDIT', amount)])).status).toBe(201);
+    // Holds captured, voided and pending: their records name holds and the capture's transaction.
+    const hold = async (key: string) => {
+      const res = await c.post('/api/v1/holds', { lines: [fiat(cash, 'DEBIT', '0.50'), fiat(revenue, 'CREDIT', '0.50')] }, { 'idempotency-key': key });
+      expect(res.status, res.text).toBe(201);
+      return res.body.holdId as string;
+    };
+    expect((await c.post(`/api/v1/holds/${await hold('h-1')}/capture`, {})).status).toBe(200);
+    expect((await c.request('POST', `/api/v1/holds/${await hold('h-2')}/void`)).status).toBe(200);
+    await hold('h-3');
+  });
+  afterAll(async () => t?.stop());
+
+  it('a whole ledger with holds has no missing part', async () => {
+    const { code, of } = await check();
+    expect(code).toBe(0);
+    expect(of('audit resources').problems).toBe(0);
+    // Tenant, key, 2 accounts, 2 postings, 3 holds made, one captured (its posting; the hold and that transaction), one voided.
+    expect(of('audit resources').checked).toBe(1 + 1 + 2 + 2 + 3 + (1 + 2) + 1);
+  });
+
+  it('a transaction whose entries are gone is named, and the command exits 1', async () => {
+    const tx = (await c.get('/api/v1/transactions?limit=1')).body.items[0].transactionId as string;
+    expect((await sqlOn(t.dbPath, 'delete from entries where transaction_id = ?', [tx])).changes).toBe(2);
+    const run = await check();
+    expect(run.code).toBe(1);
+    expect(run.of('transactions').problems).toBe(1);
+    expect(run.of('transactions').first).toBe(`transaction ${tx} of tenant ${t.tenant.tenantId} has no entries`);
+  });
+
+  it('a tenant with keys but no audit chain is named', async () => {
+    const beta = await createTenant(t.dbPath, 'Beta');
+    expect((await check()).of('audit chains').problems).toBe(0);
+    expect((await sqlOn(t.dbPath, 'delete from audit_log where tenant_id = ?', [beta.tenantId])).changes).toBeGreaterThan(0);
+    const run = await check();
+    expect(run.code).toBe(1);
+    expect(run.of('audit chains').problems).toBe(1);
+    expect(run.of('audit chains').first).toContain(`tenant ${beta.tenantId} holds keys, accounts or transactions but not one audit record`);
+  });
+
+  it('an audit record whose account is gone is named', async () => {
+    const gone = await makeAccount(c, { name: 'gone', type: 'ASSET' });
+    expect((await check()).of('audit resources').problems).toBe(0);
+    expect((await sqlOn(t.dbPath, 'delete from accounts where id = ?', [gone])).changes).toBe(1);
+    const record = (await sqlOn<{ id: string }>(t.dbPath, "select id from audit_log where action = 'CREATE_ACCOUNT' and payload like ?", [`%${gone}%`])).rows[0]!;
+    const run = await check();
+    expect(run.code).toBe(1);
+    expect(run.of('audit resources').problems).toBe(1);
+    expect(run.of('audit resources').first).toBe(`audit record ${record.id} of tenant ${t.tenant.tenantId} (CREATE_ACCOUNT) names account ${gone}, which does not exist`);
+    const table = await cli(['--db', t.dbPath, 'db', 'check']);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain('FAILED');
   });
 });

@@ -105,6 +105,9 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQ
     }
     expect(report.tenantsVerified).toBe(1);
     expect(report.auditRecordsVerified).toBe(rows.audit_log);
+    // The copy is whole by every check, the records of every kind of action among them (none names what is not there).
+    const checked = await cli(['--db', target, 'db', 'check', '--json']);
+    expect(checked.code, checked.stdout).toBe(0);
 
     running = await serve(target);
     const c = client(running.url, rawKey);

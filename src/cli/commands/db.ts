@@ -35,9 +35,9 @@ export function registerDb(program: Command): void {
     );
 
   db.command('copy')
-    .description('copy a whole ledger (keys, secrets, history, deliveries, checkpoints) into an empty database, then verify it')
+    .description('copy a whole ledger (keys, secrets, history, deliveries, checkpoints) into an empty database, all or nothing: verified before it is kept')
     .requiredOption('--from <db>', 'the ledger to copy: a SQLite file or a postgres:// URL')
-    .requiredOption('--to <db>', 'an empty database: a postgres:// URL or a SQLite file (created)')
+    .requiredOption('--to <db>', 'an empty PostgreSQL database (postgres:// URL), or a new SQLite file (one that holds no table)')
     .option('--json', 'print the report as JSON')
     .action(
       action(async (options: { from: string; to: string; json?: boolean }) => {
@@ -56,7 +56,7 @@ export function registerDb(program: Command): void {
     );
 
   db.command('check')
-    .description('verify the whole ledger: the engine\'s own check, kept and running balances, balanced transactions, audit chains, settlements; exit 1 on any problem')
+    .description('verify the whole ledger: the engine\'s own check, kept and running balances, balanced transactions with their entries, audit chains (one for every tenant with records), the records each audit record names, settlements; exit 1 on any problem')
     .option('--json', 'print the report as JSON')
     .action(
       action(async (options: { json?: boolean }, command: Command) => {

@@ -61,6 +61,12 @@ function parsed(row: StoredAuditRecord) {
 
 export type ChainReport = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
 
+/** The next stored record of a chain, checked against the ones before it: where the chain breaks, or null. */
+export function checkStoredRecord(verifier: ChainVerifier, row: StoredAuditRecord): ChainBreak | null {
+  const record = parsed(row);
+  return record ? verifier.check(record) : verifier.unreadable(row.id);
+}
+
 /** Recomputes a tenant's chain from its first record; the first break found, or how many records hold. */
 export async function verifyStoredChain(deps: Deps, tenantId: string): Promise<ChainReport> {
   const verifier = new ChainVerifier(true);
@@ -68,8 +74,7 @@ export async function verifyStoredChain(deps: Deps, tenantId: string): Promise<C
   for (;;) {
     const rows = await deps.store.auditChainPage(tenantId, afterSeq, AUDIT_PAGE_ROWS);
     for (const row of rows) {
-      const record = parsed(row);
-      const broken = record ? verifier.check(record) : verifier.unreadable(row.id);
+      const broken = checkStoredRecord(verifier, row);
       if (broken) return { ok: false, count: verifier.count, ...broken };
     }
     if (rows.length < AUDIT_PAGE_ROWS) return { ok: true, count: verifier.count };

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
+import { refusedByDatabase, type RefusalKind } from '../refusals.js';
 import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
@@ -36,10 +37,26 @@ export function redactedUrl(url: string): string {
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '40'];
 const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'];
 
-/** A lost connection, a server shutting down, out of resources, or a serialization failure: 503, nothing written. */
+/**
+ * What the request's own data caused (store/refusals.ts): class 22, data exceptions (text PostgreSQL cannot hold, a
+ * number out of range), and class 23, integrity constraints. A NOT NULL or CHECK constraint refuses a value; the
+ * others (a unique key, a reference) a clash with what is stored.
+ */
+function refusalKind(code: string): RefusalKind | undefined {
+  if (code.startsWith('22') || code === '23502' || code === '23514') return 'value';
+  if (code.startsWith('23')) return 'conflict';
+  return undefined;
+}
+
+/**
+ * A lost connection, a server shutting down, out of resources, or a serialization failure: 503, nothing written.
+ * A refusal of the request's data: 400 or 409 (refusalKind), never 503, since a retry would meet it again.
+ */
 export function asPgStoreError(error: unknown): unknown {
   if (error instanceof LedgerError) return error;
   const code = String((error as { code?: unknown } | null)?.code ?? '');
+  const refusal = refusalKind(code);
+  if (refusal) return refusedByDatabase(refusal, `PostgreSQL ${code}`, error instanceof Error ? error.message : String(error));
   if (code === LOCK_NOT_AVAILABLE) {
     return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
   }
@@ -127,8 +144,8 @@ export interface PgDatabase {
   durability: string;
 }
 
-/** Settings under which an acknowledged write could be lost: the ledger refuses to start on them. */
-async function checkDurability(pool: pg.Pool): Promise<string> {
+/** Settings under which an acknowledged write could be lost: the ledger refuses to start on them (and to copy into them). */
+export async function checkDurability(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ fsync: string; synchronous_commit: string }>(
     "SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit",
   );

@@ -3,6 +3,7 @@
 // SQLite command runs start to end without waiting on anything.
 import type { Compilable, Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { assertStorable } from '../../core/text.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 export type Args = Record<string, unknown>;
@@ -37,7 +38,11 @@ const MARK = '\u0000param:';
 /** A named placeholder in a query built for a Preparer. */
 export const param = <T = string>(name: string): T => `${MARK}${name}` as unknown as T;
 
-/** The positional values of a compiled query from named arguments; a missing one is a bug, not a NULL. */
+/**
+ * The positional values of a compiled query from named arguments; a missing one is a bug, not a NULL. Text the ledger
+ * cannot store (core/text.ts) is refused here, on every engine, before it reaches one: PostgreSQL would refuse a NUL
+ * (or, written into a batch's text, break the connection's protocol), and SQLite would keep it where PostgreSQL could not.
+ */
 export function compileSlots(parameters: readonly unknown[]): (args: Args) => unknown[] {
   const slots: Array<{ name: string } | { value: unknown }> = parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p }));
   return (args) =>
@@ -45,6 +50,7 @@ export function compileSlots(parameters: readonly unknown[]): (args: Args) => un
       if (!('name' in slot)) return slot.value;
       const value = args[slot.name];
       if (value === undefined) throw new Error(`Missing query parameter ${slot.name}`);
+      if (typeof value === 'string') assertStorable(value);
       return value;
     });
 }

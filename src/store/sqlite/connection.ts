@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
+import { refusedByDatabase, type RefusalKind } from '../refusals.js';
 import { LedgerError } from '../../core/errors.js';
 import type { TxControl } from '../groupCommit.js';
 
@@ -93,11 +94,24 @@ export function checkpointPassive(db: SqliteDb): void {
 }
 
 /**
+ * What the request's own data caused (store/refusals.ts), as on PostgreSQL: a NOT NULL or CHECK constraint, a value
+ * too large or of the wrong type refuses a value; the other constraints (a unique key, a reference) a clash with what
+ * is stored.
+ */
+function refusalKind(code: string): RefusalKind | undefined {
+  if (code === 'SQLITE_CONSTRAINT_NOTNULL' || code === 'SQLITE_CONSTRAINT_CHECK' || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') return 'value';
+  if (code.startsWith('SQLITE_CONSTRAINT')) return 'conflict';
+  return undefined;
+}
+
+/**
  * Conditions of the machine, not of the request, answer 503 and write nothing: a write lock held elsewhere past
- * the busy timeout, a full disk, an I/O error.
+ * the busy timeout, a full disk, an I/O error. A refusal of the request's data answers 400 or 409 (refusalKind).
  */
 export function asStoreError(error: unknown): unknown {
   const code = String((error as { code?: unknown } | null)?.code ?? '');
+  const refusal = refusalKind(code);
+  if (refusal) return refusedByDatabase(refusal, code, error instanceof Error ? error.message : String(error));
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new LedgerError('UNAVAILABLE', 'The database is busy with another writer; nothing was written. Retry shortly.');
   }

@@ -1,0 +1,17 @@
+// What a database refusal of a request's own data answers, the same on every engine: the engine modules say which of
+// their errors are such refusals (sqlite/connection.ts, postgres/connect.ts, asStoreError); this says what they answer.
+// 503 is kept for the conditions of the machine alone (a lock held elsewhere, a lost connection, a full disk).
+import { LedgerError } from '../core/errors.js';
+
+/**
+ * - `value`: a value the database cannot take (a data exception, a NOT NULL or CHECK constraint): 400.
+ * - `conflict`: a row that clashes with one the database holds (a unique key, a reference): 409.
+ */
+export type RefusalKind = 'value' | 'conflict';
+
+export function refusedByDatabase(kind: RefusalKind, engine: string, reason: string): LedgerError {
+  const why = `${engine}: ${reason}`;
+  return kind === 'value'
+    ? new LedgerError('VALIDATION_FAILED', `The database refused a value of this request (${why}); nothing was written.`)
+    : new LedgerError('CONFLICT', `The request conflicts with what the database holds (${why}); nothing was written.`);
+}
