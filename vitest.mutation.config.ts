@@ -3,7 +3,6 @@
 // they are slow, and much of what they reach runs in another process or thread where Stryker cannot switch mutants.
 // The limits they pin through the server are pinned here too: test/unit/limits.test.ts (the documented figures) and
 // test/unit/body-size.test.ts (the 2 MiB body where it is read).
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -76,8 +75,8 @@ export default defineConfig({
     isolate: false,
     // One seed for the property tests, so that every mutant meets the same postings and a score can be repeated.
     env: { PROPERTY_SEED: process.env.PROPERTY_SEED ?? '20260101' },
-    // The property test makes its tenant with the built CLI (dist/). Stryker's sandbox has no dist/ (ignorePatterns),
-    // so it is built there once; a run in the checkout uses the dist/ that is there, built by `npm test` or `npm run build`.
-    globalSetup: existsSync('dist/cli.js') ? [] : ['test/helpers/global-setup.ts'],
+    // dist/ (the built CLI and writer thread, which the property test needs) is built in Stryker's sandbox, which has
+    // none (ignorePatterns); a run in the checkout uses the dist/ that is there.
+    globalSetup: ['test/helpers/mutation-setup.ts'],
   },
 });
