@@ -114,5 +114,6 @@ describe('property: balances, pending and available under holds', () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // About 15 s alone; a minute or more beside other suites on a busy machine.
+  }, 120_000);
 });
