@@ -18,6 +18,7 @@ const FIRST = [
   'limits.test.ts',
   'body-size.test.ts',
   'schemas.test.ts',
+  'responses.test.ts',
   'validate.test.ts',
   'bounded-parse.test.ts',
   'keys-and-json.test.ts',
