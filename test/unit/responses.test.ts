@@ -141,6 +141,65 @@ describe('the answers\' schemas', () => {
     }
   });
 
+  // The specification's (and the contract's) lists, written out here as the oracle: each value is accepted where an
+  // answer carries it, and a value not on the list is not.
+  const spec = {
+    currency: ['BRL', 'USD', 'MXN', 'EUR'],
+    accountType: ['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE'],
+    entryType: ['DEBIT', 'CREDIT'],
+    rail: ['ACH', 'WIRE', 'PIX', 'SWIFT', 'SEPA'],
+    token: ['USDC', 'USDT', 'BRZ', 'PYUSD'],
+    chain: ['EVM', 'SOLANA', 'TRON'],
+    settlementStatus: ['PENDING', 'SETTLED', 'UNMATCHED', 'CANCELLED'],
+    outcome: ['SETTLED', 'UNMATCHED', 'NOT_APPLICABLE', 'NOT_FOUND'],
+    ruleType: ['MAX_DEBIT_PER_SESSION', 'MAX_DEBIT_PER_HOUR', 'REQUIRE_HUMAN_APPROVAL_ABOVE', 'FORBIDDEN_ACCOUNT_PAIR', 'ALLOWED_TOKENS', 'ALLOWED_CHAINS'],
+    agentStatus: ['POSTED', 'PENDING_APPROVAL', 'REJECTED', 'ROLLED_BACK'],
+    holdStatus: ['PENDING', 'CAPTURED', 'VOIDED', 'EXPIRED'],
+    eventType: ['transaction.committed', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'],
+    scope: ['TRANSACTIONS_READ', 'TRANSACTIONS_WRITE', 'ACCOUNTS_READ', 'ACCOUNTS_WRITE', 'AGENTS_EXECUTE', 'AGENTS_ROLLBACK', 'AGENTS_AUDIT_READ', 'RECONCILIATION_READ', 'RECONCILIATION_WRITE', 'COMPLIANCE_EXPORT', 'WEBHOOK_MANAGE', 'ADMIN'],
+  };
+  const cases: Array<[string, readonly string[], (value: string) => [v.GenericSchema, unknown]]> = [
+    ['account currency', spec.currency, (x) => [r.account, { ...account, currency: x }]],
+    ['account type', spec.accountType, (x) => [r.account, { ...account, type: x }]],
+    ['normal balance', spec.entryType, (x) => [r.account, { ...account, normalBalance: x }]],
+    ['entry type', spec.entryType, (x) => [r.journalEntry, { ...entry, type: x }]],
+    ['fiat currency', spec.currency, (x) => [r.monetary, { ...fiat, currency: x }]],
+    ['rail', spec.rail, (x) => [r.monetary, { ...fiat, rail: x }]],
+    ['token', spec.token, (x) => [r.monetary, { ...onchain, token: x }]],
+    ['chain', spec.chain, (x) => [r.monetary, { ...onchain, chainId: x }]],
+    ['balance token', spec.token, (x) => [r.balance, { ...(samples.Balance as object), onChainBalances: [{ token: x, amount, pending: amount, available: amount }] }]],
+    ['limit asset', [...spec.currency, ...spec.token], (x) => [r.accountLimits, { accountId: ID, limits: [{ asset: x, min: null, max: '1' }] }]],
+    ['settlement token', spec.token, (x) => [r.settlement, { ...settlement, expectedToken: x }]],
+    ['settlement chain', spec.chain, (x) => [r.settlement, { ...settlement, expectedChainId: x }]],
+    ['settlement status', spec.settlementStatus, (x) => [r.settlement, { ...settlement, status: x }]],
+    ['reconciliation outcome', spec.outcome, (x) => [r.reconciliationOutcome, { ...reconciliationOutcome, outcome: x }]],
+    ['reconciliation result outcome', spec.outcome, (x) => [r.reconciliationResult, { ...reconciliationResult, outcome: x }]],
+    ['reconciliation source', ['POSTING', 'BATCH', 'CHAIN'], (x) => [r.reconciliationResult, { ...reconciliationResult, source: x }]],
+    ['policy rule type', spec.ruleType, (x) => [r.policyRule, { ...policyRule, type: x }]],
+    ['policy tokens', spec.token, (x) => [r.policyRule, { ...policyRule, params: { tokens: [x] } }]],
+    ['policy chains', spec.chain, (x) => [r.policyRule, { ...policyRule, params: { chains: [x] } }]],
+    ['agent transaction status', spec.agentStatus, (x) => [r.agentTransaction, { ...agentTransaction, status: x }]],
+    ['agent status answer', spec.agentStatus, (x) => [r.agentTransactionStatus, { transactionId: ID, status: x }]],
+    ['agent line entry type', spec.entryType, (x) => [r.agentTransaction, { ...agentTransaction, lines: [{ ...requestedLine, entryType: x }] }]],
+    ['hold status', spec.holdStatus, (x) => [r.hold, { ...hold, status: x }]],
+    ['hold line entry type', spec.entryType, (x) => [r.hold, { ...hold, lines: [{ ...requestedLine, entryType: x }] }]],
+    ['event type', spec.eventType, (x) => [r.event, { ...event, type: x }]],
+    ['audit record type', ['HUMAN', 'AGENT'], (x) => [r.auditRecord, { ...auditRecord, type: x }]],
+    ['key scope', spec.scope, (x) => [r.apiKey, { ...apiKey, scopes: [x] }]],
+    ['created key scope', spec.scope, (x) => [r.apiKeyCreated, { ...(samples.ApiKeyCreated as object), scopes: [x] }]],
+    ['statement currency', spec.currency, (x) => [r.statement, { ...(samples.Statement as object), currency: x }]],
+    ['statement movement type', spec.entryType, (x) => [r.statement, { ...(samples.Statement as object), movements: [{ transactionId: OTHER, type: x, amount, occurredAt: AT }] }]],
+  ];
+
+  it.each(cases)('%s: every value the specification lists, and nothing else', (_, values, answer) => {
+    for (const value of values) {
+      const [schema, sample] = answer(value);
+      expect(accepts(schema, sample), value).toBe(true);
+    }
+    const [schema, sample] = answer('NOT_ON_THE_LIST');
+    expect(accepts(schema, sample)).not.toBe(true);
+  });
+
   it('names every value of the enumerations the contract gives answers', () => {
     for (const source of ['POSTING', 'BATCH', 'CHAIN']) expect(accepts(r.reconciliationResult, { ...reconciliationResult, source })).toBe(true);
     expect(accepts(r.reconciliationResult, { ...reconciliationResult, source: 'MANUAL' })).not.toBe(true);
