@@ -63,7 +63,7 @@ describe('durability', () => {
       const inFlight = Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)]));
       // The server has read them (a request sent after them is answered, and a moment more), not committed them.
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 100));
       server.child.kill('SIGTERM');
       // The server's own count of the handlers it waits for, logged when the signal arrives.
       const logged = await until('the drain line', () => /SIGTERM received: draining (\d+) in-flight requests?$/m.exec(server.stderr()) ?? undefined);

@@ -52,7 +52,7 @@ describe('captures under a killed server', () => {
       // The server has read them: a request sent after them is answered (and on PostgreSQL, its writer waits on the lock).
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       if ((await lock.waiting()) !== undefined) await until('the writer waiting on the held lock', async () => (await lock.waiting())! > 0);
-      else await new Promise((r) => setTimeout(r, 300));
+      else await new Promise((r) => setTimeout(r, 100));
       server.child.kill('SIGKILL');
       await server.exited;
       inFlight = await Promise.all(captures);
