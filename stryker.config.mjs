@@ -15,7 +15,7 @@ export default {
   timeoutMS: 10_000,
   // Static mutants (module-level code: the valibot schemas, the lists of codes, the limits) are counted. Stryker cannot
   // trace them to the tests that reach them, so each runs the whole suite until a test fails: the order of the run
-  // (vitest.mutation.config.ts) puts the fast tests that kill them first (every core module loads, the documented
+  // (vitest.mutation.config.ts) puts the fast tests that kill them first (the documented
   // limits, the request and answer schemas, the parser) and the property test last.
   ignoreStatic: false,
   thresholds: { high: 90, low: 85, break: null },

@@ -9,8 +9,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The order of a run. A static mutant (module-level code: the schemas, the lists, the limits) runs every test until
- * one fails (bail 1), so the files that kill most of them quickly come first: the check that every core module loads,
- * the limits, the schemas and the parser. Then the other unit tests, cheapest first, and the slow property test last,
+ * one fails (bail 1), so the files that kill most of them quickly come first: the documented limits, the request and
+ * answer schemas, the parser. Then the other unit tests, cheapest first, and the slow property test last,
  * so a mutant a unit test kills never waits for it. Files not named here run after the named ones, before the property test.
  */
 const FIRST = [
@@ -19,6 +19,7 @@ const FIRST = [
   'body-size.test.ts',
   'schemas.test.ts',
   'responses.test.ts',
+  'schemas-more.test.ts',
   'validate.test.ts',
   'bounded-parse.test.ts',
   'keys-and-json.test.ts',

@@ -1,8 +1,7 @@
 // Every module of src/core loads. The imports run at the top of this file, outside any test, and their errors are
-// kept for the test to report: a module that throws while loading fails a test here, rather than leaving a test file
-// that cannot be collected. Under Stryker that difference matters: a file that fails to load reports no tests, and a
-// mutant that breaks a module's top level (a static mutant) would count as survived. The mutation run starts with
-// this file (vitest.mutation.config.ts) so that such a mutant is killed at once.
+// kept for the test to report, naming the module: a module that throws while loading fails a test here, rather than
+// only leaving the files that import it impossible to collect. (Under Stryker, with every test file loaded before any
+// runs, such a static mutant still ends as "survived" with no test run: its testsCompleted is 0 in the report.)
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
