@@ -12,6 +12,7 @@ import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { client, createTenant, fiat, makeAccount, post } from './helpers/server.js';
 import { killAll, spawnServe } from './helpers/spawn.js';
 import { until } from './helpers/poll.js';
+import { holdWrites } from './helpers/writeLock.js';
 
 const dirs: string[] = [];
 
@@ -53,16 +54,32 @@ describe('durability', () => {
 
   it('SIGTERM answers the postings in flight, commits them, and exits 0', async () => {
     const { dbPath, server, c, a, b } = await setup();
-    const inFlight = Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)]));
-    // Once the first answer is in, the server is serving and the others are in flight: stop it then, not after a guess.
-    await Promise.race(inFlight);
-    server.child.kill('SIGTERM');
-    const answers = await Promise.allSettled(inFlight);
+    // The test holds the write lock, so none of these postings can commit before the signal: each one the server
+    // has received is in flight when SIGTERM arrives, however busy the machine.
+    const lock = await holdWrites(dbPath);
+    let answers!: Array<PromiseSettledResult<Awaited<ReturnType<typeof post>>>>;
+    let draining!: number;
+    try {
+      const inFlight = Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)]));
+      // The server has read them (a request sent after them is answered, and a moment more), not committed them.
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+      server.child.kill('SIGTERM');
+      // The server's own count of the handlers it waits for, logged when the signal arrives.
+      const logged = await until('the drain line', () => /SIGTERM received: draining (\d+) in-flight requests?$/m.exec(server.stderr()) ?? undefined);
+      draining = Number(logged![1]);
+      // Only now can they commit: every commit below came after the signal.
+      await lock.release();
+      answers = await Promise.allSettled(inFlight);
+    } finally {
+      await lock.release();
+    }
     expect(await server.exited).toEqual({ code: 0, signal: null });
-    const created = answers.filter((r) => r.status === 'fulfilled' && r.value.status === 201).length;
+    expect(draining, 'postings in flight when SIGTERM arrived').toBeGreaterThan(0);
     // Requests the server had not accepted before it stopped listening fail to connect; every accepted one was answered.
-    for (const r of answers) if (r.status === 'fulfilled') expect(r.value.status).toBe(201);
-    expect(created).toBeGreaterThan(0);
+    for (const r of answers) if (r.status === 'fulfilled') expect(r.value.status, r.value.text).toBe(201);
+    const created = answers.filter((r) => r.status === 'fulfilled' && r.value.status === 201).length;
+    expect(created).toBeGreaterThanOrEqual(draining);
     expect(countTransactions(dbPath)).toBe(created);
   });
 

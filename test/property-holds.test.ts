@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from './helpers/server.js';
+import { checkProperty } from './helpers/property.js';
 
 type Op =
   | { kind: 'fund'; wallet: 0 | 1; cents: number }
@@ -40,7 +41,7 @@ describe('property: balances, pending and available under holds', () => {
   afterAll(async () => t?.stop());
 
   it('every reported figure equals the model; refusals change nothing', async () => {
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 30 }), async (ops) => {
         // Wallet 0 may not go below 0 (holds counted); wallet 1 has no limit.
         const wallets = [await makeAccount(c, { name: 'w0' }), await makeAccount(c, { name: 'w1' })];
@@ -113,5 +114,6 @@ describe('property: balances, pending and available under holds', () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // About 15 s alone; a minute or more beside other suites on a busy machine.
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { client, makeAccount, startTestServer, type Client, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
+import { checkProperty } from './helpers/property.js';
 
 type Asset = 'USD' | 'BRL' | 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
 type Token = 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
@@ -228,7 +229,7 @@ describe('property: balances are the signed sums of the listed entries', () => {
   it('holds after every step of random valid and invalid postings', async () => {
     let keyNo = 0;
     let run = 0;
-    await fc.assert(
+    await checkProperty(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 8 }), fc.nat(), async (steps, pick) => {
         run++;
         const ids: string[] = [];
@@ -285,7 +286,8 @@ describe('property: balances are the signed sums of the listed entries', () => {
           counts = newCounts;
         }
       }),
-      { numRuns: 25, seed: Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31), endOnFailure: true },
+      // No shrinking: each run adds to the server's state, so a shrunk case is not the failing one replayed.
+      { numRuns: 25, endOnFailure: true },
     );
   }, 120_000);
 });

@@ -13,6 +13,11 @@ export class InFlightRequests {
     }
   }
 
+  /** Handlers running now. */
+  get size(): number {
+    return this.count;
+  }
+
   /** Resolves once no handler runs, or after `ms` at the latest. */
   idle(ms: number): Promise<void> {
     if (this.count === 0) return Promise.resolve();

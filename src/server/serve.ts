@@ -70,6 +70,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Reads the TLS certificate and key again (SIGHUP); new connections get them. Without TLS, says so. */
   reload(): void;
+  /** Request handlers running now (what a graceful stop waits for). */
+  inFlight(): number;
 }
 
 function listen(server: Server | HttpsServer, host: string, port: number): Promise<AddressInfo> {
@@ -169,6 +171,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     ledger,
     reload,
+    inFlight: () => inFlight.size,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
@@ -193,10 +196,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** Runs until SIGINT or SIGTERM, then drains and resolves; the caller exits 0. SIGHUP reads the TLS files again. */
-export function untilSignal(running: { close(): Promise<void>; reload?: () => void }, log: Logger): Promise<void> {
+export function untilSignal(running: { close(): Promise<void>; reload?: () => void; inFlight?: () => number }, log: Logger): Promise<void> {
   return new Promise((resolve) => {
     const stop = (signal: string) => {
-      log(`${signal} received: draining in-flight requests`);
+      const handlers = running.inFlight?.();
+      log(`${signal} received: draining ${handlers === undefined ? 'in-flight work' : `${handlers} in-flight request${handlers === 1 ? '' : 's'}`}`);
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
       process.off('SIGHUP', onHup);

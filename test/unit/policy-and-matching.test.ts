@@ -1,5 +1,6 @@
 // The two pure judges of core: policy rules over an agent's transaction, and settlement matching over on-chain lines.
 import fc from 'fast-check';
+import { checkProperty } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy, limitInMinor, debitsOf, type PolicyRule } from '../../src/core/policy.js';
 import { matchLines, lineMatches, canonicalAddress, type OnchainLine, type Settlement } from '../../src/core/settlement.js';
@@ -18,8 +19,8 @@ const judge = (rules: PolicyRule[], lines: LineInput[], before: bigint = 0n, raw
   evaluatePolicy(rules, { rawKey, lines, debits: debitsOf(lines), sessionDebits: new Map([['USD', before]]), hourDebits: new Map([['USD', before]]) });
 
 describe('policy: limits are inclusive, per asset, in exact minor units', () => {
-  it('a total equal to the limit passes and one minor unit more is refused, for any limit and split', () => {
-    fc.assert(
+  it('a total equal to the limit passes and one minor unit more is refused, for any limit and split', async () => {
+    await checkProperty(
       fc.property(fc.bigInt({ min: 1n, max: 10n ** 15n }), fc.bigInt({ min: 0n, max: 10n ** 15n }), (limitMinor, earlier) => {
         const limit = `${limitMinor / 100n}.${(limitMinor % 100n).toString().padStart(2, '0')}`;
         expect(limitInMinor(limit, 'USD')).toBe(limitMinor);
@@ -103,8 +104,8 @@ describe('settlement matching', () => {
     expect(lineMatches(s, line(0, { fromAddress: '0x00000000000000000000000000000000000000bb' }))).toBe(false);
   });
 
-  it('each line settles at most one settlement and each settlement is settled at most once, the oldest first', () => {
-    fc.assert(
+  it('each line settles at most one settlement and each settlement is settled at most once, the oldest first', async () => {
+    await checkProperty(
       fc.property(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), (settlements, lines) => {
         const pending = Array.from({ length: settlements }, (_, i) => settlement(`s${i}`, { seq: i }));
         const candidateLines = Array.from({ length: lines }, (_, i) => line(i));
