@@ -123,4 +123,10 @@ export const HOLD_EXPIRY_DEFAULT_MS = 7 * 86_400_000;
 export const HOLD_EXPIRY_MAX_MS = 30 * 86_400_000;
 /** How often the sweeper looks for PENDING holds past their expiry (one is released within 5 s of it). */
 export const HOLD_SWEEP_INTERVAL_MS = 1000;
+/** Holds past their expiry the sweeper reads at a time (their ids and line counts); it reads again while it finds this many. */
 export const HOLD_SWEEP_BATCH_MAX = 500;
+/**
+ * Lines of holds one expiry write releases at most (a hold with more goes alone): a write as large as one group
+ * commit, weighed like a posting of as many lines, so that holds expiring together take turns with other writes.
+ */
+export const HOLD_SWEEP_ROWS_MAX = GROUP_COMMIT_WEIGHT_MAX;

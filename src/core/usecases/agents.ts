@@ -107,8 +107,11 @@ async function requireRecord(ctx: WriteContext, tenantId: string, id: string): P
   return record;
 }
 
-/** A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. */
-export async function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT' }) {
+/**
+ * A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. `lines`:
+ * the transaction's, read before the command was queued (its weight; see AgentService.linesOf).
+ */
+export async function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT'; lines: number }) {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, id } = args;
   const record = await requireRecord(ctx, tenantId, id);
@@ -128,8 +131,8 @@ export async function decideAgentTransactionCommand(ctx: WriteContext, args: { t
   return { transactionId: id, status };
 }
 
-/** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. */
-export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string }) {
+/** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. `lines`: as for a decision. */
+export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; lines: number }) {
   const { ids, commitClock, tx } = ctx;
   const { tenantId, actor, id } = args;
   const record = await requireRecord(ctx, tenantId, id);
@@ -190,11 +193,18 @@ export class AgentService {
   /** Approving and rejecting are for people: a key whose own scopes list AGENTS_EXECUTE is refused (ADMIN may). */
   async decide(tenantId: string, actor: Actor, scopes: readonly Scope[], id: string, decision: 'APPROVE' | 'REJECT') {
     if (scopes.includes('AGENTS_EXECUTE')) throw new LedgerError('FORBIDDEN', 'An agent key (one with AGENTS_EXECUTE) cannot approve or reject.');
-    return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision });
+    return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision, lines: await this.linesOf(tenantId, id) });
   }
 
-  rollback(tenantId: string, actor: Actor, id: string) {
-    return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id });
+  async rollback(tenantId: string, actor: Actor, id: string) {
+    return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id, lines: await this.linesOf(tenantId, id) });
+  }
+
+  /** What approving or rolling back the transaction posts, read before the write is queued (see Command.weight). */
+  private async linesOf(tenantId: string, id: string): Promise<number> {
+    const lines = await this.deps.store.agentLineCount(tenantId, id);
+    if (lines === undefined) throw notFound(`Agent transaction ${id}`);
+    return lines;
   }
 
   async get(tenantId: string, id: string) {
