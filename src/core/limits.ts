@@ -16,6 +16,12 @@ export const REFERENCE_LENGTH_MAX = 255;
 export const SCOPES_PER_KEY_MAX = 12;
 /** Request bodies above this are refused with 413 before they are parsed. */
 export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * A body this large or larger (a posting of some hundred lines; 1000 lines with 1 KiB descriptions are 1.2 MB) is
+ * parsed in its turn: one at a time on the HTTP thread, with every other request's ready work between two of them
+ * (server/turns.ts). A smaller one parses in about a millisecond and goes at once.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
 export const JSON_DEPTH_MAX = 16;
 /** A cursor stops working this long after it was issued. */

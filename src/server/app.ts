@@ -21,6 +21,7 @@ import { agentRoutes } from './routes/agents.js';
 import { eventRoutes } from './routes/events.js';
 import { holdRoutes } from './routes/holds.js';
 import { EventStreams } from './eventStreams.js';
+import { Turns } from './turns.js';
 import { openApiDocument } from './openapi.js';
 import { docsPage, type DocumentLike } from './docs.js';
 import { VERSION } from '../version.js';
@@ -170,7 +171,7 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
 
 export function createApp(ledger: Ledger, given: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
-  const settings: ServerSettings = { ...given, eventStreams: given.eventStreams ?? new EventStreams(ledger, log) };
+  const settings: ServerSettings = { ...given, eventStreams: given.eventStreams ?? new EventStreams(ledger, log), largeBodies: given.largeBodies ?? new Turns() };
   const app = new H3({ silent: true });
   for (const route of allRoutes) {
     const handler = handlerFor(route, ledger, settings, log, inFlight);

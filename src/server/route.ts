@@ -10,6 +10,8 @@ import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
 import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { readBody } from './body.js';
+import { Turns } from './turns.js';
+import { LARGE_BODY_BYTES } from '../core/limits.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { idempotencyKeySchema } from '../core/schemas.js';
@@ -43,6 +45,8 @@ export interface ServerSettings {
   bodyIdleTimeoutMs: number;
   /** Per-key request rate limit, when one is set. */
   rateLimiter?: RateLimiter;
+  /** Turns that large bodies take on this thread (server/turns.ts); one of their own when absent. */
+  largeBodies?: Turns;
 }
 
 export interface RouteContext<Q, B> {
@@ -150,6 +154,8 @@ export async function parseBody(route: Route, event: H3Event, settings: ServerSe
     throw new LedgerError('UNSUPPORTED_MEDIA_TYPE', `The body must be JSON (Content-Type: application/json), not ${JSON.stringify(type.slice(0, 100))}.`);
   }
   const raw = await readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs);
+  // A large body is parsed, checked and handed on in its turn, so that large ones never run back to back.
+  if (raw.length >= LARGE_BODY_BYTES) await (settings.largeBodies ??= new Turns()).take();
   return parseBodyText(route.body, raw.toString('utf8'));
 }
 
