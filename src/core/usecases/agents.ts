@@ -16,7 +16,7 @@ import { toIso } from '../time.js';
 import { AGENT_HOUR_MS } from '../limits.js';
 import type { Asset } from '../money.js';
 import type { Scope } from '../scopes.js';
-import { checkAccounts, fingerprint, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
+import { checkAccounts, fingerprint, renderAhead, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
 import { uuidV7 } from '../ids.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
@@ -72,7 +72,7 @@ export const policyViolation = (refused: { ruleId: string; message: string }) =>
  */
 export async function executeAgentTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string },
 ): Promise<ExecuteOutcome> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
@@ -84,7 +84,8 @@ export async function executeAgentTransactionCommand(
   const debits = debitsOf(input.lines);
   const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
   if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
-  const { transactionId } = args.rendered;
+  const rendered = args.rendered ?? renderPosting(input, ids);
+  const { transactionId } = rendered;
   const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
   await tx.insertAgentTransaction(
     { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
@@ -92,7 +93,7 @@ export async function executeAgentTransactionCommand(
   );
   const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
   if (status === 'POSTED') {
-    await writePosting(ctx, { tenantId, actor, input, rendered: args.rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+    await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
   } else {
     await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
   }
@@ -180,7 +181,7 @@ export class AgentService {
     const input = toTransactionInput(body);
     const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
     const outcome = await once(this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
-      const rendered = renderPosting(input, uuidV7);
+      const rendered = renderAhead(input, uuidV7);
       const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {
         throw policyViolation(result.refused);
