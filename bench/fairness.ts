@@ -9,6 +9,7 @@
 // Beside it, the worst GET /healthz over the same time: slow too, the HTTP thread was busy; quick, the writes waited.
 // BENCH_FAIR=postings,captures picks scenarios; BENCH_ENGINES=sqlite (or postgres) picks an engine.
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,17 +98,31 @@ async function makeHolds(url: string, t: Tenants, count: number, expiresAt?: str
   return ids;
 }
 
+/**
+ * One request of a burst, with node:http: no time-out, since a large write waits its share of the writer for as long
+ * as it takes (fetch gives up after 300 s). Answers its status.
+ */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
 /** Sends every request at once; answers the burst's span and its statuses counted. */
-async function burst(requests: ReadonlyArray<() => Promise<Response>>): Promise<{ began: number; ended: number; heavy: string }> {
+async function burst(requests: ReadonlyArray<() => Promise<number>>): Promise<{ began: number; ended: number; heavy: string }> {
   const began = Date.now();
   const statuses = await Promise.all(
-    requests.map(async (send) => {
+    requests.map(async (go) => {
       try {
-        const res = await send();
-        await res.arrayBuffer();
-        return String(res.status);
+        return String(await go());
       } catch (error) {
-        return error instanceof Error ? error.name : 'error';
+        return error instanceof Error ? error.message : 'error';
       }
     }),
   );
@@ -130,12 +145,11 @@ async function untilReleased(url: string, t: Tenants): Promise<void> {
 async function runScenario(engine: string, scenario: Scenario, server: BenchServer, t: Tenants): Promise<FairnessRow> {
   const { url } = server;
   const heavyHeaders = json(t.heavy.rawKey);
-  const post = (body: string) => () => fetch(`${url}/api/v1/transactions`, { method: 'POST', headers: { ...heavyHeaders, 'idempotency-key': randomUUID() }, body });
-  const holdStep = (id: string, step: 'capture' | 'void') => () =>
-    fetch(`${url}/api/v1/holds/${id}/${step}`, { method: 'POST', headers: { ...heavyHeaders, 'idempotency-key': randomUUID() }, body: step === 'capture' ? '{}' : undefined });
+  const post = (body: string) => () => send(`${url}/api/v1/transactions`, 'POST', { ...heavyHeaders, 'idempotency-key': randomUUID() }, body);
+  const holdStep = (id: string, step: 'capture' | 'void') => () => send(`${url}/api/v1/holds/${id}/${step}`, 'POST', { ...heavyHeaders, 'idempotency-key': randomUUID() }, step === 'capture' ? '{}' : undefined);
 
   // What the burst will send, made before the light load starts.
-  let requests: Array<() => Promise<Response>> = [];
+  let requests: Array<() => Promise<number>> = [];
   let expiresAt = 0;
   if (scenario === 'postings') {
     const body = heavyBody(t.heavy.debit, t.heavy.credit);
@@ -150,7 +164,7 @@ async function runScenario(engine: string, scenario: Scenario, server: BenchServ
     const perHold = (Date.now() - began) / SETUP_CONCURRENCY;
     expiresAt = Date.now() + Math.max(5_000, 2 * perHold * BURST + LEAD_MS);
     // Those end now, so that nothing is pending on the account but the holds that will expire.
-    for (const id of measured) await holdStep(id, 'void')().then((res) => res.arrayBuffer());
+    for (const id of measured) await holdStep(id, 'void')();
     await makeHolds(url, t, BURST, new Date(expiresAt).toISOString());
     if (Date.now() > expiresAt - LEAD_MS) throw new Error('the holds took longer to make than their expiry allowed');
   }

@@ -22,6 +22,12 @@ export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
  * (server/turns.ts). A smaller one parses in about a millisecond and goes at once.
  */
 export const LARGE_BODY_BYTES = 64 * 1024;
+/**
+ * Requests with such a body under way at once, from their turn to their answer; the others wait unparsed. The writer
+ * takes large writes one at a time, so a few keep it fed while the HTTP thread's heap holds a few parsed requests, not
+ * sixty (about 10 MB each for 1000 lines).
+ */
+export const LARGE_BODIES_IN_FLIGHT_MAX = 4;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
 export const JSON_DEPTH_MAX = 16;
 /** A cursor stops working this long after it was issued. */
