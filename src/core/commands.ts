@@ -1,4 +1,7 @@
-// Every write the ledger makes, by name. A Writer runs them inside its group commit, in this thread or another.
+// Every write the ledger makes, by name, with what a Writer must know of it before it runs: its weight, its scope and
+// what it will read. A Writer runs them inside its group commit, in this thread or another.
+//
+// Each entry is a Command: an entry without a weight or a scope does not compile, so a new command cannot skip them.
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
 import { createAccountCommand } from './usecases/accounts.js';
@@ -8,73 +11,100 @@ import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js'
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
 import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
 import { recordTransfersCommand } from './usecases/chainWatch.js';
-import { pruneEventsCommand } from './usecases/events.js';
+import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './usecases/events.js';
 import { setAccountLimitsCommand } from './usecases/limits.js';
 import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
+/** One write command and what group commit must know of it before it runs, from its arguments alone. */
+export interface Command<A, R> {
+  run(ctx: WriteContext, args: A): Promise<R>;
+  /**
+   * About how many rows it writes, counting one per line it posts, holds or releases (a line's entry, with its share of
+   * the balance rows and the documents around it) and one for a record of a fixed size. Group commit keeps a large
+   * write apart from small ones and gives large writes only a share of the writer (store/groupCommit.ts): a weight
+   * that says less than the write does lets one tenant's heavy writes hold up everyone's. What the weight depends on
+   * but the arguments do not say (a hold's lines) is read before the command is queued and carried in them.
+   */
+  weight(args: A): number;
+  /** What it may change (see WriteScope): its group takes the locks of every command's scope. */
+  scope(args: A): WriteScope;
+  /** What it will read that its group can read ahead for it (the kept balances a posting moves, its key's record). */
+  readAhead?(args: A): ReadAhead | undefined;
+}
+
+/** Checks an entry against Command, with its argument and result types taken from `run` alone. */
+const command = <A, R>(entry: { run(ctx: WriteContext, args: A): Promise<R> } & NoInfer<Omit<Command<A, R>, 'run'>>): Command<A, R> => entry;
+
+/** A record of a fixed size, or a few: one row for group commit. */
+const fixed = () => 1;
+const linesOf = (args: { input: { lines: readonly unknown[] } }) => args.input.lines.length;
+const ofTenant = (args: { tenantId: string }): WriteScope => args.tenantId;
+/** Commands that span tenants (the settlement sweeper, the chain watchers) or make one. */
+const anything = (): WriteScope => 'all';
+
 export const commands = {
-  createTenant: createTenantCommand,
-  createApiKey: createApiKeyCommand,
-  revokeApiKey: revokeApiKeyCommand,
-  createAccount: createAccountCommand,
-  postTransaction: postTransactionCommand,
-  registerSettlement: registerSettlementCommand,
-  cancelSettlement: cancelSettlementCommand,
-  expireSettlements: expireSettlementsCommand,
-  reconcileBatch: reconcileBatchCommand,
-  setWebhook: setWebhookCommand,
-  recordWebhookAttempt: recordWebhookAttemptCommand,
-  redeliver: redeliverCommand,
-  createPolicyRule: createPolicyRuleCommand,
-  deletePolicyRule: deletePolicyRuleCommand,
-  executeAgentTransaction: executeAgentTransactionCommand,
-  decideAgentTransaction: decideAgentTransactionCommand,
-  rollbackAgentTransaction: rollbackAgentTransactionCommand,
-  recordTransfers: recordTransfersCommand,
-  pruneEvents: pruneEventsCommand,
-  setAccountLimits: setAccountLimitsCommand,
-  createHold: createHoldCommand,
-  captureHold: captureHoldCommand,
-  voidHold: voidHoldCommand,
-  expireHolds: expireHoldsCommand,
-} satisfies Record<string, (ctx: WriteContext, args: never) => Promise<unknown>>;
+  createTenant: command({ run: createTenantCommand, weight: fixed, scope: anything }),
+  createApiKey: command({ run: createApiKeyCommand, weight: fixed, scope: ofTenant }),
+  revokeApiKey: command({ run: revokeApiKeyCommand, weight: fixed, scope: ofTenant }),
+  createAccount: command({ run: createAccountCommand, weight: fixed, scope: ofTenant }),
+  postTransaction: command({
+    run: postTransactionCommand,
+    weight: linesOf,
+    scope: ofTenant,
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, key } }),
+  }),
+  registerSettlement: command({
+    run: registerSettlementCommand,
+    weight: fixed,
+    scope: ofTenant,
+    readAhead: ({ tenantId, key }) => ({ tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, key } }),
+  }),
+  cancelSettlement: command({ run: cancelSettlementCommand, weight: fixed, scope: ofTenant }),
+  // Each settlement it may expire: its status, audit record and event.
+  expireSettlements: command({ run: expireSettlementsCommand, weight: (args) => args.limit, scope: anything }),
+  reconcileBatch: command({ run: reconcileBatchCommand, weight: (args) => planWeight(args.plans), scope: ofTenant }),
+  setWebhook: command({ run: setWebhookCommand, weight: fixed, scope: ofTenant }),
+  recordWebhookAttempt: command({ run: recordWebhookAttemptCommand, weight: fixed, scope: (args) => args.state.tenantId }),
+  redeliver: command({ run: redeliverCommand, weight: fixed, scope: ofTenant }),
+  createPolicyRule: command({ run: createPolicyRuleCommand, weight: fixed, scope: ofTenant }),
+  deletePolicyRule: command({ run: deletePolicyRuleCommand, weight: fixed, scope: ofTenant }),
+  executeAgentTransaction: command({
+    run: executeAgentTransactionCommand,
+    weight: linesOf,
+    scope: ofTenant,
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: AGENT_EXECUTE_ENDPOINT, key } }),
+  }),
+  // Approval posts the held transaction, a rollback its reverse: as many lines as it has (read before queueing).
+  decideAgentTransaction: command({ run: decideAgentTransactionCommand, weight: (args) => args.lines, scope: ofTenant }),
+  rollbackAgentTransaction: command({ run: rollbackAgentTransactionCommand, weight: (args) => args.lines, scope: ofTenant }),
+  // The checkpoint, and for each transfer a 2-line posting that settles what it matches.
+  recordTransfers: command({ run: recordTransfersCommand, weight: (args) => 1 + 2 * args.transfers.length, scope: anything }),
+  // It deletes up to a batch of events.
+  pruneEvents: command({ run: pruneEventsCommand, weight: () => EVENT_PRUNE_BATCH, scope: ofTenant }),
+  setAccountLimits: command({ run: setAccountLimitsCommand, weight: fixed, scope: ofTenant }),
+  createHold: command({ run: createHoldCommand, weight: linesOf, scope: ofTenant }),
+  // A capture posts the hold's lines; a void or an expiry releases them and writes the hold (every line) in its event.
+  captureHold: command({ run: captureHoldCommand, weight: (args) => args.lines, scope: ofTenant }),
+  voidHold: command({ run: voidHoldCommand, weight: (args) => args.lines, scope: ofTenant }),
+  expireHolds: command({ run: expireHoldsCommand, weight: (args) => args.holds.reduce((rows, hold) => rows + hold.lines, 0), scope: ofTenant }),
+};
 
 export type Commands = typeof commands;
 export type CommandName = keyof Commands;
-export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>[1];
-export type CommandResult<K extends CommandName> = Awaited<ReturnType<Commands[K]>>;
+export type CommandArgs<K extends CommandName> = Parameters<Commands[K]['run']>[1];
+export type CommandResult<K extends CommandName> = Awaited<ReturnType<Commands[K]['run']>>;
+
+const entryOf = <K extends CommandName>(name: K) => commands[name] as unknown as Command<CommandArgs<K>, CommandResult<K>>;
 
 /** Runs one command; the writer calls this inside its group's transaction. */
-export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> =>
-  (commands[name] as (ctx: WriteContext, args: CommandArgs<K>) => Promise<CommandResult<K>>)(ctx, args);
+export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> => entryOf(name).run(ctx, args);
 
-/**
- * What a command may change (see WriteScope): the tenant named in its arguments, or 'all' for the commands that span
- * tenants (the expiry sweeper, the chain watchers) or make a tenant.
- */
-export function commandScope<K extends CommandName>(name: K, args: CommandArgs<K>): WriteScope {
-  if (name === 'recordWebhookAttempt') return (args as CommandArgs<'recordWebhookAttempt'>).state.tenantId;
-  const tenantId = (args as { tenantId?: unknown }).tenantId;
-  return typeof tenantId === 'string' ? tenantId : 'all';
-}
+/** About how many rows a command writes (Command.weight), at least one. */
+export const commandWeight = <K extends CommandName>(name: K, args: CommandArgs<K>): number => Math.max(1, entryOf(name).weight(args));
 
-/** About how many rows a command writes, so that group commit can keep a large write apart from small ones. */
-export function commandWeight<K extends CommandName>(name: K, args: CommandArgs<K>): number {
-  if (name === 'postTransaction') return (args as CommandArgs<'postTransaction'>).input.lines.length;
-  if (name === 'executeAgentTransaction') return (args as CommandArgs<'executeAgentTransaction'>).input.lines.length;
-  if (name === 'reconcileBatch') return planWeight((args as CommandArgs<'reconcileBatch'>).plans);
-  return 1;
-}
+/** What a command may change (Command.scope). */
+export const commandScope = <K extends CommandName>(name: K, args: CommandArgs<K>): WriteScope => entryOf(name).scope(args);
 
-/** What a command will read that its group can read ahead for it: the kept balances a posting moves, its key's record. */
-export function commandReadAhead<K extends CommandName>(name: K, args: CommandArgs<K>): ReadAhead | undefined {
-  if (name === 'registerSettlement') {
-    const { tenantId, key } = args as CommandArgs<'registerSettlement'>;
-    return { tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, key } };
-  }
-  if (name !== 'postTransaction' && name !== 'executeAgentTransaction') return undefined;
-  const { tenantId, input, key } = args as CommandArgs<'postTransaction'>;
-  const endpoint = name === 'postTransaction' ? POST_TRANSACTION_ENDPOINT : AGENT_EXECUTE_ENDPOINT;
-  return { tenantId, balances: input.lines, idempotency: { endpoint, key } };
-}
+/** What a command will read that its group can read ahead for it (Command.readAhead). */
+export const commandReadAhead = <K extends CommandName>(name: K, args: CommandArgs<K>): ReadAhead | undefined => entryOf(name).readAhead?.(args);

@@ -16,6 +16,18 @@ export const REFERENCE_LENGTH_MAX = 255;
 export const SCOPES_PER_KEY_MAX = 12;
 /** Request bodies above this are refused with 413 before they are parsed. */
 export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * A body this large or larger (a posting of some hundred lines; 1000 lines with 1 KiB descriptions are 1.2 MB) is
+ * parsed in its turn: one at a time on the HTTP thread, with every other request's ready work between two of them
+ * (server/turns.ts). A smaller one parses in about a millisecond and goes at once.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
+/**
+ * Requests with such a body under way at once, from their turn to their answer; the others wait unparsed. The writer
+ * takes large writes one at a time, so a few keep it fed while the HTTP thread's heap holds a few parsed requests, not
+ * sixty (about 10 MB each for 1000 lines).
+ */
+export const LARGE_BODIES_IN_FLIGHT_MAX = 4;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
 export const JSON_DEPTH_MAX = 16;
 /** A cursor stops working this long after it was issued. */
@@ -146,4 +158,10 @@ export const HOLD_EXPIRY_DEFAULT_MS = 7 * 86_400_000;
 export const HOLD_EXPIRY_MAX_MS = 30 * 86_400_000;
 /** How often the sweeper looks for PENDING holds past their expiry (one is released within 5 s of it). */
 export const HOLD_SWEEP_INTERVAL_MS = 1000;
+/** Holds past their expiry the sweeper reads at a time (their ids and line counts); it reads again while it finds this many. */
 export const HOLD_SWEEP_BATCH_MAX = 500;
+/**
+ * Lines of holds one expiry write releases at most (a hold with more goes alone): a write as large as one group
+ * commit, weighed like a posting of as many lines, so that holds expiring together take turns with other writes.
+ */
+export const HOLD_SWEEP_ROWS_MAX = GROUP_COMMIT_WEIGHT_MAX;

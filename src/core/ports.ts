@@ -154,8 +154,10 @@ export interface ReadStore {
   hold(tenantId: string, id: string): Promise<Hold | undefined>;
   /** The tenant's holds, newest first, of a status and an account (null: any). */
   holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold>;
-  /** PENDING holds whose expiry is at or before the instant, across tenants, the earliest first. */
-  expiredHolds(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>>;
+  /** A hold's number of lines (what a step on it writes), or undefined when the tenant has no such hold. */
+  holdLineCount(tenantId: string, id: string): Promise<number | undefined>;
+  /** PENDING holds whose expiry is at or before the instant, across tenants (tenant by tenant, each's earliest first), with their line counts. */
+  expiredHolds(at: string, limit: number): Promise<Array<{ tenantId: string; id: string; lines: number }>>;
   /** The tenant's events after a sequence, oldest first, of the given kinds (null: every kind). */
   eventsPage(tenantId: string, afterSeq: number, limit: number, types: readonly string[] | null): Rows<OutboxEvent>;
   /** The sequence of one of the tenant's events, if it is still kept. */
@@ -171,6 +173,8 @@ export interface ReadStore {
   /** The tenant's rules, oldest first. */
   policyRules(tenantId: string): Promise<PolicyRule[]>;
   agentTransaction(tenantId: string, id: string): Promise<AgentTransaction | undefined>;
+  /** An agent transaction's number of lines (what approving or rolling it back posts), or undefined when there is none. */
+  agentLineCount(tenantId: string, id: string): Promise<number | undefined>;
   agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Rows<AgentTransaction>;
   /** Debit sums (asset to minor units, as stored) of a key's agent transactions that count toward limits: in a session, or since an instant. */
   agentDebits(tenantId: string, keyId: string, scope: { sessionId: string } | { since: string }): Promise<Array<Record<string, string>>>;

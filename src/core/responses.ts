@@ -10,6 +10,7 @@ import { settlementStatuses, reconciliationOutcomes } from './settlement.js';
 import { agentStatuses } from './agent.js';
 import { policyRuleTypes } from './policy.js';
 import { eventTypes } from './webhook.js';
+import { errorCodes } from './errors.js';
 import { holdStatuses } from './hold.js';
 
 /** What a view of a schema must be: its output type. */
@@ -232,7 +233,8 @@ export const openApiDocumentOut = v.looseObject({ openapi: v.string(), info: v.l
 
 export const errorBody = v.object({
   message: v.string(),
-  code: v.string(),
+  // Every code the server answers with (core/errors.ts), so the document lists them.
+  code: v.picklist(errorCodes),
   details: v.optional(v.array(v.strictObject({ path: v.string(), message: v.string() }))),
 });
 

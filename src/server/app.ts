@@ -5,7 +5,7 @@ import { invalid, LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
-import { nodeRequestOf, nodeResponseOf, parseBody, parseParams, parseQuery, toResponse, type Route, type ServerSettings } from './route.js';
+import { isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
 import { respond } from './respond.js';
@@ -21,6 +21,8 @@ import { agentRoutes } from './routes/agents.js';
 import { eventRoutes } from './routes/events.js';
 import { holdRoutes } from './routes/holds.js';
 import { EventStreams } from './eventStreams.js';
+import { Turns } from './turns.js';
+import { LARGE_BODIES_IN_FLIGHT_MAX } from '../core/limits.js';
 import { openApiDocument } from './openapi.js';
 import { docsPage, type DocumentLike } from './docs.js';
 import { VERSION } from '../version.js';
@@ -141,32 +143,37 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
     const actor: Actor = { type: 'HUMAN', keyId: principal.keyId };
     const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
     const query = parseQuery(route, event.url);
-    const body = await parseBody(route, event, settings);
-    const reply = await route.handle({
-      ledger,
-      settings,
-      principal,
-      actor,
-      rawKey,
-      params,
-      query,
-      body,
-      header: (name) => event.req.headers.get(name),
-      get signal() {
-        return event.req.signal;
-      },
-      get clientAddress() {
-        return nodeRequestOf(event).socket.remoteAddress ?? '';
-      },
-      dropConnection: () => nodeRequestOf(event).socket.destroy(),
-      onAnswered: (listener) => {
-        // The response's 'close': after its last byte, or when the connection closed before it.
-        const res = nodeResponseOf(event);
-        if (res.destroyed || res.writableFinished) listener();
-        else res.once('close', listener);
-      },
-    });
-    return toResponse(reply, event.req.method === 'HEAD');
+    const raw = await readRouteBody(route, event, settings);
+    // Parsed, checked and written; in its turn when the body is large (server/turns.ts).
+    const work = async () => {
+      const body = parseRouteBody(route, raw);
+      const reply = await route.handle({
+        ledger,
+        settings,
+        principal,
+        actor,
+        rawKey,
+        params,
+        query,
+        body,
+        header: (name) => event.req.headers.get(name),
+        get signal() {
+          return event.req.signal;
+        },
+        get clientAddress() {
+          return nodeRequestOf(event).socket.remoteAddress ?? '';
+        },
+        dropConnection: () => nodeRequestOf(event).socket.destroy(),
+        onAnswered: (listener) => {
+          // The response's 'close': after its last byte, or when the connection closed before it.
+          const res = nodeResponseOf(event);
+          if (res.destroyed || res.writableFinished) listener();
+          else res.once('close', listener);
+        },
+      });
+      return toResponse(reply, event.req.method === 'HEAD');
+    };
+    return await (isLarge(raw) ? settings.largeBodies.run(work) : work());
   } catch (error) {
     if (error instanceof ClientGone) {
       log(`${event.req.method} ${event.url.pathname}: ${error.message}`, 'debug');
@@ -178,8 +185,8 @@ async function answer(route: Route, ledger: Ledger, settings: ServerSettings, lo
 
 const patternOf = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
 
-export function createApp(ledger: Ledger, given: ServerSettings, log: Logger, inFlight = new InFlightRequests()): H3 {
-  const settings: ServerSettings = { ...given, eventStreams: given.eventStreams ?? new EventStreams(ledger, log) };
+export function createApp(ledger: Ledger, given: Omit<ServerSettings, 'largeBodies'> & Partial<Pick<ServerSettings, 'largeBodies'>>, log: Logger, inFlight = new InFlightRequests()): H3 {
+  const settings: ServerSettings = { ...given, eventStreams: given.eventStreams ?? new EventStreams(ledger, log), largeBodies: given.largeBodies ?? new Turns(LARGE_BODIES_IN_FLIGHT_MAX) };
   const app = new H3({ silent: true });
   for (const route of allRoutes) {
     const handler = handlerFor(route, ledger, settings, log, inFlight);

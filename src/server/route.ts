@@ -10,6 +10,8 @@ import type { Actor } from '../core/audit.js';
 import type { Scope } from '../core/scopes.js';
 import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { readBody } from './body.js';
+import type { Turns } from './turns.js';
+import { LARGE_BODY_BYTES } from '../core/limits.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { idempotencyKeySchema } from '../core/schemas.js';
@@ -43,6 +45,8 @@ export interface ServerSettings {
   bodyIdleTimeoutMs: number;
   /** Per-key request rate limit, when one is set. */
   rateLimiter?: RateLimiter;
+  /** Turns that requests with large bodies take on this thread (server/turns.ts). */
+  largeBodies: Turns;
 }
 
 export interface RouteContext<Q, B> {
@@ -144,18 +148,26 @@ export function parseQuery(route: Route, url: URL): unknown {
 const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 
 /**
- * The body, read from the socket within its bounds (server/body.ts) and parsed within the schema's limits. A body
- * declared as anything but JSON is refused before it is read (415); one declared as nothing is read as JSON.
+ * The body's bytes, read from the socket within their bounds (server/body.ts), or undefined for a route that takes
+ * none. A body declared as anything but JSON is refused before it is read (415); one declared as nothing is read as JSON.
  */
-export async function parseBody(route: Route, event: H3Event, settings: ServerSettings): Promise<unknown> {
+export async function readRouteBody(route: Route, event: H3Event, settings: ServerSettings): Promise<Buffer | undefined> {
   if (!route.body) return undefined;
   const type = event.req.headers.get('content-type');
   if (type !== null && !JSON_CONTENT_TYPE.test(type.trim())) {
     throw new LedgerError('UNSUPPORTED_MEDIA_TYPE', `The body must be JSON (Content-Type: application/json), not ${JSON.stringify(type.slice(0, 100))}.`);
   }
-  const raw = await readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs);
-  return parseBodyText(route.body, raw.toString('utf8'));
+  return readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs);
 }
+
+/** The body parsed within the schema's limits. */
+export const parseRouteBody = (route: Route, raw: Buffer | undefined): unknown => (raw === undefined ? undefined : parseBodyText(route.body, raw.toString('utf8')));
+
+/**
+ * A large body (LARGE_BODY_BYTES or more) is parsed, checked and written in its turn (server/turns.ts), so that large
+ * ones never run back to back on this thread, and only a few are parsed at once.
+ */
+export const isLarge = (raw: Buffer | undefined): raw is Buffer => raw !== undefined && raw.length >= LARGE_BODY_BYTES;
 
 /** The request as Node received it: its body is read from the socket directly. */
 export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!.node!.req as IncomingMessage;

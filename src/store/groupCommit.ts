@@ -115,7 +115,12 @@ export class GroupCommitter {
   }
 
   private async flushQueued(all: boolean): Promise<void> {
-    for (;;) {
+    for (let first = true; ; first = false) {
+      // Between two batches the event loop goes round once, so that commands sent meanwhile (messages to the writer
+      // thread) are queued before the next batch is chosen. Without it an engine whose statements never wait for I/O
+      // (SQLite) runs the whole queue without reading a message: 60 large writes queued together then ran back to
+      // back, none of them seeing the small writes that had arrived, and another tenant's posting waited for all 60.
+      if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
       const now = performance.now();
       const contended = now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => job.weight < LARGE_WRITE_WEIGHT);
       const batch = this.takeBatch(all || !contended || now >= this.largeResumeAt);

@@ -74,6 +74,8 @@ export interface HoldsTable {
   id: string;
   status: string;
   input: string;
+  /** The number of lines of `input`. */
+  line_count: bigint;
   expires_at: string;
   created_at: string;
   decided_at: string | null;
@@ -204,6 +206,8 @@ export interface AgentTransactionsTable {
   session_id: string;
   actor_key_id: string;
   input: string;
+  /** The number of lines of `input`. */
+  line_count: bigint;
   debits: string;
   created_at: string;
   decided_at: string | null;

@@ -41,6 +41,8 @@ export interface WorkerSettings {
   chains?: ChainSettings;
   /** Tests: how often expired settlements are swept after the sweep at start. */
   settlementSweepIntervalMs?: number;
+  /** Tests: how often holds past their expiry are swept after the sweep at start. */
+  holdSweepIntervalMs?: number;
   /** Events older than this many days are pruned (`--event-retention`); kept for ever when absent. */
   eventRetentionDays?: number;
   /** Tests: how often events past the retention time are pruned. */
@@ -52,7 +54,7 @@ export async function startWorkers(ledger: Ledger, leases: Leases, log: Logger, 
   const runs = (name: WorkerName) => settings.workers?.has(name) ?? true;
   const running = WORKER_NAMES.filter(runs);
   log(`workers: ${running.length > 0 ? running.join(', ') : 'none (API only)'}`);
-  const sweepers = runs('sweeper') ? [new SettlementSweeper(ledger, log, settings.settlementSweepIntervalMs), new HoldSweeper(ledger, log)] : [];
+  const sweepers = runs('sweeper') ? [new SettlementSweeper(ledger, log, settings.settlementSweepIntervalMs), new HoldSweeper(ledger, log, settings.holdSweepIntervalMs)] : [];
   const stopSweepers = () => Promise.all(sweepers.map((s) => s.close()));
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {

@@ -28,7 +28,11 @@ export class SettlementSweeper {
   }
 }
 
-/** Holds past their expiry are released within HOLD_SWEEP_INTERVAL_MS (a second) of it. */
+/**
+ * Holds past their expiry are released within HOLD_SWEEP_INTERVAL_MS (a second) of it while the writer is free; under
+ * a load of other writes, large parts wait their share of the writer. A step on a hold past its expiry answers
+ * HOLD_EXPIRED whether or not the sweeper has come by (core/usecases/holds.ts).
+ */
 export class HoldSweeper {
   private readonly periodic: Periodic;
 
@@ -36,6 +40,8 @@ export class HoldSweeper {
     this.periodic = new Periodic(
       intervalMs,
       async () => {
+        // Reads up to a batch of holds due, writes them in parts bounded in lines (HOLD_SWEEP_ROWS_MAX), and reads again
+        // while it found a full batch.
         while ((await ledger.holds.expireDue(HOLD_SWEEP_BATCH_MAX)) === HOLD_SWEEP_BATCH_MAX) {
           // More are due: go on at once.
         }

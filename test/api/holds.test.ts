@@ -287,7 +287,7 @@ describe('holds', () => {
     expect(audit.body.items.map((r: any) => r.action)).toEqual(expect.arrayContaining(['POLICY_VIOLATION', 'CREATE_HOLD']));
   });
 
-  it('a hold past its expiry is released by the sweeper (EXPIRED, hold.expired)', async () => {
+  it('a hold past its expiry is released by the sweeper (EXPIRED, hold.expired); a capture then is 409 HOLD_EXPIRED', async () => {
     const wallet = await funded('10.00');
     const merchant = await makeAccount(c, { name: 'merchant' });
     const created = (await hold(spend(wallet, merchant, '5.00'), { expiresAt: new Date(Date.now() + 1500).toISOString() })).body;
@@ -296,6 +296,6 @@ describe('holds', () => {
     expect(await balance(wallet)).toEqual({ amount: 10, pending: 0, available: 10 });
     const events = (await c.get('/api/v1/events?type=hold.expired&limit=200')).body.items as any[];
     expect(events.map((e) => e.data.holdId)).toContain(created.holdId);
-    expectError(await capture(created.holdId), 409, 'CONFLICT');
+    expectError(await capture(created.holdId), 409, 'HOLD_EXPIRED');
   });
 });

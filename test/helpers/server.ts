@@ -78,6 +78,8 @@ export interface TestServerOptions {
   rateLimitPerSecond?: number;
   /** Where the server's log lines go (by default nowhere). */
   log?: (line: string, level?: 'debug') => void;
+  /** How often holds past their expiry are swept after the sweep at start (the server's second when absent). */
+  holdSweepIntervalMs?: number;
   /** `--event-retention` in days, and how often the pruner runs. */
   eventRetentionDays?: number;
   eventPruneIntervalMs?: number;
@@ -107,6 +109,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimitPerSecond: options.rateLimitPerSecond,
     eventRetentionDays: options.eventRetentionDays,
     eventPruneIntervalMs: options.eventPruneIntervalMs,
+    holdSweepIntervalMs: options.holdSweepIntervalMs,
     eventStream: options.eventStream,
     maxConnections: options.maxConnections,
     maxConnectionsPerClient: options.maxConnectionsPerClient,

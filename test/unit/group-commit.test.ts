@@ -77,6 +77,15 @@ describe('group commit: large writes share the writer', () => {
     expect(between.every((name) => name === 's')).toBe(true);
   });
 
+  it('a small write sent while queued large writes are being committed is seen after the first of them, not after all', async () => {
+    // Five large writes queued together, as sixty captures arriving at once are; the small write is sent a moment
+    // later, from a timer (a message to the writer thread arrives the same way: on a later round of the event loop).
+    const larges = [1, 2, 3, 4, 5].map((n) => job(`L${n}`, LARGE_WRITE_WEIGHT, 10));
+    const small = new Promise((resolve) => setTimeout(() => resolve(job('s', 2)), 1));
+    await Promise.all([...larges, small]);
+    expect(done.indexOf('s')).toBeLessThan(done.indexOf('L3'));
+  });
+
   it('on close (flush of everything), a waiting large write runs at once', async () => {
     await job('L1', LARGE_WRITE_WEIGHT, 40);
     void job('s', 2); // contended: a small write is queued

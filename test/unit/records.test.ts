@@ -7,7 +7,7 @@ import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, secretPrefixOf, signatur
 import { CommitClock, systemClock, toIso } from '../../src/core/time.js';
 import { accountView, amountView, apiKeyCreatedView, apiKeyListView, entryText, entryViewHead, lineText, monetaryView, transactionText } from '../../src/core/views.js';
 import { countWithinAnswer, pageBySeq, Rendered } from '../../src/core/paging.js';
-import { commandWeight, commands, runCommand } from '../../src/core/commands.js';
+import { commands, runCommand } from '../../src/core/commands.js';
 import { makeDeps, PEPPER_SECRET } from '../../src/core/context.js';
 import { CursorCodec, CursorScope } from '../../src/core/cursor.js';
 import { allows, isScope, scopes } from '../../src/core/scopes.js';
@@ -301,14 +301,6 @@ describe('paging', () => {
 });
 
 describe('commands and dependencies', () => {
-  it('weighs a posting by its lines, an agent transaction by its lines, everything else as one row', () => {
-    const args = { tenantId: 't', actor: { type: 'HUMAN' as const, keyId: 'k' }, input: { metadata: {}, lines: [fiatLine, fiatLine, fiatLine] } };
-    expect(commandWeight('postTransaction', args as never)).toBe(3);
-    expect(commandWeight('executeAgentTransaction', args as never)).toBe(3);
-    expect(commandWeight('createAccount', args as never)).toBe(1);
-    expect(commandWeight('expireSettlements', { limit: 5 })).toBe(1);
-  });
-
   it('runs each command by its name', async () => {
     expect(Object.keys(commands).sort()).toEqual(
       [

@@ -17,7 +17,7 @@ import { toIso } from '../time.js';
 import { AGENT_HOUR_MS } from '../limits.js';
 import type { Asset } from '../money.js';
 import type { Scope } from '../scopes.js';
-import { checkAccounts, fingerprint, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
+import { checkAccounts, fingerprint, renderAhead, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
 import { uuidV7 } from '../ids.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
@@ -73,7 +73,7 @@ export const policyViolation = (refused: { ruleId: string; message: string }) =>
  */
 export async function executeAgentTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; rawKey: string; sessionId: string; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string },
 ): Promise<ExecuteOutcome> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
@@ -85,7 +85,8 @@ export async function executeAgentTransactionCommand(
   const debits = debitsOf(input.lines);
   const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
   if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
-  const { transactionId } = args.rendered;
+  const rendered = args.rendered ?? renderPosting(input, ids);
+  const { transactionId } = rendered;
   const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
   await tx.insertAgentTransaction(
     { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
@@ -93,7 +94,7 @@ export async function executeAgentTransactionCommand(
   );
   const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
   if (status === 'POSTED') {
-    await writePosting(ctx, { tenantId, actor, input, rendered: args.rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+    await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
   } else {
     await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
   }
@@ -108,8 +109,11 @@ async function requireRecord(ctx: WriteContext, tenantId: string, id: string): P
   return record;
 }
 
-/** A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. */
-export async function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT' }) {
+/**
+ * A held transaction is approved (and posted) or rejected by a person: never by the key that executed it. `lines`:
+ * the transaction's, read before the command was queued (its weight; see AgentService.linesOf).
+ */
+export async function decideAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; decision: 'APPROVE' | 'REJECT'; lines: number }) {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, id } = args;
   const record = await requireRecord(ctx, tenantId, id);
@@ -129,8 +133,8 @@ export async function decideAgentTransactionCommand(ctx: WriteContext, args: { t
   return { transactionId: id, status };
 }
 
-/** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. */
-export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string }) {
+/** Posts the exact reverse of a POSTED agent transaction, once; the two are linked both ways. `lines`: as for a decision. */
+export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; id: string; lines: number }) {
   const { ids, commitClock, tx } = ctx;
   const { tenantId, actor, id } = args;
   const record = await requireRecord(ctx, tenantId, id);
@@ -178,7 +182,7 @@ export class AgentService {
     const input = toTransactionInput(body);
     const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
     const outcome = await once(this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
-      const rendered = renderPosting(input, uuidV7);
+      const rendered = renderAhead(input, uuidV7);
       const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {
         throw policyViolation(result.refused);
@@ -191,11 +195,18 @@ export class AgentService {
   /** Approving and rejecting are for people: a key whose own scopes list AGENTS_EXECUTE is refused (ADMIN may). */
   async decide(tenantId: string, actor: Actor, scopes: readonly Scope[], id: string, decision: 'APPROVE' | 'REJECT') {
     if (scopes.includes('AGENTS_EXECUTE')) throw new LedgerError('FORBIDDEN', 'An agent key (one with AGENTS_EXECUTE) cannot approve or reject.');
-    return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision });
+    return this.deps.writer.run('decideAgentTransaction', { tenantId, actor, id, decision, lines: await this.linesOf(tenantId, id) });
   }
 
-  rollback(tenantId: string, actor: Actor, id: string) {
-    return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id });
+  async rollback(tenantId: string, actor: Actor, id: string) {
+    return this.deps.writer.run('rollbackAgentTransaction', { tenantId, actor, id, lines: await this.linesOf(tenantId, id) });
+  }
+
+  /** What approving or rolling back the transaction posts, read before the write is queued (see Command.weight). */
+  private async linesOf(tenantId: string, id: string): Promise<number> {
+    const lines = await this.deps.store.agentLineCount(tenantId, id);
+    if (lines === undefined) throw notFound(`Agent transaction ${id}`);
+    return lines;
   }
 
   async get(tenantId: string, id: string) {

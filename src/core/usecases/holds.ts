@@ -18,7 +18,7 @@ import { assertWithinLimits, reported } from './limits.js';
 import { checkAccounts, fingerprint, renderPosting, writePosting } from './transactions.js';
 import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
 import type { CaptureHoldBody, CreateHoldBody } from '../schemas.js';
-import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS } from '../limits.js';
+import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS, HOLD_SWEEP_ROWS_MAX } from '../limits.js';
 
 export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';
 const captureEndpoint = (holdId: string) => `POST /api/v1/holds/${holdId}/capture`;
@@ -95,12 +95,37 @@ export async function createHoldCommand(
   return response;
 }
 
-async function pendingHold(tx: WriteTx, tenantId: string, holdId: string): Promise<Hold> {
-  const hold = await tx.hold(tenantId, holdId);
-  if (!hold) throw notFound(`Hold ${holdId}`);
-  if (hold.status !== 'PENDING') throw new LedgerError('CONFLICT', `Hold ${holdId} is ${hold.status}, no longer PENDING; it was not changed.`, { extra: { status: hold.status } });
-  return hold;
+/**
+ * A step (capture, void) met the hold past its expiry, at `at` (its commit time), whether or not the sweeper had run:
+ * it answers 409 HOLD_EXPIRED. One still PENDING was released here as the sweeper would have (EXPIRED), in the step's
+ * own commit, so the hold reads EXPIRED from then on and its reservation is gone.
+ */
+export interface HoldExpired {
+  expired: { holdId: string; expiresAt: string };
 }
+
+/** The answer to a step that met the hold expired. */
+export const holdExpired = ({ holdId, expiresAt }: HoldExpired['expired']) =>
+  new LedgerError('HOLD_EXPIRED', `Hold ${holdId} expired at ${expiresAt}: its reservation was released, and it can no longer be captured or voided.`, {
+    extra: { status: 'EXPIRED', expiresAt },
+  });
+
+/**
+ * The hold a step may act on: PENDING and not past its expiry at `at`. Past it, the step is refused (HoldExpired),
+ * after releasing a hold still PENDING (the step's only write then). Otherwise ended or missing: refused, unchanged.
+ */
+async function pendingHold(ctx: WriteContext, tenantId: string, holdId: string, at: string): Promise<Hold | HoldExpired> {
+  const hold = await ctx.tx.hold(tenantId, holdId);
+  if (!hold) throw notFound(`Hold ${holdId}`);
+  const expired = { expired: { holdId, expiresAt: hold.expiresAt } };
+  if (hold.status === 'EXPIRED') return expired;
+  if (hold.status !== 'PENDING') throw new LedgerError('CONFLICT', `Hold ${holdId} is ${hold.status}, no longer PENDING; it was not changed.`, { extra: { status: hold.status } });
+  if (hold.expiresAt > at) return hold;
+  await release(ctx, hold, 'EXPIRED', SYSTEM_ACTOR, at);
+  return expired;
+}
+
+const isExpired = (found: Hold | HoldExpired): found is HoldExpired => 'expired' in found;
 
 /** Ends a PENDING hold without posting: voided by a request, or expired by the sweeper. */
 async function release(ctx: WriteContext, hold: Hold, status: Extract<HoldStatus, 'VOIDED' | 'EXPIRED'>, actor: Actor, at: string) {
@@ -111,21 +136,35 @@ async function release(ctx: WriteContext, hold: Hold, status: Extract<HoldStatus
   return ended;
 }
 
-/** Runs a hold's step once per Idempotency-Key when one is given: a retry answers what the first answered. */
-async function idempotent(ctx: WriteContext, tenantId: string, endpoint: string, key: string | null, hash: string, step: () => Promise<StoredResponse>): Promise<StoredResponse> {
+/**
+ * Runs a hold's step once per Idempotency-Key when one is given: a retry answers what the first answered. A step
+ * refused for the hold's expiry stores nothing (a 4xx does not consume the key): its retry meets the hold EXPIRED.
+ */
+async function idempotent(
+  ctx: WriteContext,
+  tenantId: string,
+  endpoint: string,
+  key: string | null,
+  hash: string,
+  step: () => Promise<StoredResponse | HoldExpired>,
+): Promise<StoredResponse | HoldExpired> {
   if (key === null) return step();
   const replay = await storedReplay(ctx.tx, { tenantId, endpoint, key, hash });
   if (replay) return replay;
   const response = await step();
+  if ('expired' in response) return response;
   await ctx.tx.insertIdempotency(tenantId, endpoint, key, { requestHash: hash, ...response }, ctx.commitClock.next());
   return response;
 }
 
-export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; holdId: string; key: string | null }): Promise<StoredResponse> {
+/** `lines`: the hold's, read before the command was queued (its weight; a hold's lines never change). */
+export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; holdId: string; key: string | null; lines: number }): Promise<StoredResponse | HoldExpired> {
   const { tenantId, holdId } = args;
   return idempotent(ctx, tenantId, voidEndpoint(holdId), args.key, requestHash(holdId), async () => {
-    const hold = await pendingHold(ctx.tx, tenantId, holdId);
-    const voided = await release(ctx, hold, 'VOIDED', args.actor, ctx.commitClock.next());
+    const at = ctx.commitClock.next();
+    const hold = await pendingHold(ctx, tenantId, holdId, at);
+    if (isExpired(hold)) return hold;
+    const voided = await release(ctx, hold, 'VOIDED', args.actor, at);
     return { status: 200, body: toJsonText(holdView(voided)) };
   });
 }
@@ -143,12 +182,14 @@ function captureHash(holdId: string, amount: string | null): string {
  */
 export async function captureHoldCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null },
-): Promise<StoredResponse> {
+  args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null; lines: number },
+): Promise<StoredResponse | HoldExpired> {
   const { tenantId, holdId } = args;
   return idempotent(ctx, tenantId, captureEndpoint(holdId), args.key, captureHash(holdId, args.amount), async () => {
-    const { tx, commitClock } = ctx;
-    const hold = await pendingHold(tx, tenantId, holdId);
+    const { tx } = ctx;
+    const at = ctx.commitClock.next();
+    const hold = await pendingHold(ctx, tenantId, holdId, at);
+    if (isExpired(hold)) return hold;
     const lines = hold.input.lines;
     const asset = lines[0]!.asset;
     // What a capture reports: the debits in its first line's asset (a hold in several assets posts them all).
@@ -173,7 +214,6 @@ export async function captureHoldCommand(
       metadata: { captureOfHoldId: holdId },
       lines: captured === whole ? lines : lines.map((l) => ({ ...l, amountMinor: captured })),
     };
-    const at = commitClock.next();
     const rendered = renderPosting(input, ctx.ids);
     await writePosting(ctx, {
       tenantId,
@@ -192,12 +232,46 @@ export async function captureHoldCommand(
   });
 }
 
-/** The sweeper: PENDING holds past their expiry are released (EXPIRED), a batch at a time. Answers how many. */
-export async function expireHoldsCommand(ctx: WriteContext, args: { limit: number }): Promise<number> {
+/**
+ * One part of the sweep: these holds of one tenant, due when they were read, are released (EXPIRED) if they are still
+ * PENDING and past their expiry now. `lines` is each one's, for the part's weight. Answers how many were released.
+ */
+export async function expireHoldsCommand(ctx: WriteContext, args: { tenantId: string; holds: ReadonlyArray<{ id: string; lines: number }> }): Promise<number> {
   const at = ctx.commitClock.next();
-  const due = await ctx.tx.expiredHolds(at, args.limit);
-  for (const { tenantId, id } of due) await release(ctx, (await ctx.tx.hold(tenantId, id))!, 'EXPIRED', SYSTEM_ACTOR, at);
-  return due.length;
+  let released = 0;
+  for (const { id } of args.holds) {
+    const hold = await ctx.tx.hold(args.tenantId, id);
+    // Captured, voided or expired since it was read (by a step, or another process's sweeper): nothing to do.
+    if (!hold || hold.status !== 'PENDING' || hold.expiresAt > at) continue;
+    await release(ctx, hold, 'EXPIRED', SYSTEM_ACTOR, at);
+    released++;
+  }
+  return released;
+}
+
+/** A hold due to expire, as the sweeper reads it: its tenant, its id and its number of lines. */
+export interface DueHold {
+  tenantId: string;
+  id: string;
+  lines: number;
+}
+
+/**
+ * The sweep's parts, in the order read: each one tenant's holds of at most `rowsMax` lines in all (a hold with more
+ * goes alone), so that no expiry write is larger than a posting may be (GROUP_COMMIT_WEIGHT_MAX).
+ */
+export function sweepParts(due: readonly DueHold[], rowsMax: number): Array<{ tenantId: string; holds: Array<{ id: string; lines: number }> }> {
+  const parts: Array<{ tenantId: string; holds: Array<{ id: string; lines: number }>; rows: number }> = [];
+  for (const { tenantId, id, lines } of due) {
+    const last = parts[parts.length - 1];
+    if (last && last.tenantId === tenantId && last.rows + lines <= rowsMax) {
+      last.holds.push({ id, lines });
+      last.rows += lines;
+    } else {
+      parts.push({ tenantId, holds: [{ id, lines }], rows: lines });
+    }
+  }
+  return parts.map(({ tenantId, holds }) => ({ tenantId, holds }));
 }
 
 /** When a hold expires: as asked (in the future, within the maximum), else the default after now. */
@@ -227,23 +301,43 @@ export class HoldService {
     });
   }
 
+  /** A hold's line count, read before its step is queued: the step's weight (see Command.weight). */
+  private async linesOf(tenantId: string, holdId: string): Promise<number> {
+    const lines = await this.deps.store.holdLineCount(tenantId, holdId);
+    if (lines === undefined) throw notFound(`Hold ${holdId}`);
+    return lines;
+  }
+
   /** The amount is checked here as far as it can be without the hold (its asset's places are checked when captured). */
-  capture(tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null) {
+  async capture(tenantId: string, actor: Actor, holdId: string, body: CaptureHoldBody, key: string | null): Promise<StoredResponse> {
     let amount: string | null = null;
     if (body.amount !== undefined) {
       const checked = amountValue(body.amount);
       if (!checked.ok) throw invalid(`amount ${checked.message}.`, [{ path: 'amount', message: checked.message }]);
       amount = checked.text;
     }
-    return this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount, key });
+    const lines = await this.linesOf(tenantId, holdId);
+    const result = await this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount, key, lines });
+    if ('expired' in result) throw holdExpired(result.expired);
+    return result;
   }
 
-  void = (tenantId: string, actor: Actor, holdId: string, key: string | null) => this.deps.writer.run('voidHold', { tenantId, actor, holdId, key });
+  async void(tenantId: string, actor: Actor, holdId: string, key: string | null): Promise<StoredResponse> {
+    const lines = await this.linesOf(tenantId, holdId);
+    const result = await this.deps.writer.run('voidHold', { tenantId, actor, holdId, key, lines });
+    if ('expired' in result) throw holdExpired(result.expired);
+    return result;
+  }
 
-  /** Expires what is due; read first, so that a server with nothing due commits nothing (and wakes no one). */
+  /**
+   * Expires what is due: up to `limit` holds read (a server with nothing due commits nothing, and wakes no one), then
+   * released in parts of at most HOLD_SWEEP_ROWS_MAX lines (sweepParts), each its own write, one after another, so
+   * that other tenants' writes pass between them. Answers how many were read.
+   */
   async expireDue(limit: number): Promise<number> {
-    if ((await this.deps.store.expiredHolds(this.deps.clock.now().toISOString(), 1)).length === 0) return 0;
-    return this.deps.writer.run('expireHolds', { limit });
+    const due = await this.deps.store.expiredHolds(this.deps.clock.now().toISOString(), limit);
+    for (const part of sweepParts(due, HOLD_SWEEP_ROWS_MAX)) await this.deps.writer.run('expireHolds', part);
+    return due.length;
   }
 
   async get(tenantId: string, holdId: string) {

@@ -16,6 +16,7 @@ import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
 import { checkLimits } from './limits.js';
+import { LARGE_WRITE_WEIGHT } from '../limits.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
@@ -60,6 +61,14 @@ export function renderPosting(input: TransactionInput, ids: IdGenerator, transac
   const heads = input.lines.map((line, i) => entryViewHead({ ...line, id: entryIds[i]!, transactionId }));
   return { transactionId, entryIds, heads };
 }
+
+/**
+ * A posting rendered on the HTTP thread, before its write, where that spares the writer: a small one. A large one is
+ * left to its write (null), where its rendering counts in its share of the writer instead of holding the HTTP thread
+ * in one piece with its parsing (about half of that piece for 1000 lines: 50 of 125 ms on a loaded machine).
+ */
+export const renderAhead = (input: TransactionInput, ids: IdGenerator): RenderedPosting | null =>
+  input.lines.length >= LARGE_WRITE_WEIGHT ? null : renderPosting(input, ids);
 
 /** One balanced posting as a write: who posts it, under which ids and time, and what its audit record says. */
 export interface Posting {
@@ -137,7 +146,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
 /** A posting through `POST /api/v1/transactions`: the posting and its idempotency record, one unit. */
 export async function postTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string },
 ): Promise<StoredResponse> {
   const { tenantId, key } = args;
   const replay = await storedReplay(ctx.tx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash });
@@ -145,12 +154,13 @@ export async function postTransactionCommand(
   // After the key: a replay, or another body under a used key, is answered as such whatever the body says.
   assertBalanced(args.input.lines);
   const createdAt = ctx.commitClock.next();
-  const { transactionId } = args.rendered;
+  const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
+  const { transactionId } = rendered;
   await writePosting(ctx, {
     tenantId,
     actor: args.actor,
     input: args.input,
-    rendered: args.rendered,
+    rendered,
     createdAt,
     audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
     matchSettlements: true,
@@ -170,7 +180,7 @@ export class TransactionService {
     const input = toTransactionInput(body);
     const hash = requestHash(fingerprint(input));
     return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash }, () => {
-      const rendered = renderPosting(input, uuidV7);
+      const rendered = renderAhead(input, uuidV7);
       return this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered, key: idempotencyKey, hash });
     });
   }

@@ -68,7 +68,7 @@ export const holdRoutes = [
       400: 'Malformed amount, or a part of a hold that is not one debit and one credit in one asset',
       ...auth,
       404: 'Not found',
-      409: 'The hold is no longer PENDING (unchanged)',
+      409: 'The hold is no longer PENDING (CONFLICT, unchanged), or is past its expiresAt (HOLD_EXPIRED: it is released, EXPIRED, whether or not the sweeper had come by)',
       422: 'More than the hold holds (HOLD_AMOUNT_EXCEEDED), a balance limit the posting would pass, or key reused with another body',
     },
     handle: async ({ ledger, principal, actor, params, body, header }) => {
@@ -83,7 +83,12 @@ export const holdRoutes = [
     operationId: 'voidHold',
     scope: 'TRANSACTIONS_WRITE',
     headers: { 'Idempotency-Key': optionalKey },
-    responses: { 200: { description: 'The hold, VOIDED', schema: 'Hold' }, ...auth, 404: 'Not found', 409: 'The hold is no longer PENDING (unchanged)' },
+    responses: {
+      200: { description: 'The hold, VOIDED', schema: 'Hold' },
+      ...auth,
+      404: 'Not found',
+      409: 'The hold is no longer PENDING (CONFLICT, unchanged), or is past its expiresAt (HOLD_EXPIRED: it is released, EXPIRED, whether or not the sweeper had come by)',
+    },
     handle: async ({ ledger, principal, actor, params, header }) => {
       const stored = await ledger.holds.void(principal.tenantId, actor, params.holdId!, idempotencyKeyOf(header, 'optional'));
       return { status: stored.status, raw: stored.body };

@@ -12,6 +12,7 @@ import * as m0009 from './0009_entries_listed_by_asset.js';
 import * as m0010 from './0010_event_feed.js';
 import * as m0011 from './0011_balance_limits.js';
 import * as m0012 from './0012_holds.js';
+import * as m0013 from './0013_line_counts.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010_event_feed': m0010,
   '0011_balance_limits': m0011,
   '0012_holds': m0012,
+  '0013_line_counts': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -32,6 +32,7 @@ export function agentsStatements(prepare: Preparer) {
     ),
     deletePolicyRule: p((q) => q.deleteFrom('policy_rules').where('tenant_id', '=', tenant).where('id', '=', param('ruleId'))),
     agentTransaction: p((q) => q.selectFrom('agent_transactions').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    agentLineCount: p((q) => q.selectFrom('agent_transactions').select('line_count').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     agentTransactionsPage: p((q) => agentWindow(q)),
     agentTransactionsPageByStatus: p((q) => agentWindow(q).where('status', '=', param('status'))),
     agentDebitsOfSession: p((q) =>
@@ -60,6 +61,7 @@ export function agentsStatements(prepare: Preparer) {
         session_id: param('sessionId'),
         actor_key_id: param('actorKeyId'),
         input: param('input'),
+        line_count: param<bigint>('lineCount'),
         debits: param('debits'),
         created_at: param('createdAt'),
         decided_at: param<string | null>('decidedAt'),

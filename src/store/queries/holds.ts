@@ -31,10 +31,12 @@ export function holdsStatements(prepare: Preparer) {
         id: param('id'),
         status: 'PENDING',
         input: param('input'),
+        line_count: param<bigint>('lineCount'),
         expires_at: param('expiresAt'),
         created_at: param('createdAt'),
       }),
     ),
+    holdLineCount: p((q) => q.selectFrom('holds').select('line_count').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     holdSeq: p((q) => q.selectFrom('holds').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     insertHoldAccount: p((q) => q.insertInto('hold_accounts').values({ tenant_id: tenant, account_id: param('accountId'), hold_seq: param<bigint>('holdSeq') })),
     /** Ends a PENDING hold; answers 0 when it was no longer PENDING. */
@@ -54,7 +56,7 @@ export function holdsStatements(prepare: Preparer) {
     expiredHolds: p((q) =>
       q
         .selectFrom('holds')
-        .select('id')
+        .select(['id', 'line_count'])
         .where('tenant_id', '=', tenant)
         .where('status', '=', 'PENDING')
         .where('expires_at', '<=', param('at'))

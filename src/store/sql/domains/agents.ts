@@ -15,6 +15,11 @@ export const agentsPart = part({
     return r && m.toAgentTransaction(r);
   },
 
+  async agentLineCount(tenantId: string, id: string): Promise<number | undefined> {
+    const r = await this.s.agentLineCount.get({ tenantId, id });
+    return r && Number(r.line_count);
+  },
+
   agentTransactionsPage(tenantId: string, status: AgentStatus | null, before: number | null, limit: number): Rows<AgentTransaction> {
     const window = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit };
     const rows = status ? this.s.agentTransactionsPageByStatus.iterate({ ...window, status }) : this.s.agentTransactionsPage.iterate(window);
@@ -56,6 +61,7 @@ export const agentsPart = part({
       sessionId: record.sessionId,
       actorKeyId: record.actorKeyId,
       input: inputToJson(record.input),
+      lineCount: BigInt(record.input.lines.length),
       debits: JSON.stringify(debits),
       createdAt: record.createdAt,
       decidedAt: record.decidedAt,

@@ -1,6 +1,7 @@
 // The SQL store's holds.
 import type { Rows } from '../../../core/ports.js';
 import type { Hold, HoldStatus } from '../../../core/hold.js';
+import type { DueHold } from '../../../core/usecases/holds.js';
 import { lazy, part, SEQ_MAX } from '../part.js';
 import * as m from '../mappers.js';
 import { inputToJson } from '../../../core/agent.js';
@@ -10,6 +11,11 @@ export const holdsPart = part({
   async hold(tenantId: string, id: string): Promise<Hold | undefined> {
     const r = await this.s.hold.get({ tenantId, id });
     return r && m.toHold(r);
+  },
+
+  async holdLineCount(tenantId: string, id: string): Promise<number | undefined> {
+    const r = await this.s.holdLineCount.get({ tenantId, id });
+    return r && Number(r.line_count);
   },
 
   holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold> {
@@ -26,11 +32,11 @@ export const holdsPart = part({
   },
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */
-  async expiredHolds(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>> {
-    const found: Array<{ tenantId: string; id: string }> = [];
+  async expiredHolds(at: string, limit: number): Promise<DueHold[]> {
+    const found: DueHold[] = [];
     for (const { id: tenantId } of await this.s.tenantIds.all()) {
       if (found.length >= limit) break;
-      for (const r of await this.s.expiredHolds.all({ tenantId, at, limit: limit - found.length })) found.push({ tenantId, id: r.id });
+      for (const r of await this.s.expiredHolds.all({ tenantId, at, limit: limit - found.length })) found.push({ tenantId, id: r.id, lines: Number(r.line_count) });
     }
     return found;
   },
@@ -38,7 +44,7 @@ export const holdsPart = part({
   /** A new PENDING hold, with each of its accounts once (for the listing by account). */
   async insertHold(hold: { tenantId: string; id: string; input: TransactionInput; expiresAt: string; createdAt: string }): Promise<void> {
     const { tenantId, id } = hold;
-    await this.s.insertHold.run({ tenantId, id, input: inputToJson(hold.input), expiresAt: hold.expiresAt, createdAt: hold.createdAt });
+    await this.s.insertHold.run({ tenantId, id, input: inputToJson(hold.input), lineCount: BigInt(hold.input.lines.length), expiresAt: hold.expiresAt, createdAt: hold.createdAt });
     const seq = (await this.s.holdSeq.get({ tenantId, id }))!.seq;
     for (const accountId of new Set(hold.input.lines.map((l) => l.accountId))) await this.s.insertHoldAccount.run({ tenantId, accountId, holdSeq: BigInt(seq) });
   },

@@ -1,0 +1,285 @@
+// `BENCH_ONLY=fairness`: what one tenant's burst of heavy writes costs another tenant (issue 29). On each engine
+// (SQLite, then a throwaway local PostgreSQL 18), a second tenant posts 2-line transactions in a few loops, one request
+// in flight each, while the first, at once:
+//   - posts BENCH_BURST (60) transactions of 1000 lines;
+//   - captures 60 holds of 1000 lines;
+//   - voids 60 such holds;
+//   - lets 60 such holds expire together.
+// The figure is the second tenant's worst wait (and p99) over the burst, judged against FAIRNESS_TARGET_MS (500 ms).
+// Beside it, the worst GET /healthz over the same time: slow too, the HTTP thread was busy; quick, the writes waited.
+// BENCH_FAIR=postings,captures picks scenarios; BENCH_ENGINES=sqlite (or postgres) picks an engine.
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openLedger } from '../src/store/open.js';
+import { CLI_ACTOR_ID } from '../src/core/audit.js';
+import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
+import { heavyBody, HEAVY_LINES } from './requests.js';
+import { startServer, stopChild, type BenchServer } from './server.js';
+import { during, percentile, startLightLoad, type Sample } from './lightLoad.js';
+
+const BURST = Number(process.env.BENCH_BURST ?? 60);
+/** The other tenant's posting loops (one request in flight each). */
+const LIGHT_LOOPS = 4;
+const FAIRNESS_TARGET_MS = 500;
+/** The light load runs alone this long before a burst, and this long after it. */
+const LEAD_MS = 2000;
+const TAIL_MS = 500;
+/** Holds are made this many at a time before a burst (not measured). */
+const SETUP_CONCURRENCY = 4;
+const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
+
+type Scenario = 'postings' | 'captures' | 'voids' | 'expiries';
+const SCENARIOS: readonly Scenario[] = ['postings', 'captures', 'voids', 'expiries'];
+
+interface Tenants {
+  heavy: { rawKey: string; debit: string; credit: string };
+  light: { rawKey: string; accounts: string[] };
+}
+
+export interface FairnessRow {
+  engine: string;
+  scenario: string;
+  burstMs: number;
+  /** Statuses of the burst's requests (or holds expired, for expiries). */
+  heavy: string;
+  count: number;
+  p50: number;
+  p99: number;
+  worst: number;
+  healthWorst: number;
+  errors: number;
+  /** The same postings' p99 and worst over the lead, before the burst: what this machine gives with no burst at all. */
+  aloneP99: number;
+  aloneWorst: number;
+}
+
+async function seed(db: string): Promise<Tenants> {
+  const opened = await openLedger(db, { writer: 'local' });
+  try {
+    const { ledger } = opened;
+    const heavy = await ledger.createTenant('heavy', actor);
+    const light = await ledger.createTenant('light', actor);
+    const account = (tenantId: string, name: string, type: 'ASSET') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor).then((a) => a.id);
+    const accounts: string[] = [];
+    for (let i = 0; i < 8; i++) accounts.push(await account(light.tenantId, `light-${i}`, 'ASSET'));
+    return {
+      // Both ASSET: a hold's CREDIT lines on `credit` show in its pending amount until the hold ends.
+      heavy: { rawKey: heavy.apiKey.rawKey, debit: await account(heavy.tenantId, 'debit', 'ASSET'), credit: await account(heavy.tenantId, 'credit', 'ASSET') },
+      light: { rawKey: light.apiKey.rawKey, accounts },
+    };
+  } finally {
+    await opened.close();
+  }
+}
+
+const json = (rawKey: string) => ({ authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' });
+
+/** Runs `work` over `items`, `concurrency` at a time. */
+async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+/** Makes `count` holds of HEAVY_LINES lines for the heavy tenant; answers their ids. */
+async function makeHolds(url: string, t: Tenants, count: number, expiresAt?: string): Promise<string[]> {
+  const body = heavyBody(t.heavy.debit, t.heavy.credit, expiresAt ? { expiresAt } : {});
+  const ids: string[] = [];
+  await inParallel(Array.from({ length: count }, (_, i) => i), SETUP_CONCURRENCY, async () => {
+    const res = await fetch(`${url}/api/v1/holds`, { method: 'POST', headers: { ...json(t.heavy.rawKey), 'idempotency-key': randomUUID() }, body });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`a hold answered ${res.status}: ${text.slice(0, 300)}`);
+    ids.push((JSON.parse(text) as { holdId: string }).holdId);
+  });
+  return ids;
+}
+
+/**
+ * One request of a burst, with node:http: no time-out, since a large write waits its share of the writer for as long
+ * as it takes (fetch gives up after 300 s). Answers its status.
+ */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sends every request at once; answers the burst's span and its statuses counted. */
+async function burst(requests: ReadonlyArray<() => Promise<number>>): Promise<{ began: number; ended: number; heavy: string }> {
+  const began = Date.now();
+  const statuses = await Promise.all(
+    requests.map(async (go) => {
+      try {
+        return String(await go());
+      } catch (error) {
+        return error instanceof Error ? error.message : 'error';
+      }
+    }),
+  );
+  const ended = Date.now();
+  const counted = new Map<string, number>();
+  for (const s of statuses) counted.set(s, (counted.get(s) ?? 0) + 1);
+  return { began, ended, heavy: [...counted].map(([s, n]) => `${n}×${s}`).join(', ') };
+}
+
+/** The heavy tenant's credit account has nothing pending any more: every hold on it ended. */
+async function untilReleased(url: string, t: Tenants): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/api/v1/accounts/${t.heavy.credit}/balance`, { headers: json(t.heavy.rawKey) });
+    const body = (await res.json()) as { pending: number };
+    if (body.pending === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function runScenario(engine: string, scenario: Scenario, server: BenchServer, t: Tenants): Promise<FairnessRow> {
+  const { url } = server;
+  const heavyHeaders = json(t.heavy.rawKey);
+  const post = (body: string) => () => send(`${url}/api/v1/transactions`, 'POST', { ...heavyHeaders, 'idempotency-key': randomUUID() }, body);
+  const holdStep = (id: string, step: 'capture' | 'void') => () => send(`${url}/api/v1/holds/${id}/${step}`, 'POST', { ...heavyHeaders, 'idempotency-key': randomUUID() }, step === 'capture' ? '{}' : undefined);
+
+  // What the burst will send, made before the light load starts.
+  let requests: Array<() => Promise<number>> = [];
+  let expiresAt = 0;
+  if (scenario === 'postings') {
+    const body = heavyBody(t.heavy.debit, t.heavy.credit);
+    requests = Array.from({ length: BURST }, () => post(body));
+  } else if (scenario === 'captures' || scenario === 'voids') {
+    const ids = await makeHolds(url, t, BURST);
+    requests = ids.map((id) => holdStep(id, scenario === 'captures' ? 'capture' : 'void'));
+  } else {
+    // Long enough to make them all first: twice what making as many took, measured now on a few.
+    const began = Date.now();
+    const measured = await makeHolds(url, t, SETUP_CONCURRENCY);
+    const perHold = (Date.now() - began) / SETUP_CONCURRENCY;
+    expiresAt = Date.now() + Math.max(5_000, 2 * perHold * BURST + LEAD_MS);
+    // Those end now, so that nothing is pending on the account but the holds that will expire.
+    for (const id of measured) await holdStep(id, 'void')();
+    await makeHolds(url, t, BURST, new Date(expiresAt).toISOString());
+    if (Date.now() > expiresAt - LEAD_MS) throw new Error('the holds took longer to make than their expiry allowed');
+  }
+
+  const light = startLightLoad(url, t.light.rawKey, t.light.accounts, LIGHT_LOOPS);
+  let span: { began: number; ended: number; heavy: string };
+  let samples: { postings: Sample[]; health: Sample[] };
+  try {
+    await new Promise((r) => setTimeout(r, LEAD_MS));
+    if (scenario === 'expiries') {
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now())));
+      await untilReleased(url, t);
+      span = { began: expiresAt, ended: Date.now(), heavy: `${BURST} expired` };
+    } else {
+      span = await burst(requests);
+    }
+    await new Promise((r) => setTimeout(r, TAIL_MS));
+  } finally {
+    samples = await light.stop();
+  }
+  const postings = during(samples.postings, span.began, span.ended);
+  const ok = postings.filter((s) => s.status === 201).map((s) => s.ms);
+  const health = during(samples.health, span.began, span.ended).map((s) => s.ms);
+  const alone = samples.postings.filter((s) => s.startedAt + s.ms < span.began - TAIL_MS && s.status === 201).map((s) => s.ms);
+  if (process.env.BENCH_FAIR_DEBUG) {
+    const top = (list: Sample[]) => [...list].sort((a, b) => b.ms - a.ms).slice(0, 5).map((s) => `${Math.round(s.ms)} ms at +${s.startedAt - span.began} ms (${s.status})`).join('; ');
+    console.error(`    slowest postings: ${top(samples.postings)}\n    slowest /healthz: ${top(samples.health)}`);
+  }
+  const row: FairnessRow = {
+    engine,
+    scenario: describe(scenario),
+    burstMs: span.ended - span.began,
+    heavy: span.heavy,
+    count: postings.length,
+    p50: percentile(ok, 50),
+    p99: percentile(ok, 99),
+    worst: Math.round(most(postings.map((s) => s.ms))),
+    healthWorst: Math.round(most(health)),
+    errors: samples.postings.filter((s) => s.status !== 201).length,
+    aloneP99: percentile(alone, 99),
+    aloneWorst: Math.round(most(alone)),
+  };
+  console.error(
+    `  ${engine}, ${row.scenario}: burst ${(row.burstMs / 1000).toFixed(1)} s (${row.heavy}); other tenant's postings during it: ${row.count}, ` +
+      `p50 ${row.p50} ms, p99 ${row.p99} ms, worst ${row.worst} ms; /healthz worst ${row.healthWorst} ms; errors ${row.errors}; ` +
+      `before the burst: p99 ${row.aloneP99} ms, worst ${row.aloneWorst} ms`,
+  );
+  return row;
+}
+
+/** The largest of many figures (Math.max(...list) overflows the stack past some 100,000). */
+const most = (list: readonly number[]) => list.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+
+const describe = (scenario: Scenario) =>
+  ({
+    postings: `beside ${BURST} concurrent ${HEAVY_LINES}-line postings`,
+    captures: `beside ${BURST} concurrent captures of ${HEAVY_LINES}-line holds`,
+    voids: `beside ${BURST} concurrent voids of ${HEAVY_LINES}-line holds`,
+    expiries: `beside ${BURST} ${HEAVY_LINES}-line holds expiring together`,
+  })[scenario];
+
+async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, scenarios: readonly Scenario[]): Promise<FairnessRow[]> {
+  const tenants = await seed(db);
+  const server = await startServer(db);
+  const rows: FairnessRow[] = [];
+  try {
+    for (const scenario of scenarios) {
+      rows.push(await runScenario(engine, scenario, server, tenants));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  } finally {
+    await stopChild(server.child);
+  }
+  return rows;
+}
+
+/** Runs the chosen scenarios on the chosen engines; answers the rows, and prints their table unless told not to. */
+export async function benchFairness(print = true): Promise<FairnessRow[]> {
+  const scenarios = process.env.BENCH_FAIR ? SCENARIOS.filter((s) => process.env.BENCH_FAIR!.split(',').includes(s)) : SCENARIOS;
+  const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
+  const rows: FairnessRow[] = [];
+  if (engines.includes('sqlite')) {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-fair-'));
+    try {
+      console.error(`fairness on SQLite: another tenant's 2-line postings (${LIGHT_LOOPS} loops) beside one tenant's bursts`);
+      rows.push(...(await onEngine('SQLite', join(dir, 'fair.db'), scenarios)));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (engines.includes('postgres')) {
+    const pg = await startTestPostgres();
+    try {
+      console.error('fairness on PostgreSQL: the same');
+      rows.push(...(await onEngine('PostgreSQL', await freshDatabaseUrl(pg.url), scenarios)));
+    } finally {
+      await pg.stop();
+    }
+  }
+  if (print) printFairness(rows);
+  return rows;
+}
+
+/** Whether a row meets the target: the other tenant's worst wait under FAIRNESS_TARGET_MS, and no error. */
+export const fairnessMet = (r: FairnessRow) => r.worst < FAIRNESS_TARGET_MS && r.errors === 0;
+
+export const fairnessTarget = (r: FairnessRow) => `${r.engine}: another tenant's worst posting wait ${r.scenario} < ${FAIRNESS_TARGET_MS} ms (${r.worst} ms, p99 ${r.p99} ms)`;
+
+export function printFairness(rows: readonly FairnessRow[]): void {
+  console.log(`\n## Another tenant beside a burst (${LIGHT_LOOPS} loops of 2-line postings; target: worst wait < ${FAIRNESS_TARGET_MS} ms)\n`);
+  console.log('| engine | scenario | burst s | burst answers | postings during | p50 ms | p99 ms | worst ms | /healthz worst ms | alone: p99, worst ms | target |');
+  console.log('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.engine} | ${r.scenario} | ${(r.burstMs / 1000).toFixed(1)} | ${r.heavy} | ${r.count} | ${r.p50} | ${r.p99} | ${r.worst} | ${r.healthWorst} | ${r.aloneP99}, ${r.aloneWorst} | ${fairnessMet(r) ? 'met' : 'MISSED'} |`,
+    );
+  }
+}
