@@ -2,7 +2,7 @@
 // of commands goes to the server in as few round trips as it can, and still every command succeeds or fails alone.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { GroupCommitter } from '../src/store/groupCommit.js';
 import { pgTxControl } from '../src/store/postgres/connect.js';
 import { insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
@@ -10,7 +10,7 @@ import { insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
 const INSERT = 'insert into "scratch" ("k", "v") values ($1, $2)';
 const UPSERT = 'insert into "kv" ("k", "v") values ($1, $2) on conflict ("k") do update set "v" = "excluded"."v"';
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL write buffer', () => {
+describe('the PostgreSQL write buffer', () => {
   let pool: pg.Pool;
   let client: pg.PoolClient;
   let buffer: WriteBuffer;
