@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { STORE_THREADS } from '../../src/store/threads.js';
 
 /** What the build reads: a change to any of these (or a file added or removed under src/) makes dist/ stale. */
@@ -30,10 +31,16 @@ export function distIsFresh(root = process.cwd()): boolean {
   return built > 0 && INPUTS.every((input) => newest(join(root, input)) <= built);
 }
 
-export default function setup(): void {
+function buildIfStale(): void {
+  if (!distIsFresh()) execFileSync(process.execPath, ['node_modules/tsup/dist/cli-default.js'], { stdio: 'ignore' });
+}
+
+export default function setup(project: TestProject): void {
+  // In watch mode, sources edited since are built again before the tests rerun (no test runs meanwhile).
+  project.onTestsRerun(buildIfStale);
   const dist = resolve('dist');
   // Set by the first project's setup (and inherited by test workers, and by `npm test` run inside a test).
   if (process.env.LEDGER_TEST_DIST === dist) return;
-  if (!distIsFresh()) execFileSync(process.execPath, ['node_modules/tsup/dist/cli-default.js'], { stdio: 'ignore' });
+  buildIfStale();
   process.env.LEDGER_TEST_DIST = dist;
 }
