@@ -95,13 +95,18 @@ export async function initialiseCluster(port: number, password: string): Promise
   // Messages in English (start-up is read from the log), UTF-8 and code-point order whatever the machine's locale.
   const env = { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' };
   const initdb = [`--pgdata=${data}`, '--username=postgres', `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8', '--no-sync'];
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(bin.initdb, initdb, { ...owner, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${stderr.trim()}`))));
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(bin.initdb, initdb, { ...owner, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${stderr.trim()}`))));
+    });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   rmSync(passwordFile);
 
   let server: ChildProcess | undefined;
@@ -114,7 +119,8 @@ export async function initialiseCluster(port: number, password: string): Promise
     const running = server;
     server = undefined;
     process.removeListener('exit', onExit);
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    // Never started (spawn failed), or gone already.
+    if (!running?.pid || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
     running.kill(signal);
     await exited;
