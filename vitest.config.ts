@@ -45,10 +45,10 @@ const POSTGRES_ONLY = [
 
 /**
  * The PostgreSQL smoke: what other Node versions run on PostgreSQL (`LEDGER_TEST_PG=smoke`, .ci/run), beside the
- * whole sqlite project. The pg driver, the writer thread and the CLI on PostgreSQL, SQLite and PostgreSQL in one
- * process (db copy); the full postgres project runs once, on Node 20.
+ * whole sqlite project; the full postgres project runs once, on Node 20. The pg driver under the store's ports and its
+ * writer locks, a server over HTTP with its writer thread, and the CLI (serve, migrations from four processes).
  */
-const POSTGRES_SMOKE = ['test/smoke.test.ts', 'test/store-contract.test.ts', 'test/cli/db-copy.test.ts', 'test/cli/db-url-postgres.test.ts', 'test/api/transactions.test.ts'];
+const POSTGRES_SMOKE = ['test/smoke.test.ts', 'test/store-contract.test.ts', 'test/store-contract-postgres.test.ts', 'test/cli/db-url-postgres.test.ts'];
 
 /**
  * The files a run takes, `test/**\/*.test.ts` unless LEDGER_TEST_INCLUDE names others (comma-separated globs): the
