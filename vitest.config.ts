@@ -1,8 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Suites that look under the ledger at the SQLite file itself (its pragmas, its journal, a row edited by hand) or
- * that test SQLite-only parts: they run on the sqlite project only. Everything else runs on both engines.
+ * Which suites run on which engine. A test file runs on both projects, sqlite and postgres, unless one of these lists
+ * names it: a new file needs no entry to run on both. Engine-only files are chosen here rather than skipped at run
+ * time, so that a skipped test in the report is a real one.
+ */
+
+/**
+ * Suites that look under the ledger at the SQLite file itself (its pragmas, its journal, a row edited by hand), that
+ * test SQLite-only parts, or that are the same on both engines (no database, or the document): the sqlite project.
  */
 const SQLITE_ONLY = [
   'test/unit/**',
@@ -13,10 +19,45 @@ const SQLITE_ONLY = [
   'test/cli/terminal-prompts.test.ts',
   // File modes on disk: the database file, its -wal and -shm, its lock files and backups.
   'test/file-modes.test.ts',
+  'test/cli/db-backup.test.ts',
+  'test/cli/db-url.test.ts',
+  'test/cli/serve-one-per-file.test.ts',
+  'test/webhooks/handover.test.ts',
+  'test/answers-match-document.test.ts',
   // The document is the same on both engines; the generated types are written to one place.
   'test/typed-client.test.ts',
   'test/docs-page.test.ts',
+  // They run the test command itself, on each project (test/meta/fixtures/ are not suites of their own).
+  'test/meta/*.test.ts',
 ];
+
+/** Suites of PostgreSQL's own behaviour: its pool, restarts, several processes on one database, `db copy`. */
+const POSTGRES_ONLY = [
+  'test/pg-pool.test.ts',
+  'test/pg-restart.test.ts',
+  'test/pg-write-buffer.test.ts',
+  'test/multi-process.test.ts',
+  'test/multi-process-events.test.ts',
+  'test/multi-process-limits.test.ts',
+  'test/multi-sweepers.test.ts',
+  'test/store-contract-postgres.test.ts',
+  'test/cli/db-copy.test.ts',
+  'test/cli/db-copy-all-or-nothing.test.ts',
+  'test/cli/db-url-postgres.test.ts',
+];
+
+/**
+ * The PostgreSQL smoke: what other Node versions run on PostgreSQL (`LEDGER_TEST_PG=smoke`, .ci/run), beside the
+ * whole sqlite project; the full postgres project runs once, on Node 20. The pg driver under the store's ports and its
+ * writer locks, a server over HTTP with its writer thread, and the CLI (serve, migrations from four processes).
+ */
+const POSTGRES_SMOKE = ['test/smoke.test.ts', 'test/store-contract.test.ts', 'test/store-contract-postgres.test.ts', 'test/cli/db-url-postgres.test.ts'];
+
+/**
+ * The files a run takes, `test/**\/*.test.ts` unless LEDGER_TEST_INCLUDE names others (comma-separated globs): the
+ * tests of the test command (test/meta/) run it on fixtures that are no suites of their own.
+ */
+const INCLUDE = process.env.LEDGER_TEST_INCLUDE?.split(',') ?? ['test/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -29,14 +70,19 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/global-setup.ts'] },
+        test: {
+          name: 'sqlite',
+          include: INCLUDE,
+          exclude: [...configDefaults.exclude, ...POSTGRES_ONLY],
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
       },
       {
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/**/*.test.ts'],
-          exclude: SQLITE_ONLY,
+          include: process.env.LEDGER_TEST_PG === 'smoke' ? POSTGRES_SMOKE : INCLUDE,
+          exclude: [...configDefaults.exclude, ...SQLITE_ONLY],
           env: { LEDGER_TEST_ENGINE: 'postgres' },
           globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/pg-global-setup.ts'],
         },

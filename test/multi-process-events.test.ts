@@ -1,12 +1,12 @@
 // The event feed across processes (issue 18): two `ledger serve` processes on one PostgreSQL database; a stream on one
 // sees every commit made through either, in commit order, and paging on each process reads the same events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { openStream } from './helpers/sse.js';
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('event streams across two servers on one PostgreSQL database', () => {
+describe('event streams across two servers on one PostgreSQL database', () => {
   let servers: Array<Spawned & { url: string }>;
   let acme: HttpTenant;
   let from: string;

@@ -3,11 +3,11 @@
 // other.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('limits and holds across two servers on one PostgreSQL database', () => {
+describe('limits and holds across two servers on one PostgreSQL database', () => {
   let servers: Array<Spawned & { url: string }>;
   let acme: HttpTenant;
   let wallet: string;

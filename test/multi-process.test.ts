@@ -3,7 +3,7 @@
 // each audit chain verifies, and one Idempotency-Key sent to every process at once posts once, with no 5xx.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { cli } from './helpers/server.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
@@ -13,7 +13,7 @@ const SERVERS = 3;
 const CLIENTS = 24;
 const POSTINGS_PER_CLIENT = 12;
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('three servers on one PostgreSQL database', () => {
+describe('three servers on one PostgreSQL database', () => {
   let db: string;
   let servers: Array<Spawned & { url: string }>;
   let acme: HttpTenant;

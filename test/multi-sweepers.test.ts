@@ -1,7 +1,7 @@
 // Several sweepers on one PostgreSQL database (issue 14): three `ledger serve`, each with its settlement expiry
 // sweeper, race for the same due settlements. Each expiry is written once: one UNMATCHED, one audit record, one event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { cli } from './helpers/server.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
@@ -11,7 +11,7 @@ import { until } from './helpers/poll.js';
 const SERVERS = 3;
 const SETTLEMENTS = 24;
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('three sweepers on one PostgreSQL database', () => {
+describe('three sweepers on one PostgreSQL database', () => {
   let db: string;
   let servers: Array<Spawned & { url: string }>;
   let acme: HttpTenant;

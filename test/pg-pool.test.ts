@@ -3,12 +3,12 @@
 // and the change listener do not take the readers' connections.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger, type OpenLedger } from '../src/store/open.js';
-import { freshDatabaseUrl, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl } from './helpers/postgres.js';
 import { cli } from './helpers/server.js';
 
 const cliActor = { type: 'HUMAN' as const, keyId: 'cli' };
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('the PostgreSQL pool', () => {
+describe('the PostgreSQL pool', () => {
   let db: string;
   let opened: OpenLedger;
   let tenantId: string;

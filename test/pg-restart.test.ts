@@ -3,7 +3,7 @@
 // Idempotency-Key ends with every posting there exactly once, nothing it was acknowledged lost.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, startOwnPostgres, TEST_ENGINE } from './helpers/postgres.js';
+import { freshDatabaseUrl, startOwnPostgres } from './helpers/postgres.js';
 import { cli } from './helpers/server.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
@@ -12,7 +12,7 @@ import { sqlOn } from './helpers/sql.js';
 const CLIENTS = 8;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL restarted under load', () => {
+describe('PostgreSQL restarted under load', () => {
   let postgres: Awaited<ReturnType<typeof startOwnPostgres>>;
   let db: string;
   let server: Spawned & { url: string };

@@ -1,6 +1,6 @@
 // The store's contract, the same cases over each adapter: the sqlite project runs them on a SQLite file, the
 // postgres project on a PostgreSQL database. Each case speaks to the ports (core/ports.ts) through the one
-// composition root, as the server and the CLI do.
+// composition root, as the server and the CLI do. PostgreSQL's writer locks are in store-contract-postgres.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +17,6 @@ import { until } from './helpers/poll.js';
 import { renderPosting } from '../src/core/usecases/transactions.js';
 import { toTransactionInput } from '../src/core/posting.js';
 import { uuidV7 } from '../src/core/ids.js';
-import pg from 'pg';
-import { WRITER_LOCK_KEY, writeLockStatements } from '../src/store/postgres/connect.js';
 
 const cli: Actor = { type: 'HUMAN', keyId: 'cli' };
 const usd = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({
@@ -189,54 +187,5 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     await expect(write('1.00', 'h1')).resolves.toEqual((first as PromiseFulfilledResult<unknown>).value);
     await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(500n);
-  });
-
-  it.skipIf(TEST_ENGINE !== 'postgres')('answers 503 UNAVAILABLE, writing nothing, while another process holds the writer lock past its time-out', async () => {
-    const a = await account();
-    const b = await account();
-    const other = new pg.Client({ connectionString: db });
-    await other.connect();
-    try {
-      await other.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`);
-      await expect(post('locked-1', [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-    } finally {
-      await other.query('ROLLBACK');
-      await other.end();
-    }
-    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(0n);
-    await post('locked-1', [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')]);
-    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
-  });
-
-  it.skipIf(TEST_ENGINE !== 'postgres')('locks per tenant: while another process holds one tenant\'s lock, other processes write other tenants, and that tenant waits its turn', async () => {
-    const a = await account();
-    const b = await account();
-    const otherTenant = (await opened.ledger.createTenant('Parallel', cli)).tenantId;
-    const c = (await opened.ledger.createAccount(otherTenant, { name: 'c', currency: 'USD', type: 'ASSET' }, cli)).id;
-    const d = (await opened.ledger.createAccount(otherTenant, { name: 'd', currency: 'USD', type: 'ASSET' }, cli)).id;
-    const other = new pg.Client({ connectionString: db });
-    await other.connect();
-    let waiting: Promise<unknown>;
-    let done = false;
-    try {
-      await other.query(['BEGIN', ...writeLockStatements([tenantId])].join(';'));
-      waiting = post('tenant-locked', [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')]).finally(() => (done = true));
-      // The other tenant's posting, from another writer (a process has one), commits meanwhile.
-      const second = await openLedger(db, { writer: 'local' });
-      try {
-        await second.ledger.transactions.post(otherTenant, cli, 'not-locked', { lines: [usd(c, 'DEBIT', '2.00'), usd(d, 'CREDIT', '2.00')] });
-      } finally {
-        await second.close();
-      }
-      expect(await opened.store.currentBalance(otherTenant, c, 'USD')).toBe(200n);
-      expect(done).toBe(false);
-    } finally {
-      await other.query('ROLLBACK');
-      await other.end();
-    }
-    await waiting;
-    expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
-    expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
-    expect(await opened.ledger.verifyAuditChain(otherTenant)).toMatchObject({ ok: true });
   });
 });

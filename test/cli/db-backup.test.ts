@@ -9,9 +9,8 @@ import { cli, testDb } from '../helpers/server.js';
 import { tenantOver, type HttpTenant } from '../helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from '../helpers/spawn.js';
 import { sqlOn } from '../helpers/sql.js';
-import { TEST_ENGINE } from '../helpers/postgres.js';
 
-describe.skipIf(TEST_ENGINE !== 'sqlite')('ledger db backup', () => {
+describe('ledger db backup', () => {
   let dir: string;
   let db: string;
   let server: Spawned & { url: string };

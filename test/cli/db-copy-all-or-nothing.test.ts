@@ -11,7 +11,7 @@ import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
 import { WRITER_LOCK_KEY } from '../../src/store/postgres/connect.js';
 import { LEDGER_TABLES } from '../../src/store/ledgerTables.js';
 import { cli, client, createTenant, fiat, makeAccount, post } from '../helpers/server.js';
-import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
+import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { sqlOn } from '../helpers/sql.js';
 import { spawnLedger, type Spawned } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
@@ -39,7 +39,7 @@ async function copyUnderWay(url: string): Promise<boolean> {
 
 const temporaries = (dir: string, name: string) => readdirSync(dir).filter((f) => f.startsWith(`${name}.copy-`));
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy is all or nothing', () => {
+describe('ledger db copy is all or nothing', () => {
   let dir: string;
   let source: string;
   let cashId: string;

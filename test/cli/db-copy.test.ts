@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cli, client, createTenant, fiat, makeAccount, onchain, post, type Client } from '../helpers/server.js';
-import { freshDatabaseUrl, TEST_ENGINE } from '../helpers/postgres.js';
+import { freshDatabaseUrl } from '../helpers/postgres.js';
 import { sqlOn } from '../helpers/sql.js';
 
 const serve = (db: string) => startServer({ db, host: '127.0.0.1', port: 0, log: () => {} });
 const WALLET = '0x00000000000000000000000000000000000000aa';
 
-describe.skipIf(TEST_ENGINE !== 'postgres')('ledger db copy (SQLite to PostgreSQL and back)', () => {
+describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
   let dir: string;
   let source: string;
   let running: RunningServer | undefined;

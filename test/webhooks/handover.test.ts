@@ -11,7 +11,6 @@ import type { Leases } from '../../src/core/ports.js';
 import type { Webhook } from '../../src/core/webhook.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
-import { TEST_ENGINE } from '../helpers/postgres.js';
 import { localLedger } from './support.js';
 
 /** Leases per tenant between the senders of one test, as PostgreSQL's advisory locks are between processes. */
@@ -33,7 +32,7 @@ function sharedLeases() {
 }
 
 // The sender is the same on both engines; its store here is SQLite's, so the suite runs once.
-describe.skipIf(TEST_ENGINE !== 'sqlite')('a tenant handed over between webhook senders', () => {
+describe('a tenant handed over between webhook senders', () => {
   let r: Receiver;
   let store: SqliteStore;
   let ledger: Ledger;
