@@ -84,7 +84,7 @@ describe('property: balances, pending and available under holds', () => {
             if (o.kind === 'expire') {
               now = Math.max(now, h.expiresAt) + 1;
               await t.server.ledger.holds.expireDue(500);
-              for (const other of holds) if (other.status === 'PENDING' && other.expiresAt < now) other.status = 'EXPIRED';
+              for (const other of holds) if (other.status === 'PENDING' && other.expiresAt <= now) other.status = 'EXPIRED'; // expired at expiresAt itself
             } else if (o.kind === 'void') {
               const res = await c.request('POST', `/api/v1/holds/${h.id}/void`);
               expect(res.status, res.text).toBe(h.status === 'PENDING' ? 200 : 409);
