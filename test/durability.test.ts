@@ -60,7 +60,8 @@ describe('durability', () => {
     let answers!: Array<PromiseSettledResult<Awaited<ReturnType<typeof post>>>>;
     let draining!: number;
     try {
-      const inFlight = Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)]));
+      // Settled as they end: a request the stopping server never accepted fails at once, before anything awaits it.
+      const inFlight = Promise.allSettled(Array.from({ length: 40 }, (_, i) => post(c, [fiat(a, 'DEBIT', `${i + 1}.00`), fiat(b, 'CREDIT', `${i + 1}.00`)])));
       // The server has read them (a request sent after them is answered, and a moment more), not committed them.
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       await new Promise((r) => setTimeout(r, 100));
@@ -70,7 +71,7 @@ describe('durability', () => {
       draining = Number(logged![1]);
       // Only now can they commit: every commit below came after the signal.
       await lock.release();
-      answers = await Promise.allSettled(inFlight);
+      answers = await inFlight;
     } finally {
       await lock.release();
     }
