@@ -16,6 +16,8 @@ describe('the PostgreSQL write buffer', () => {
   let buffer: WriteBuffer;
   let committer: GroupCommitter;
   let roundTrips = 0;
+  let running = 0;
+  let overlapped = 0;
   const insert = (k: string, v = k) => buffer.defer(INSERT, insertShape(INSERT), [k, v]);
   const rows = async () => (await pool.query<{ k: string; v: string }>('select k, v from scratch order by seq')).rows.map((r) => r.k);
 
@@ -27,7 +29,11 @@ describe('the PostgreSQL write buffer', () => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       roundTrips++;
-      return query(...args);
+      // One query at a time on the connection: pg 9 refuses a query while another runs.
+      if (running++ > 0) overlapped++;
+      const answer = query(...args) as Promise<unknown>;
+      void answer.finally(() => running--).catch(() => {});
+      return answer;
     };
     buffer = new WriteBuffer(() => client);
     committer = new GroupCommitter(pgTxControl(buffer));
@@ -108,7 +114,19 @@ describe('the PostgreSQL write buffer', () => {
     await Promise.all(Array.from({ length: 60 }, (_, n) => command(n)));
     expect(roundTrips).toBeGreaterThan(1);
     expect(roundTrips).toBeLessThan(5);
+    expect(overlapped).toBe(0);
     expect(await rows()).toHaveLength(60 * 8);
+
+    // A command that reads while an early batch is still out waits for its answer: one query at a time.
+    await pool.query('truncate scratch');
+    const reading = (n: number) => committer.run(async () => {
+      command8(n);
+      return (await buffer.read('select count(*)::int as n from scratch', []))?.rows[0];
+    });
+    const command8 = (n: number) => Array.from({ length: 8 }, (_, i) => insert(`r${n}-${i}`));
+    const seen = await Promise.all(Array.from({ length: 60 }, (_, n) => (n % 10 === 9 ? reading(n) : committer.run(async () => command8(n)))));
+    expect(overlapped).toBe(0);
+    expect(seen[59]).toEqual({ n: 60 * 8 });
 
     await pool.query('truncate scratch');
     await committer.run(async () => insert('k0'));

@@ -24,10 +24,11 @@ export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
 export const LARGE_BODY_BYTES = 64 * 1024;
 /**
  * Requests with such a body under way at once, from their turn to their answer; the others wait unparsed. The writer
- * takes large writes one at a time, so a few keep it fed while the HTTP thread's heap holds a few parsed requests, not
- * sixty (about 10 MB each for 1000 lines).
+ * takes large writes one at a time, so two keep it fed (one written, one ready) while the heaps hold two parsed
+ * requests, not sixty (about 10 MB each for 1000 lines). With four, the writer thread spent the start of a burst
+ * taking in postings it could not yet write, and another tenant's posting waited 0.5 s on PostgreSQL.
  */
-export const LARGE_BODIES_IN_FLIGHT_MAX = 4;
+export const LARGE_BODIES_IN_FLIGHT_MAX = 2;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
 export const JSON_DEPTH_MAX = 16;
 /** A cursor stops working this long after it was issued. */
@@ -54,8 +55,13 @@ export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 export const LARGE_WRITE_WEIGHT = 500;
 /** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+3) of it). */
 export const LARGE_WRITE_SHARE_FACTOR = 5;
-/** Small writes committed this recently (or queued) mean the writer is contended. */
-export const LARGE_WRITE_CONTENDED_MS = 50;
+/**
+ * Small writes committed this recently (or queued) mean the writer is contended. Small writes reach the writer after
+ * the HTTP thread, which a burst of large bodies keeps busy for up to some 200 ms: at 50 ms, the next large write ran
+ * while the small ones were still on their way (PostgreSQL: two 1000-line postings 57 ms apart, another tenant's
+ * posting waiting for both).
+ */
+export const LARGE_WRITE_CONTENDED_MS = 500;
 /** Completed idempotency records are kept at least this long. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** How long a graceful shutdown waits for in-flight requests. */

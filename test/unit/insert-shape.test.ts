@@ -1,6 +1,8 @@
 // Which deferred statements the PostgreSQL writer may join into one multi-row INSERT (store/postgres/writeBuffer.ts).
+import fc from 'fast-check';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { insertShape } from '../../src/store/postgres/writeBuffer.js';
+import { insertShape, quoteLiteral } from '../../src/store/postgres/writeBuffer.js';
 
 describe('insertShape', () => {
   it('splits a one-row insert whose values are its parameters in order', () => {
@@ -29,5 +31,14 @@ describe('insertShape', () => {
     ]) {
       expect(insertShape(text), text).toBeUndefined();
     }
+  });
+});
+
+describe('quoteLiteral', () => {
+  it("writes every string exactly as pg's escapeLiteral does", () => {
+    const escapeLiteral = pg.Client.prototype.escapeLiteral.bind(undefined);
+    for (const text of ['', "'", '\\', "a'b\\c''", 'é😀\\\'']) expect(quoteLiteral(text)).toBe(escapeLiteral(text));
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom("'", '\\', 'a', 'é', '😀', '"', '$') }), (text) => quoteLiteral(text) === escapeLiteral(text)));
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => quoteLiteral(text) === escapeLiteral(text)));
   });
 });
