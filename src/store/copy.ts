@@ -16,7 +16,7 @@ import { parseDbTarget } from './open.js';
 import { countOf, LEDGER_TABLES, rowsOf, type Table } from './ledgerTables.js';
 import { assertSqliteTargetFree, assertTargetCanHold } from './copyChecks.js';
 import { proveCopy, type CopyProof } from './copyVerify.js';
-import { checkDurability, openPgDatabase, redactedUrl, writeLockStatements } from './postgres/connect.js';
+import { redactedUrl } from './postgres/url.js';
 import { invalid, LedgerError } from '../core/errors.js';
 
 export { LEDGER_TABLES, rowsOf } from './ledgerTables.js';
@@ -71,6 +71,7 @@ async function copyRows(from: Kysely<Database>, to: Kysely<Database>, progress: 
  * all of it: the database is as it was, without even the ledger's tables if it had none.
  */
 async function copyToPostgres(from: Kysely<Database>, url: string, progress: CopyProgress): Promise<CopyReport> {
+  const { checkDurability, openPgDatabase, writeLockStatements } = await import('./postgres/connect.js');
   const { pool, kysely } = await openPgDatabase(url, { migrate: false, poolSize: 1 });
   const describe = `PostgreSQL ${redactedUrl(url)}`;
   try {

@@ -7,7 +7,7 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { parseDbTarget, type DbTarget } from './open.js';
-import { openPgDatabase, redactedUrl } from './postgres/connect.js';
+import { redactedUrl } from './postgres/url.js';
 import { openDatabase } from './sqlite/connection.js';
 
 export interface SchemaHandle {
@@ -22,6 +22,7 @@ export interface SchemaHandle {
 export async function openSchema(db: string, options: { migrate: boolean }): Promise<SchemaHandle | null> {
   const target = parseDbTarget(db);
   if (target.engine === 'postgres') {
+    const { openPgDatabase } = await import('./postgres/connect.js');
     const { kysely } = await openPgDatabase(target.url, { migrate: options.migrate });
     return { target, kysely, describe: `PostgreSQL ${redactedUrl(target.url)}`, close: () => kysely.destroy() };
   }

@@ -11,9 +11,9 @@ import { startWatchers, type ChainSettings } from './chains/start.js';
 
 export { startWatchers, type ChainSettings };
 
-/** The workers a process may run beside the API (`--workers`). */
-export const WORKER_NAMES = ['sweeper', 'webhooks', 'watchers'] as const;
-export type WorkerName = (typeof WORKER_NAMES)[number];
+import { WORKER_NAMES, type WorkerName } from './names.js';
+
+export { WORKER_NAMES, type WorkerName, WebhookSender };
 
 /** Where webhooks may go and how they are sent. */
 export interface WebhookSettings {

@@ -1,6 +1,5 @@
 // `ledger accounts create|list|balance` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
-import { input, select } from '@inquirer/prompts';
 import { action, cliActor, interactive, pagedListing, printJson, printTable, withLedger, bold } from '../common.js';
 import { accountLimitsBody, balanceQuery, createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
@@ -22,6 +21,8 @@ interface CreateOptions {
 async function askMissing(options: CreateOptions) {
   const missing = (['name', 'currency', 'type'] as const).filter((k) => options[k] === undefined);
   if (missing.length > 0 && !interactive()) throw invalid(`Missing ${missing.map((m) => `--${m}`).join(', ')}.`);
+  // The prompts are loaded only when something is asked.
+  const { input, select } = missing.length > 0 ? await import('@inquirer/prompts') : ({} as typeof import('@inquirer/prompts'));
   return {
     name: options.name ?? (await input({ message: 'Account name', required: true })),
     description: options.description,

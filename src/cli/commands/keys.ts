@@ -1,6 +1,5 @@
 // `ledger keys create|list|revoke` for a tenant, without going through HTTP.
 import type { Command } from 'commander';
-import { checkbox } from '@inquirer/prompts';
 import { action, bold, cliActor, interactive, parseList, printJson, printTable, withLedger } from '../common.js';
 import { createApiKeyBody } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
@@ -11,6 +10,7 @@ import { uuidSchema } from '../../core/schemas.js';
 async function chooseScopes(given: string | undefined): Promise<string[]> {
   if (given !== undefined) return parseList(given);
   if (!interactive()) throw invalid('--scopes is required (for example --scopes ACCOUNTS_READ,TRANSACTIONS_WRITE).');
+  const { checkbox } = await import('@inquirer/prompts');
   return checkbox({ message: 'Scopes for the new key', choices: scopes.map((s) => ({ value: s, name: s })), required: true });
 }
 

@@ -1,8 +1,8 @@
 // `ledger serve`: the whole /api/v1 server until SIGINT or SIGTERM.
 import type { Command } from 'commander';
 import { action, dbOption, dbPoolOption } from '../common.js';
-import { startServer, untilSignal } from '../../server/serve.js';
-import { WORKER_NAMES, type WorkerName } from '../../workers/index.js';
+import { untilSignal } from '../signals.js';
+import { WORKER_NAMES, type WorkerName } from '../../workers/names.js';
 import { invalid } from '../../core/errors.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
@@ -158,6 +158,8 @@ export function registerServe(program: Command): void {
     );
   addChainOptions(addWebhookOptions(serve)).action(
       action(async (options: ServeFlags & WebhookFlags & ChainFlags, command: Command) => {
+        // Loaded when it runs: the other commands never load the server.
+        const { startServer } = await import('../../server/serve.js');
         const running = await startServer({
           db: dbOption(command),
           dbPoolSize: dbPoolOption(command),

@@ -1,19 +1,19 @@
 // `ledger watch`: the chain watchers alone, beside a server on the same database; `ledger watch status`: how far each got.
 import type { Command } from 'commander';
 import { action, openCommandLedger, printJson, printTable, withLedger } from '../common.js';
-import { untilSignal } from '../../server/serve.js';
-import { startWatchers } from '../../workers/index.js';
+import { untilSignal } from '../signals.js';
 import { addChainOptions, chainSettingsOf, type ChainFlags } from '../chainOptions.js';
 import { chains } from '../../core/money.js';
 import { invalid } from '../../core/errors.js';
 import { log } from './serve.js';
-import { solanaFinalizedSlot } from '../../workers/chains/solanaWatcher.js';
-import { evmHead } from '../../workers/chains/evmWatcher.js';
-import { tronSolidifiedHead } from '../../workers/chains/tronWatcher.js';
 import type { Chain } from '../../core/money.js';
 
 /** What `watch status` shows as each chain's head: the latest EVM block, the finalized Solana slot, the solidified TRON block. */
-const headOf: Record<Chain, (endpoint: string) => Promise<number>> = { EVM: evmHead, SOLANA: solanaFinalizedSlot, TRON: tronSolidifiedHead };
+const headOf: Record<Chain, (endpoint: string) => Promise<number>> = {
+  EVM: async (endpoint) => (await import('../../workers/chains/evmWatcher.js')).evmHead(endpoint),
+  SOLANA: async (endpoint) => (await import('../../workers/chains/solanaWatcher.js')).solanaFinalizedSlot(endpoint),
+  TRON: async (endpoint) => (await import('../../workers/chains/tronWatcher.js')).tronSolidifiedHead(endpoint),
+};
 
 export function registerWatch(program: Command): void {
   const watch = addChainOptions(
@@ -27,6 +27,7 @@ export function registerWatch(program: Command): void {
       const opened = await openCommandLedger(command);
       let watchers: Array<{ close(): Promise<void> }>;
       try {
+        const { startWatchers } = await import('../../workers/index.js');
         watchers = await startWatchers(opened.ledger, opened.leases, log, settings);
       } catch (error) {
         await opened.close();

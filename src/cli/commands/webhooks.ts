@@ -3,9 +3,7 @@ import type { Command } from 'commander';
 import { action, openCommandLedger, pagedListing, withLedger } from '../common.js';
 import { uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { WebhookSender } from '../../workers/webhooks/sender.js';
-import { untilSignal } from '../../server/serve.js';
-import { urlPolicyOf } from '../../workers/index.js';
+import { untilSignal } from '../signals.js';
 import { addWebhookOptions, webhookSettingsOf, type WebhookFlags } from '../webhookOptions.js';
 import { log } from './serve.js';
 
@@ -17,6 +15,8 @@ export function registerWebhooks(program: Command): void {
   ).action(
     action(async (options: WebhookFlags, command: Command) => {
       const opened = await openCommandLedger(command);
+      // Loaded when it runs, as the server is.
+      const { WebhookSender, urlPolicyOf } = await import('../../workers/index.js');
       const sender = new WebhookSender(opened.ledger, log, { leases: opened.leases, policy: urlPolicyOf(webhookSettingsOf(options)) });
       // The sender's own timer does not hold the process open (beside a server it need not); here it is all there is.
       const keepOpen = setInterval(() => {}, 60_000);

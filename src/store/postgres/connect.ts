@@ -11,6 +11,9 @@ import { DB_POOL_DEFAULT } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
 import type { WriterConnection } from './writerConnection.js';
+import { redactedUrl } from './url.js';
+
+export { redactedUrl };
 
 /** How long a request waits for a free connection (or for a new one to open) before it answers 503. */
 export const ACQUIRE_TIMEOUT_MS = 5_000;
@@ -22,16 +25,6 @@ const types = {
     oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the PostgreSQL URL given';
-  }
-}
 
 /** SQLSTATE classes that are conditions of the server or the network, not of the request. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '40'];
