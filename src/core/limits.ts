@@ -53,7 +53,7 @@ export const DB_POOL_MAX = 1000;
 export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 /** A write of this many rows or more is large: while small writes are being made, large ones get at most a share of the writer. */
 export const LARGE_WRITE_WEIGHT = 500;
-/** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+3) of it). */
+/** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+5) of it). */
 export const LARGE_WRITE_SHARE_FACTOR = 5;
 /**
  * Small writes committed this recently (or queued) mean the writer is contended. Small writes reach the writer after

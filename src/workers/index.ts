@@ -8,12 +8,9 @@ import { EventPruner } from './eventPruner.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
 import { startWatchers, type ChainSettings } from './chains/start.js';
-
-export { startWatchers, type ChainSettings };
-
 import { WORKER_NAMES, type WorkerName } from './names.js';
 
-export { WORKER_NAMES, type WorkerName, WebhookSender };
+export { startWatchers, type ChainSettings, WORKER_NAMES, type WorkerName, WebhookSender };
 
 /** Where webhooks may go and how they are sent. */
 export interface WebhookSettings {

@@ -22,12 +22,12 @@ async function askMissing(options: CreateOptions) {
   const missing = (['name', 'currency', 'type'] as const).filter((k) => options[k] === undefined);
   if (missing.length > 0 && !interactive()) throw invalid(`Missing ${missing.map((m) => `--${m}`).join(', ')}.`);
   // The prompts are loaded only when something is asked.
-  const { input, select } = missing.length > 0 ? await import('@inquirer/prompts') : ({} as typeof import('@inquirer/prompts'));
+  const ask = missing.length > 0 ? await import('@inquirer/prompts') : undefined;
   return {
-    name: options.name ?? (await input({ message: 'Account name', required: true })),
+    name: options.name ?? (await ask!.input({ message: 'Account name', required: true })),
     description: options.description,
-    currency: options.currency ?? (await select({ message: 'Currency', choices: fiatCurrencies.map((c) => ({ value: c })) })),
-    type: options.type ?? (await select({ message: 'Type', choices: accountTypes.map((t) => ({ value: t })) })),
+    currency: options.currency ?? (await ask!.select({ message: 'Currency', choices: fiatCurrencies.map((c) => ({ value: c })) })),
+    type: options.type ?? (await ask!.select({ message: 'Type', choices: accountTypes.map((t) => ({ value: t })) })),
   };
 }
 

@@ -13,8 +13,6 @@ import type { WriteBuffer } from './writeBuffer.js';
 import type { WriterConnection } from './writerConnection.js';
 import { redactedUrl } from './url.js';
 
-export { redactedUrl };
-
 /** How long a request waits for a free connection (or for a new one to open) before it answers 503. */
 export const ACQUIRE_TIMEOUT_MS = 5_000;
 
@@ -24,7 +22,6 @@ const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
-
 
 /** SQLSTATE classes that are conditions of the server or the network, not of the request. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58', '40'];

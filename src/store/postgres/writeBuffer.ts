@@ -82,9 +82,7 @@ export class WriteBuffer {
   private beginPending = false;
   /** Inside a command: where its statements start in `pending`, and whether it has a savepoint on the server. */
   private job: { start: number; savepoint: boolean } | undefined;
-  /** The batch sent while commands were still running (see release). */
-  private sentEarly: Promise<void> | undefined;
-  /** The last statement text sent in this transaction, settled when answered (the next waits for it). */
+  /** The last statement text sent in this transaction, settled when answered (the next, the COMMIT among them, waits for it). */
   private lastSent: Promise<void> | undefined;
   /** What broke a batch of this transaction: nothing more is sent but the ROLLBACK. */
   private failure: { error: unknown } | undefined;
@@ -215,7 +213,6 @@ export class WriteBuffer {
   /** A group's BEGIN and writer lock: they go with the group's first batch (its read-ahead, or its COMMIT). */
   begin(statements: string[]): void {
     this.pending = [...statements];
-    this.sentEarly = undefined;
     this.lastSent = undefined;
     this.job = undefined;
     this.failure = undefined;
@@ -237,7 +234,7 @@ export class WriteBuffer {
     this.job = undefined;
     if (this.failure) return;
     if (savepoint) this.pending.push(`RELEASE ${SAVEPOINT}`);
-    if (this.pending.length >= EARLY_SEND_STATEMENTS) this.sentEarly = this.send().then(noop, noop);
+    if (this.pending.length >= EARLY_SEND_STATEMENTS) void this.send().catch(noop);
   }
 
   /** A failed command: what it left unsent never reaches the server; what it sent rolls back to its savepoint. */
@@ -247,14 +244,13 @@ export class WriteBuffer {
     else this.pending.length = this.job.start;
   }
 
-  /** Sends what is pending with the COMMIT; throws what broke the transaction, if anything did. */
   /**
    * Sends what is pending with the COMMIT; throws what broke the transaction, if anything did. PostgreSQL answers a
    * COMMIT of a transaction that an error had already ended with ROLLBACK, and no error: that is a failure too.
    */
   async commit(): Promise<void> {
     if (!this.began) return void (this.pending = []);
-    await this.sentEarly;
+    // A batch sent early and still out goes first; if it fails, the COMMIT is never sent and its failure is thrown.
     if (this.failure) throw this.failure.error;
     this.pending.push('COMMIT');
     const results = await this.send();
