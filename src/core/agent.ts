@@ -42,8 +42,3 @@ export function inputFromJson(text: string): TransactionInput {
   return { metadata: parsed.metadata, lines: parsed.lines.map((l) => ({ ...l, amountMinor: BigInt(l.amountMinor) })) };
 }
 
-/** The exact reverse: every line on the other side. */
-export const reverseOf = (input: TransactionInput, transactionId: string): TransactionInput => ({
-  metadata: { reversesTransactionId: transactionId },
-  lines: input.lines.map((l) => ({ ...l, entryType: l.entryType === 'DEBIT' ? 'CREDIT' : 'DEBIT' })),
-});

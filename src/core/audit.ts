@@ -27,6 +27,7 @@ export const auditActions = [
   'CAPTURE_HOLD',
   'VOID_HOLD',
   'EXPIRE_HOLD',
+  'REVERSE_TRANSACTION',
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];
@@ -168,6 +169,7 @@ const NAMED_BY_ACTION: Record<AuditAction, ReadonlyArray<readonly [field: string
   CAPTURE_HOLD: [['holdId', 'hold'], ['transactionId', 'transaction']],
   VOID_HOLD: [['holdId', 'hold']],
   EXPIRE_HOLD: [['holdId', 'hold']],
+  REVERSE_TRANSACTION: [['transactionId', 'transaction'], ['reversesTransactionId', 'transaction']],
 };
 
 /** The records of the tenant an audit record names (`ledger db check`: each must exist). */

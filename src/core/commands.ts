@@ -14,6 +14,7 @@ import { recordTransfersCommand } from './usecases/chainWatch.js';
 import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './usecases/events.js';
 import { setAccountLimitsCommand } from './usecases/limits.js';
 import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
+import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './usecases/reversals.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 /** One write command and what group commit must know of it before it runs, from its arguments alone. */
@@ -53,6 +54,13 @@ export const commands = {
     weight: linesOf,
     scope: ofTenant,
     readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, key } }),
+  }),
+  // The mirror of the original: as many lines.
+  reverseTransaction: command({
+    run: reverseTransactionCommand,
+    weight: linesOf,
+    scope: ofTenant,
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: REVERSE_TRANSACTION_ENDPOINT, key } }),
   }),
   registerSettlement: command({
     run: registerSettlementCommand,

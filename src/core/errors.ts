@@ -20,6 +20,8 @@ export const errorCodes = [
   'BALANCE_LIMIT_EXCEEDED',
   'HOLD_AMOUNT_EXCEEDED',
   'HOLD_EXPIRED',
+  'ALREADY_REVERSED',
+  'NOT_REVERSIBLE',
   'CONFLICT',
   'EVENT_PRUNED',
   'UNAVAILABLE',
@@ -55,6 +57,13 @@ export class LedgerError extends Error {
     this.retryAfterSeconds = options?.retryAfterSeconds;
     this.closeConnection = options?.closeConnection ?? false;
   }
+}
+
+/** The JSON error body every client sees (contract, Errors): message, code, the error's own fields, and details. */
+export function errorBody(error: LedgerError): Record<string, unknown> {
+  const body: Record<string, unknown> = { message: error.message, code: error.code, ...error.extra };
+  if (error.details) body.details = error.details;
+  return body;
 }
 
 export const invalid = (message: string, details?: ErrorDetail[]) =>

@@ -9,6 +9,9 @@ export interface StoredResponse {
   body: string;
 }
 
+/** A map's entries in key order: what makes two maps of the same content one request. */
+export const sortedEntries = (map: Record<string, string>): Array<[string, string]> => Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 export const requestHash = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('hex');
 
 const reused = () =>

@@ -15,6 +15,7 @@ import * as events from './usecases/events.js';
 import * as limits from './usecases/limits.js';
 import { AgentService } from './usecases/agents.js';
 import { HoldService } from './usecases/holds.js';
+import { ReversalService } from './usecases/reversals.js';
 
 export class Ledger {
   readonly store: Store;
@@ -23,6 +24,7 @@ export class Ledger {
   readonly settlements: SettlementService;
   readonly agents: AgentService;
   readonly holds: HoldService;
+  readonly reversals: ReversalService;
 
   private constructor(readonly deps: Deps) {
     this.store = deps.store;
@@ -31,6 +33,7 @@ export class Ledger {
     this.settlements = new SettlementService(this.deps);
     this.agents = new AgentService(this.deps);
     this.holds = new HoldService(this.deps);
+    this.reversals = new ReversalService(this.deps);
   }
 
   /** Reads the database's secrets (cursor signing, key hashing), creating them on first use. */

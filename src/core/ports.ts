@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, Token } from './money.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
@@ -110,12 +110,15 @@ export interface ReadStore {
   ): Promise<EntryViewPage>;
   /** Entries of the account in one asset within [from, to], oldest first. */
   entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]>;
-  transaction(tenantId: string, transactionId: string): Promise<TransactionRecord | undefined>;
+  /** A transaction with its reversal links. */
+  transaction(tenantId: string, transactionId: string): Promise<LinkedTransaction | undefined>;
+  /** What reversed the transaction, and what it reverses (null where nothing). */
+  reversalLinks(tenantId: string, transactionId: string): Promise<ReversalLinks>;
   /** Whether the tenant has this transaction (its document is not read). */
   hasTransaction(tenantId: string, transactionId: string): Promise<boolean>;
   /** The transaction's on-chain entries in line order, from the columns (no document is parsed). */
   onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]>;
-  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord>;
+  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction>;
   idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined>;
   /**
    * The last commit time: of the given tenants (the latest of them), or of the whole database. Every write appends an
@@ -232,6 +235,8 @@ export interface WriteTx extends ReadStore {
   accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
   insertEntry(entry: Omit<Entry, 'seq'>, view: string): Promise<void>;
+  /** Records that a transaction was reversed, and by which: the database refuses a second reversal of it. */
+  insertReversal(tenantId: string, link: { transactionId: string; reversalId: string; createdAt: string }): Promise<void>;
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void>;
   insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void>;
   lastAuditHash(tenantId: string): Promise<string | null>;

@@ -109,6 +109,10 @@ export const transaction = v.strictObject({
   metadata,
   lines: v.array(v.strictObject({ ...journalEntry.entries, accountId: uuid })),
   createdAt: instant,
+  reversesTransactionId: v.nullable(v.pipe(uuid, v.description('The transaction this one reverses; null unless it is a reversal'))),
+  reversedByTransactionId: v.nullable(
+    v.pipe(uuid, v.description('The transaction that reversed this one (a reversal, or an agent rollback); null until then, and always null in a transaction.committed event, which shows the transaction as committed')),
+  ),
 });
 
 export const transactionPosted = v.strictObject({ transactionId: uuid });
@@ -181,7 +185,10 @@ export const agentTransaction = v.strictObject({
   reversalTransactionId: v.nullable(uuid),
 });
 export const agentTransactionStatus = v.strictObject({ transactionId: uuid, status: v.picklist(agentStatuses) });
-export const agentRollback = v.strictObject({ transactionId: uuid, reversesTransactionId: uuid });
+/** A reversal posted: by POST /api/v1/transactions/{id}/reverse, or an agent transaction's rollback. */
+export const reversal = v.strictObject({ transactionId: v.pipe(uuid, v.description('The reversal')), reversesTransactionId: v.pipe(uuid, v.description('The transaction it reverses')) });
+/** The data of a transaction.reversed event. */
+export const transactionReversed = v.strictObject({ transactionId: v.pipe(uuid, v.description('The transaction reversed')), reversalTransactionId: v.pipe(uuid, v.description('The reversal')) });
 
 export const auditRecord = v.strictObject({
   id: uuid,
@@ -223,8 +230,8 @@ export const event = v.strictObject({
   type: v.picklist(eventTypes),
   createdAt: instant,
   data: v.pipe(
-    v.union([transaction, settlement, hold]),
-    v.description('The transaction with its lines (transaction.committed), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
+    v.union([transaction, transactionReversed, settlement, hold]),
+    v.description('The transaction with its lines (transaction.committed), the reversal link (transaction.reversed), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
   ),
 });
 
@@ -236,6 +243,8 @@ export const errorBody = v.object({
   // Every code the server answers with (core/errors.ts), so the document lists them.
   code: v.picklist(errorCodes),
   details: v.optional(v.array(v.strictObject({ path: v.string(), message: v.string() }))),
+  ruleId: v.optional(v.pipe(uuid, v.description('POLICY_VIOLATION: the rule that refused the request'))),
+  reversalTransactionId: v.optional(v.pipe(uuid, v.description('ALREADY_REVERSED: the transaction that reversed it'))),
 });
 
 /** Every response schema, by the name the document gives it (`#/components/schemas/<name>`). */
@@ -263,7 +272,7 @@ export const responseSchemas = {
   AgentTransaction: agentTransaction,
   AgentTransactionsPage: page(agentTransaction),
   AgentTransactionStatus: agentTransactionStatus,
-  AgentRollback: agentRollback,
+  Reversal: reversal,
   AuditRecord: auditRecord,
   AgentAuditPage: page(auditRecord),
   AccountLimits: accountLimits,

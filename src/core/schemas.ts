@@ -12,6 +12,7 @@ import { policyRuleTypes } from './policy.js';
 import { agentStatuses } from './agent.js';
 import { eventTypes, type EventType } from './webhook.js';
 import { holdStatuses } from './hold.js';
+import { REVERSES_KEY } from './reversal.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -90,6 +91,18 @@ export const postTransactionBody = v.strictObject({
   metadata: v.optional(metadataSchema),
 });
 export type PostTransactionBody = v.InferOutput<typeof postTransactionBody>;
+
+/** POST /api/v1/transactions/{id}/reverse: optional; the link to the original is the ledger's to set. */
+export const reverseTransactionBody = v.strictObject({
+  metadata: v.optional(
+    v.pipe(
+      metadataSchema,
+      v.check((m) => !Object.hasOwn(m, REVERSES_KEY), `must not have the key ${REVERSES_KEY}: the ledger sets it to the transaction reversed`),
+    ),
+  ),
+  description: v.optional(v.nullable(text(limits.REVERSAL_DESCRIPTION_LENGTH_MAX))),
+});
+export type ReverseTransactionBody = v.InferOutput<typeof reverseTransactionBody>;
 
 /** A balance limit: a signed decimal string within the asset's places (checked against the asset later), or null. */
 const limitAmount = v.nullable(

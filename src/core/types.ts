@@ -87,6 +87,17 @@ export interface TransactionRecord {
   createdAt: string;
 }
 
+/** How a transaction is linked to its reversal, read from the database with it: null where there is none. */
+export interface ReversalLinks {
+  /** The transaction this one reverses. */
+  reversesTransactionId: string | null;
+  /** The transaction that reversed this one (a reversal, or an agent transaction's rollback). */
+  reversedByTransactionId: string | null;
+}
+
+/** A transaction as read back: its record and its links. */
+export type LinkedTransaction = TransactionRecord & ReversalLinks;
+
 /** A page of the entries listing: each entry's JSON text as rendered at commit, and where the next page starts. */
 export interface EntryViewPage {
   views: string[];

@@ -87,7 +87,10 @@ function shapeOfSchema(schema: AnySchema): BodyShape {
   let shape: BodyShape;
   const [base, ...actions] = schema.pipe ?? [schema];
   const s = base!;
-  if (s.type === 'strict_object' || s.type === 'object') {
+  if (s !== schema && s.pipe) {
+    // A pipe that starts with a piped schema (metadata with a check of its own): that schema's shape, then these actions.
+    shape = shapeOfSchema(s);
+  } else if (s.type === 'strict_object' || s.type === 'object') {
     const fields = new Map(Object.entries(s.entries ?? {}).map(([key, field]) => [key, shapeOfSchema(field)] as const));
     shape = { kind: 'object', strict: s.type === 'strict_object', fields };
   } else if (s.type === 'array') {

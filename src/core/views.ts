@@ -1,7 +1,7 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset, type FiatCurrency, type Token } from './money.js';
 import { jsonNumber, toJsonText } from './json.js';
-import type { Account, ApiKey, Entry, LineInput } from './types.js';
+import type { Account, ApiKey, Entry, LineInput, ReversalLinks } from './types.js';
 import { normalBalanceOf } from './types.js';
 import type * as r from './responses.js';
 import type { Out } from './responses.js';
@@ -61,6 +61,13 @@ export const lineText = (head: string, createdAt: string, accountId: string): st
 /** The transaction as read back and sent in events: `{transactionId, metadata, lines, createdAt}`. */
 export const transactionText = (transactionId: string, metadata: Record<string, string>, lines: readonly string[], createdAt: string): string =>
   `{"transactionId":${JSON.stringify(transactionId)},"metadata":${toJsonText(metadata)},"lines":[${lines.join(',')}],"createdAt":${JSON.stringify(createdAt)}}`;
+
+/**
+ * A transaction as the API shows it: its stored document with its reversal links, which are read with it (they change
+ * after the document is written: a reversal comes later).
+ */
+export const linkedTransactionText = (document: string, links: ReversalLinks): string =>
+  `${document.slice(0, -1)},"reversesTransactionId":${JSON.stringify(links.reversesTransactionId)},"reversedByTransactionId":${JSON.stringify(links.reversedByTransactionId)}}`;
 
 export const apiKeyListView = (k: ApiKey): Out<typeof r.apiKey> => ({
   id: k.id,

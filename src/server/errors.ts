@@ -1,7 +1,7 @@
 // The one place where errors become HTTP: a status per code, and the JSON error body every client sees.
 import { HTTPError } from 'h3';
 import { respond } from './respond.js';
-import { LedgerError, type ErrorCode } from '../core/errors.js';
+import { errorBody, LedgerError, type ErrorCode } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
 import type { Logger } from '../core/ports.js';
 
@@ -28,6 +28,8 @@ export const statusByCode = {
   BALANCE_LIMIT_EXCEEDED: 422,
   HOLD_AMOUNT_EXCEEDED: 422,
   HOLD_EXPIRED: 409,
+  ALREADY_REVERSED: 409,
+  NOT_REVERSIBLE: 422,
   EVENT_PRUNED: 410,
   UNAVAILABLE: 503,
   INTERNAL: 500,
@@ -45,8 +47,7 @@ export function errorResponse(error: unknown, log: Logger): Response {
     log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     ledgerError = new LedgerError('INTERNAL', 'An internal error occurred; nothing was changed by this request.');
   }
-  const body: Record<string, unknown> = { message: ledgerError.message, code: ledgerError.code, ...ledgerError.extra };
-  if (ledgerError.details) body.details = ledgerError.details;
+  const body = errorBody(ledgerError);
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (ledgerError.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'Bearer';
   // The rest of an oversized body is never read (server/body.ts discards it, then closes).

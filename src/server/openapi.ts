@@ -75,7 +75,7 @@ function operation(route: Route) {
     ...(route.scope ? { security: [{ bearer: [] }], 'x-required-scope': route.scope } : { security: [] }),
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body), ...(example?.request ? { example: example.request } : {}) } } } }
+      ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: schemaOf(route.body), ...(example?.request ? { example: example.request } : {}) } } } }
       : {}),
     responses,
   };

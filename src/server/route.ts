@@ -83,6 +83,8 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   /** Query parameters that may be given more than once: their values arrive joined with commas (`type=a&type=b`). */
   queryLists?: readonly string[];
   body?: BS;
+  /** The body may be left out (no bytes, or only whitespace): it then reads as `{}`. */
+  bodyOptional?: boolean;
   headers?: Record<string, { schema: v.GenericSchema; required: boolean; description: string }>;
   /** The document's name for it, which client generators turn into a method name (createAccount, listEntries). */
   operationId: string;
@@ -161,7 +163,11 @@ export async function readRouteBody(route: Route, event: H3Event, settings: Serv
 }
 
 /** The body parsed within the schema's limits. */
-export const parseRouteBody = (route: Route, raw: Buffer | undefined): unknown => (raw === undefined ? undefined : parseBodyText(route.body, raw.toString('utf8')));
+export function parseRouteBody(route: Route, raw: Buffer | undefined): unknown {
+  if (raw === undefined) return undefined;
+  const text = raw.toString('utf8');
+  return parseBodyText(route.body, route.bodyOptional && text.trim() === '' ? '{}' : text);
+}
 
 /**
  * A large body (LARGE_BODY_BYTES or more) is parsed, checked and written in its turn (server/turns.ts), so that large

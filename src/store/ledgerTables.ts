@@ -15,6 +15,7 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'clearing_accounts', key: ['tenant_id'] },
   { table: 'transactions', key: ['seq'] },
   { table: 'entries', key: ['seq'] },
+  { table: 'transaction_reversals', key: ['tenant_id', 'transaction_id'] },
   { table: 'balances', key: ['tenant_id', 'account_id', 'asset'] },
   { table: 'idempotency', key: ['tenant_id', 'endpoint', 'key'] },
   { table: 'audit_log', key: ['seq'] },

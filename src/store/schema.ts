@@ -38,6 +38,14 @@ export interface TransactionsTable {
   created_at: string;
 }
 
+/** That a transaction was reversed, and by which (one reversal per transaction). */
+export interface TransactionReversalsTable {
+  tenant_id: string;
+  transaction_id: string;
+  reversal_id: string;
+  created_at: string;
+}
+
 export interface EntriesTable {
   seq: Generated<bigint>;
   tenant_id: string;
@@ -264,6 +272,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   accounts: AccountsTable;
   transactions: TransactionsTable;
+  transaction_reversals: TransactionReversalsTable;
   entries: EntriesTable;
   balances: BalancesTable;
   idempotency: IdempotencyTable;

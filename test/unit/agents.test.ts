@@ -194,8 +194,8 @@ describe('agent transactions and policy rules', () => {
     expect(audit).toMatchObject({ action: 'AGENTS_ROLLBACK', actorKeyId: approver.keyId });
     expect(audit.payload).toEqual({ transactionId: rolled.transactionId, reversesTransactionId: transactionId, sessionId: 'rb' });
     await expect(h.ledger.agents.rollback(h.tenantId, approver, transactionId)).rejects.toMatchObject({
-      code: 'CONFLICT',
-      message: `Agent transaction ${transactionId} was already rolled back by ${rolled.transactionId}.`,
+      code: 'ALREADY_REVERSED',
+      message: `Transaction ${transactionId} was already reversed by transaction ${rolled.transactionId}; a transaction is reversed once.`,
     });
   });
 

@@ -22,6 +22,7 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   revokeApiKey: { sized: false, args: () => ({ tenantId: 't', keyId: 'k', actor }) },
   createAccount: { sized: false, args: () => ({ tenantId: 't', body: { name: 'x', currency: 'USD', type: 'ASSET' }, actor }) as never },
   postTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },
+  reverseTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, transactionId: 'x', originalMetadata: {}, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },
   registerSettlement: { sized: false, args: () => ({ tenantId: 't', actor, input: {} as never, key: 'k', hash: 'h', ttlMs: 1 }) },
   cancelSettlement: { sized: false, args: () => ({ tenantId: 't', actor, settlementId: 's' }) },
   expireSettlements: { sized: true, args: (n) => ({ limit: n }) },
@@ -66,7 +67,7 @@ describe('command weights', () => {
   });
 
   it('a hold of 1000 lines weighs 1000 when it is captured, voided or expires, as a posting of 1000 lines does (not 1)', () => {
-    for (const name of ['captureHold', 'voidHold', 'expireHolds', 'createHold', 'postTransaction'] as const) {
+    for (const name of ['captureHold', 'voidHold', 'expireHolds', 'createHold', 'postTransaction', 'reverseTransaction'] as const) {
       expect(weight(name, 1000), name).toBe(1000);
       expect(weight(name, 1000), name).toBeGreaterThanOrEqual(LARGE_WRITE_WEIGHT);
     }

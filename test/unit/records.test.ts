@@ -2,7 +2,8 @@
 // command weights, dependencies, scopes and errors.
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../helpers/rows.js';
-import { agentTransactionView, inputFromJson, inputToJson, reverseOf, type AgentTransaction } from '../../src/core/agent.js';
+import { agentTransactionView, inputFromJson, inputToJson, type AgentTransaction } from '../../src/core/agent.js';
+import { reverseOf } from '../../src/core/reversal.js';
 import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, secretPrefixOf, signature, type OutboxEvent } from '../../src/core/webhook.js';
 import { CommitClock, systemClock, toIso } from '../../src/core/time.js';
 import { accountView, amountView, apiKeyCreatedView, apiKeyListView, entryText, entryViewHead, lineText, monetaryView, transactionText } from '../../src/core/views.js';
@@ -49,6 +50,14 @@ describe('agent records', () => {
         { ...chainLine, entryType: 'DEBIT' },
       ],
     });
+  });
+
+  it('a reversal with a note keeps its metadata beside the link, and its description replaces every line\'s', () => {
+    const reversed = reverseOf(input, 'tx1', { metadata: { ticket: 'T-1' }, description: 'wrong amount' });
+    expect(reversed.metadata).toEqual({ ticket: 'T-1', reversesTransactionId: 'tx1' });
+    expect(reversed.lines.map((l) => l.description)).toEqual(['wrong amount', 'wrong amount']);
+    // Without one (null or absent), each line keeps its own.
+    expect(reverseOf(input, 'tx1', { description: null }).lines.map((l) => l.description)).toEqual(input.lines.map((l) => l.description));
   });
 
   it('the view shows the lines as asked, description only when there is one', () => {
@@ -309,6 +318,7 @@ describe('commands and dependencies', () => {
         'revokeApiKey',
         'createAccount',
         'postTransaction',
+        'reverseTransaction',
         'registerSettlement',
         'cancelSettlement',
         'expireSettlements',

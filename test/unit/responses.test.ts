@@ -18,7 +18,7 @@ const fiat = { type: 'FIAT', amount, currency: 'USD', rail: 'PIX', bankReference
 const onchain = { type: 'ONCHAIN', amount, token: 'USDC', chainId: 'EVM', txHash: '0xabc', blockNumber: 7, walletAddress: 'w', tokenContract: 'c' };
 const entry = { entryId: ID, transactionId: OTHER, type: 'DEBIT', monetary: fiat, description: 'rent', createdAt: AT };
 const account = { id: ID, name: 'Cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT', createdAt: AT };
-const transaction = { transactionId: OTHER, metadata: { order: '1001' }, lines: [{ ...entry, accountId: ID }, { ...entry, type: 'CREDIT', monetary: onchain, accountId: OTHER }], createdAt: AT };
+const transaction = { transactionId: OTHER, metadata: { order: '1001' }, lines: [{ ...entry, accountId: ID }, { ...entry, type: 'CREDIT', monetary: onchain, accountId: OTHER }], createdAt: AT, reversesTransactionId: null, reversedByTransactionId: ID };
 const apiKey = { id: ID, prefix: 'sk_live_ab', scopes: ['ADMIN', 'ACCOUNTS_READ'], createdAt: AT, revokedAt: null };
 const settlement = {
   settlementId: ID,
@@ -98,7 +98,7 @@ const samples: Record<r.ResponseName, unknown> = {
   AgentTransaction: agentTransaction,
   AgentTransactionsPage: page(agentTransaction),
   AgentTransactionStatus: { transactionId: ID, status: 'POSTED' },
-  AgentRollback: { transactionId: ID, reversesTransactionId: OTHER },
+  Reversal: { transactionId: ID, reversesTransactionId: OTHER },
   AuditRecord: auditRecord,
   AgentAuditPage: page({ ...auditRecord, type: 'AGENT', prevHash: HASH }),
   AccountLimits: { accountId: ID, limits: [{ asset: 'USDC', min: '0', max: null }] },

@@ -11,7 +11,9 @@ import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } fr
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
-import { agentTransactionView, reverseOf, type AgentStatus, type AgentTransaction } from '../agent.js';
+import { agentTransactionView, type AgentStatus, type AgentTransaction } from '../agent.js';
+import { reverseOf } from '../reversal.js';
+import { alreadyReversed, linkReversal } from './reversals.js';
 import { RawJson } from '../json.js';
 import { toIso } from '../time.js';
 import { AGENT_HOUR_MS } from '../limits.js';
@@ -138,7 +140,9 @@ export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: {
   const { ids, commitClock, tx } = ctx;
   const { tenantId, actor, id } = args;
   const record = await requireRecord(ctx, tenantId, id);
-  if (record.status === 'ROLLED_BACK') throw new LedgerError('CONFLICT', `Agent transaction ${id} was already rolled back by ${record.reversalTransactionId}.`);
+  // One reversal per transaction, whatever made it (a rollback, or the reverse endpoint): the record of it says.
+  const { reversedByTransactionId } = await tx.reversalLinks(tenantId, id);
+  if (reversedByTransactionId !== null) throw alreadyReversed(id, reversedByTransactionId);
   if (record.status !== 'POSTED') throw new LedgerError('CONFLICT', `Agent transaction ${id} is ${record.status}; only a POSTED one can be rolled back.`);
   const at = commitClock.next();
   const reversalId = ids.next();
@@ -159,6 +163,7 @@ export async function rollbackAgentTransactionCommand(ctx: WriteContext, args: {
     audit: { action: 'AGENTS_ROLLBACK', payload: { transactionId: reversalId, reversesTransactionId: id, sessionId: record.sessionId } },
     matchSettlements: false,
   });
+  await linkReversal(ctx, { tenantId, transactionId: id, reversalId, createdAt: at });
   return { transactionId: reversalId, reversesTransactionId: id };
 }
 

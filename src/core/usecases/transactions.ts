@@ -6,9 +6,9 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostTransactionBody } from '../schemas.js';
 import { NO_PENDING, type Account, type BalanceState, type Entry, type TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
-import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
-import { entryText, entryViewHead, lineText, transactionText } from '../views.js';
+import { entryText, entryViewHead, linkedTransactionText, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
@@ -23,7 +23,7 @@ export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 /** What makes two requests the same request: amounts compare by value ("2.5" and 2.50 are equal), metadata by content. */
 export const fingerprint = (input: TransactionInput): string =>
   JSON.stringify([
-    Object.entries(input.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    sortedEntries(input.metadata),
     input.lines.map((l) => [l.accountId, l.entryType, l.asset, l.amountMinor.toString(), l.description, l.details]),
   ]);
 
@@ -188,7 +188,7 @@ export class TransactionService {
   async get(tenantId: string, transactionId: string) {
     const record = await this.deps.store.transaction(tenantId, transactionId);
     if (!record) throw notFound(`Transaction ${transactionId}`);
-    return new RawJson(record.document);
+    return new RawJson(linkedTransactionText(record.document, record));
   }
 
   list(tenantId: string, query: PageQuery) {
@@ -198,7 +198,7 @@ export class TransactionService {
       new CursorScope(`transactions:${tenantId}`),
       query,
       (before, limit) => store.transactionsPage(tenantId, before, limit),
-      (t) => new RawJson(t.document),
+      (t) => new RawJson(linkedTransactionText(t.document, t)),
     );
   }
 }

@@ -62,7 +62,7 @@ export const agentRoutes = [
     summary: 'Post the exact reverse of a POSTED agent transaction, once',
     operationId: 'rollbackAgentTransaction',
     scope: 'AGENTS_ROLLBACK',
-    responses: { 201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'AgentRollback' }, ...auth, 404: 'Not found', 409: 'Already rolled back, or not POSTED' },
+    responses: { 201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'Reversal' }, ...auth, 404: 'Not found', 409: 'Already rolled back, or not POSTED' },
     handle: async ({ ledger, principal, actor, params }) => ({
       status: 201,
       body: await ledger.agents.rollback(principal.tenantId, asAgent(actor), params.transactionId!),

@@ -1,5 +1,5 @@
 // Posting and reading transactions.
-import { pageQuery, postTransactionBody } from '../../core/schemas.js';
+import { pageQuery, postTransactionBody, reverseTransactionBody } from '../../core/schemas.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 export const transactionRoutes = [
@@ -24,6 +24,32 @@ export const transactionRoutes = [
     handle: async ({ ledger, principal, actor, body, header }) => {
       const key = idempotencyKeyOf(header);
       const stored = await ledger.transactions.post(principal.tenantId, actor, key, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/transactions/:transactionId/reverse',
+    summary: 'Reverse a posted transaction: post its exact mirror (every line on the other side), once, linked both ways',
+    operationId: 'reverseTransaction',
+    scope: 'TRANSACTIONS_WRITE',
+    body: reverseTransactionBody,
+    bodyOptional: true,
+    headers: {
+      'Idempotency-Key': IDEMPOTENCY_KEY_HEADER,
+    },
+    responses: {
+      201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'Reversal' },
+      400: 'Missing or invalid Idempotency-Key, malformed body, or metadata that names reversesTransactionId',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      404: 'Not found',
+      409: 'Already reversed (ALREADY_REVERSED, with reversalTransactionId), or a request with the same Idempotency-Key is in progress',
+      422: 'Not reversible (NOT_REVERSIBLE: a reversal, an agent transaction, a chain watcher\'s posting, or one that settled a settlement), a balance limit the reversal would pass, or key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, params, body, header }) => {
+      const key = idempotencyKeyOf(header);
+      const stored = await ledger.reversals.reverse(principal.tenantId, actor, params.transactionId!, key, body);
       return { status: stored.status, raw: stored.body };
     },
   }),

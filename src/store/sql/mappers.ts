@@ -2,11 +2,12 @@
 // Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
 import type { Hold, HoldStatus } from '../../core/hold.js';
 import type { Selectable } from 'kysely';
-import type { Account, ApiKey, Entry, TransactionRecord } from '../../core/types.js';
+import type { Account, ApiKey, Entry, LinkedTransaction } from '../../core/types.js';
 import type { StoredAuditRecord } from '../../core/ports.js';
 import type { Settlement } from '../../core/settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
 import type { PolicyRule } from '../../core/policy.js';
+import { linkedTransactionText } from '../../core/views.js';
 import { inputFromJson, type AgentStatus, type AgentTransaction } from '../../core/agent.js';
 import type { Asset } from '../../core/money.js';
 import type { Scope } from '../../core/scopes.js';
@@ -51,12 +52,14 @@ export const toEntry = (r: Row<Database['entries']>): Entry => ({
   balanceAfterMinor: BigInt(r.balance_after),
 });
 
-export const toTransaction = (r: Row<Database['transactions']>): TransactionRecord => ({
+export const toTransaction = (r: Row<Database['transactions']> & { reverses_id: string | null; reversed_by_id: string | null }): LinkedTransaction => ({
   id: r.id,
   tenantId: r.tenant_id,
   seq: Number(r.seq),
   document: r.document,
   createdAt: r.created_at,
+  reversesTransactionId: r.reverses_id,
+  reversedByTransactionId: r.reversed_by_id,
 });
 
 export const toSettlement = (r: Row<Database['settlements']>): Settlement => ({
@@ -102,12 +105,16 @@ export const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({
   updatedAt: r.updated_at,
 });
 
-export const toOutboxEvent = (r: Omit<Row<Database['outbox']>, 'transaction_id'>): OutboxEvent => ({
+/**
+ * An event as read with its body. A `transaction.committed` event shows the transaction as committed: what it reverses,
+ * and nothing reversing it yet (a later reversal has its own event, `transaction.reversed`).
+ */
+export const toOutboxEvent = (r: Omit<Row<Database['outbox']>, 'transaction_id'> & { reverses_id: string | null }): OutboxEvent => ({
   seq: Number(r.seq),
   id: r.id,
   tenantId: r.tenant_id,
   type: r.type,
-  payload: r.payload,
+  payload: r.type === 'transaction.committed' ? linkedTransactionText(r.payload, { reversesTransactionId: r.reverses_id, reversedByTransactionId: null }) : r.payload,
   createdAt: r.created_at,
 });
 

@@ -1,5 +1,5 @@
 // The SQL store's transactions and idempotency records.
-import type { TransactionRecord } from '../../../core/types.js';
+import type { LinkedTransaction, ReversalLinks, TransactionRecord } from '../../../core/types.js';
 import type { Rows, StoredIdempotency } from '../../../core/ports.js';
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
@@ -9,17 +9,28 @@ export const transactionsPart = part({
     return (await this.s.hasTransaction.get({ tenantId, transactionId })) !== undefined;
   },
 
-  async transaction(tenantId: string, transactionId: string): Promise<TransactionRecord | undefined> {
+  async transaction(tenantId: string, transactionId: string): Promise<LinkedTransaction | undefined> {
     const r = await this.s.transaction.get({ tenantId, transactionId });
     return r && m.toTransaction(r);
   },
 
-  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<TransactionRecord> {
+  transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction> {
     return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), m.toTransaction);
   },
 
   async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
     await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
+  },
+
+  async reversalLinks(tenantId: string, transactionId: string): Promise<ReversalLinks> {
+    // One after the other: a write transaction's connection takes one statement at a time.
+    const reversedBy = await this.s.reversedBy.get({ tenantId, transactionId });
+    const reverses = await this.s.reverses.get({ tenantId, transactionId });
+    return { reversesTransactionId: reverses?.transaction_id ?? null, reversedByTransactionId: reversedBy?.reversal_id ?? null };
+  },
+
+  async insertReversal(tenantId: string, link: { transactionId: string; reversalId: string; createdAt: string }): Promise<void> {
+    await this.s.insertReversal.run({ tenantId, ...link });
   },
 
   /** Held in the open write transaction once read ahead or written there. */
