@@ -7,8 +7,9 @@ import { openLedger } from './open.js';
 import { rowsOf, type Table } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../core/audit.js';
+import { checkReversals, type Tallied } from './checkReversals.js';
 
-export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'audit resources', 'settlements'] as const;
+export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 /** What each check counts as checked. */
@@ -17,6 +18,7 @@ export const CHECKED: Record<CheckKind, string> = {
   balances: 'kept balances',
   'running balances': 'entries',
   transactions: 'transactions',
+  reversals: 'reversals',
   'audit chains': 'audit records',
   'audit resources': 'records named',
   settlements: 'settlements',
@@ -37,7 +39,7 @@ export interface CheckReport {
   results: CheckResult[];
 }
 
-class Tally {
+class Tally implements Tallied {
   checked = 0;
   problems = 0;
   first: string | null = null;
@@ -320,6 +322,7 @@ export async function checkLedger(db: string): Promise<CheckReport> {
     tenants = (await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute()).map((t) => t.id);
     const groups = await checkEntries(handle.kysely, tallies.balances, tallies['running balances'], tallies.transactions);
     await checkTransactionsHaveEntries(handle.kysely, groups, tallies.transactions);
+    await checkReversals(handle.kysely, tallies.reversals);
     await checkTenantsHaveChains(handle.kysely, tallies['audit chains']);
     await checkAuditResources(handle.kysely, tallies['audit resources']);
     await checkSettlements(handle.kysely, tallies.settlements);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
+import { randomUUID } from 'node:crypto';
 
 interface CheckReport {
   ok: boolean;
@@ -47,7 +48,7 @@ describe('ledger db check', () => {
     const { code, report, of } = await check();
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'running balances', 'transactions', 'audit chains', 'audit resources', 'settlements']);
+    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements']);
     expect(report.results.every((r) => r.problems === 0 && r.first === null)).toBe(true);
     expect(of('running balances').checked).toBe(12);
     expect(of('transactions').checked).toBe(6);
@@ -163,5 +164,62 @@ describe('ledger db check finds missing parts', () => {
     const table = await cli(['--db', t.dbPath, 'db', 'check']);
     expect(table.code).toBe(1);
     expect(table.stdout).toContain('FAILED');
+  });
+});
+
+describe('ledger db check, reversals', () => {
+  let t: TestServer;
+  let c: Client;
+  const check = async () => {
+    const res = await cli(['--db', t.dbPath, 'db', 'check', '--json']);
+    const report = JSON.parse(res.stdout) as CheckReport;
+    return { code: res.code, report, of: (kind: string) => report.results.find((r) => r.kind === kind)! };
+  };
+  const reverse = async (id: string) => {
+    const res = await c.post(`/api/v1/transactions/${id}/reverse`, {}, { 'idempotency-key': randomUUID() });
+    expect(res.status, res.text).toBe(201);
+    return res.body.transactionId as string;
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    c = client(t.url, t.tenant.apiKey.rawKey);
+  });
+  afterAll(async () => t?.stop());
+
+  it('every reversal mirrors its original; a damaged mirror and a link to another tenant\'s transaction are named', async () => {
+    const cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
+    const revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
+    const ids: string[] = [];
+    for (const amount of ['3.00', '4.00']) ids.push((await post(c, [fiat(cash, 'DEBIT', amount), fiat(revenue, 'CREDIT', amount)])).body.transactionId);
+    const reversals = [await reverse(ids[0]!), await reverse(ids[1]!)];
+    let run = await check();
+    expect(run.code).toBe(0);
+    expect(run.of('reversals')).toEqual({ kind: 'reversals', checked: 2, problems: 0, first: null });
+
+    // The first reversal's first line edited by hand: it no longer moves what the original moved.
+    expect((await sqlOn(t.dbPath, `update transactions set document = replace(document, '"amount":3', '"amount":5') where id = ?`, [reversals[0]])).changes).toBe(1);
+    run = await check();
+    expect(run.code).toBe(1);
+    expect(run.of('reversals').problems).toBe(1);
+    expect(run.of('reversals').first).toBe(
+      `the reversal of transaction ${ids[0]} of tenant ${t.tenant.tenantId} by transaction ${reversals[0]} does not mirror it: line 0 moves {"type":"FIAT","amount":5,"currency":"USD","rail":"ACH","bankReference":null}; the original's moves {"type":"FIAT","amount":3,"currency":"USD","rail":"ACH","bankReference":null}`,
+    );
+
+    // Mended; then a link whose reversal is another tenant's transaction.
+    await sqlOn(t.dbPath, `update transactions set document = replace(document, '"amount":5', '"amount":3') where id = ?`, [reversals[0]]);
+    expect((await check()).code).toBe(0);
+    const beta = await createTenant(t.dbPath, 'Beta');
+    const betaClient = client(t.url, beta.apiKey.rawKey);
+    const betaCash = await makeAccount(betaClient, { name: 'cash', type: 'ASSET' });
+    const betaRevenue = await makeAccount(betaClient, { name: 'revenue', type: 'REVENUE' });
+    const foreign = (await post(betaClient, [fiat(betaCash, 'DEBIT', '1.00'), fiat(betaRevenue, 'CREDIT', '1.00')])).body.transactionId as string;
+    expect((await sqlOn(t.dbPath, 'update transaction_reversals set reversal_id = ? where reversal_id = ?', [foreign, reversals[1]])).changes).toBe(1);
+    run = await check();
+    expect(run.of('reversals').problems).toBe(1);
+    expect(run.of('reversals').first).toBe(`the reversal of transaction ${ids[1]} of tenant ${t.tenant.tenantId} by transaction ${foreign}: transaction ${foreign} is not a transaction of the tenant`);
+    const table = await cli(['--db', t.dbPath, 'db', 'check']);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain(`transaction ${foreign} is not a transaction of the tenant`);
   });
 });

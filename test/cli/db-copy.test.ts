@@ -70,6 +70,10 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
     const agent = client(running.url, agentKey.body.rawKey);
     const executed = await agent.post('/api/v1/agent/transactions', { lines: [fiat(cash, 'DEBIT', '5.00'), fiat(deposits, 'CREDIT', '5.00')] }, { 'idempotency-key': 'agent-1', 'x-agent-session-id': 'session-1' });
     expect(executed.status, executed.text).toBe(201);
+    // A posting reversed: the link between the two is copied (the newest two transactions, on the page compared below).
+    const mistaken = await post(c, [fiat(cash, 'DEBIT', '8.00'), fiat(deposits, 'CREDIT', '8.00')]);
+    const reversed = await c.post(`/api/v1/transactions/${mistaken.body.transactionId}/reverse`, {}, { 'idempotency-key': 'reverse-1' });
+    expect(reversed.status, reversed.text).toBe(201);
 
     // A PENDING hold (what it reserves is on the balance rows), a limit, and the first event pruned.
     expect((await c.request('PUT', `/api/v1/accounts/${cash}/limits`, { body: { limits: [{ asset: 'USD', min: '-1000' }] } })).status).toBe(200);
@@ -82,6 +86,7 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
 
     const page = await c.get('/api/v1/transactions?limit=2');
     expect(page.body.nextCursor).toEqual(expect.any(String));
+    expect(page.body.items[0].reversesTransactionId).toBe(mistaken.body.transactionId);
     firstPage = page.body;
     secondPage = (await c.get(`/api/v1/transactions?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor)}`)).body;
     accountsBefore = (await c.get('/api/v1/accounts')).body;
@@ -100,7 +105,7 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
     expect(copied.code, copied.stderr).toBe(0);
     const report = JSON.parse(copied.stdout) as { tables: Array<{ table: string; rows: number }>; tenantsVerified: number; auditRecordsVerified: number; balancesVerified: number };
     const rows = Object.fromEntries(report.tables.map((t) => [t.table, t.rows]));
-    for (const table of ['tenants', 'api_keys', 'accounts', 'transactions', 'entries', 'balances', 'idempotency', 'audit_log', 'outbox', 'instance_secrets', 'settlements', 'reconciliation_results', 'webhooks', 'webhook_deliveries', 'policy_rules', 'agent_transactions', 'chain_checkpoints', 'chain_transfers', 'onchain_lines', 'holds', 'hold_accounts', 'event_retention']) {
+    for (const table of ['tenants', 'api_keys', 'accounts', 'transactions', 'entries', 'balances', 'idempotency', 'audit_log', 'outbox', 'instance_secrets', 'settlements', 'reconciliation_results', 'webhooks', 'webhook_deliveries', 'policy_rules', 'agent_transactions', 'transaction_reversals', 'chain_checkpoints', 'chain_transfers', 'onchain_lines', 'holds', 'hold_accounts', 'event_retention']) {
       expect(rows[table], table).toBeGreaterThan(0);
     }
     expect(report.tenantsVerified).toBe(1);
@@ -121,6 +126,8 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
     const expected = secondPage as { items: unknown[]; nextCursor: string | null };
     expect(next.body.items).toEqual(expected.items);
     expect(typeof next.body.nextCursor).toBe(typeof expected.nextCursor);
+    // The newest page, a reversal and what it reverses, linked both ways.
+    expect((await c.get('/api/v1/transactions?limit=2')).body.items).toEqual(firstPage.items);
     // New writes continue the copied sequences.
     const cash = (accountsBefore as { items: Array<{ id: string; name: string }> }).items.find((a) => a.name === 'cash')!.id;
     const deposits = (accountsBefore as { items: Array<{ id: string; name: string }> }).items.find((a) => a.name === 'deposits')!.id;

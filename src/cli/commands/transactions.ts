@@ -1,13 +1,18 @@
-// `ledger transactions get`: one transaction with its lines, as `GET /api/v1/transactions/{id}` answers it.
+// `ledger transactions`: one transaction with its lines, as `GET /api/v1/transactions/{id}` answers it, and its
+// reversal, as `POST /api/v1/transactions/{id}/reverse` makes it (actor `cli`), straight on the database.
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { action, bold, printJson, printTable, withLedger } from '../common.js';
-import { uuidSchema } from '../../core/schemas.js';
+import { action, bold, cliActor, printJson, printTable, withLedger } from '../common.js';
+import { reverseTransactionBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
+import { errorBody, invalid, LedgerError } from '../../core/errors.js';
 
 interface TransactionDocument {
   transactionId: string;
   createdAt: string;
   metadata: Record<string, string>;
+  reversesTransactionId: string | null;
+  reversedByTransactionId: string | null;
   /** Each line as the entries listing shows it, with its account (core/views.ts, lineText). */
   lines: Array<{
     accountId: string;
@@ -17,8 +22,42 @@ interface TransactionDocument {
   }>;
 }
 
+/** A transaction for people: its id and time, its links, its metadata, and a table of its lines. */
+function printTransaction(text: string): void {
+  const t = JSON.parse(text) as TransactionDocument;
+  process.stdout.write(`Transaction ${bold(t.transactionId)}, ${t.createdAt}\n`);
+  if (t.reversesTransactionId) process.stdout.write(`  reverses ${t.reversesTransactionId}\n`);
+  if (t.reversedByTransactionId) process.stdout.write(`  reversed by ${t.reversedByTransactionId}\n`);
+  for (const [key, value] of Object.entries(t.metadata)) process.stdout.write(`  ${key}: ${value}\n`);
+  printTable(
+    ['account', 'entry', 'amount', 'asset', 'rail or chain', 'description'],
+    t.lines.map((line) => {
+      const m = line.monetary;
+      return [line.accountId, line.type, String(m.amount), m.currency ?? m.token ?? null, m.rail ?? m.chainId ?? null, line.description ?? null];
+    }),
+  );
+}
+
+/** `--metadata key=value` pairs into a map (the first `=` splits; a value may hold more). */
+function metadataOf(pairs: readonly string[]): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw invalid(`Invalid option: --metadata ${JSON.stringify(pair)} must be key=value.`, [{ path: 'metadata', message: 'must be key=value' }]);
+    metadata[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return metadata;
+}
+
+interface ReverseOptions {
+  tenant: string;
+  description?: string;
+  metadata: string[];
+  json?: boolean;
+}
+
 export function registerTransactions(program: Command): void {
-  const transactions = program.command('transactions').description("read a tenant's transactions");
+  const transactions = program.command('transactions').description("read a tenant's transactions, and reverse one");
   transactions
     .command('get')
     .description('show a transaction with its lines')
@@ -34,16 +73,45 @@ export function registerTransactions(program: Command): void {
           return ledger.transactions.get(tenantId, id);
         });
         if (options.json) return printJson(document);
-        const t = JSON.parse(document.text) as TransactionDocument;
-        process.stdout.write(`Transaction ${bold(t.transactionId)}, ${t.createdAt}\n`);
-        for (const [key, value] of Object.entries(t.metadata)) process.stdout.write(`  ${key}: ${value}\n`);
-        printTable(
-          ['account', 'entry', 'amount', 'asset', 'rail or chain', 'description'],
-          t.lines.map((line) => {
-            const m = line.monetary;
-            return [line.accountId, line.type, String(m.amount), m.currency ?? m.token ?? null, m.rail ?? m.chainId ?? null, line.description ?? null];
-          }),
+        printTransaction(document.text);
+      }),
+    );
+
+  transactions
+    .command('reverse')
+    .description('post the exact mirror of a transaction (every line on the other side), once, linked both ways')
+    .argument('<transactionId>', 'transaction id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--description <text>', "every reversing line's description (default: each keeps the original line's)")
+    .option('--metadata <key=value>', 'metadata of the reversal (repeatable)', (pair: string, pairs: string[]) => [...pairs, pair], [])
+    .option('--json', 'print the HTTP answer\'s body: the reversal, or the refusal (exit 1)')
+    .action(
+      action(async (transactionId: string, options: ReverseOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, transactionId, 'transactionId');
+        const body = parseWith(
+          reverseTransactionBody,
+          { ...(options.metadata.length > 0 ? { metadata: metadataOf(options.metadata) } : {}), ...(options.description !== undefined ? { description: options.description } : {}) },
+          'options',
         );
+        const answer = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          try {
+            const stored = await ledger.reversals.reverse(tenantId, cliActor, id, randomUUID(), body);
+            const reversal = JSON.parse(stored.body) as { transactionId: string };
+            return { stored, reversal: await ledger.transactions.get(tenantId, reversal.transactionId) };
+          } catch (error) {
+            // A refusal, as the endpoint answers it: its body on stdout, and exit 1.
+            if (!options.json || !(error instanceof LedgerError) || error.code === 'VALIDATION_FAILED') throw error;
+            printJson(errorBody(error));
+            process.exitCode = 1;
+            return undefined;
+          }
+        });
+        if (!answer) return;
+        if (options.json) return void process.stdout.write(`${answer.stored.body}\n`);
+        process.stdout.write(`Transaction ${id} reversed.\n`);
+        printTransaction(answer.reversal.text);
       }),
     );
 }
