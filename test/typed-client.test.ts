@@ -50,6 +50,10 @@ describe('a client generated from the OpenAPI document', () => {
     expect(r.transactionId).toMatch(UUID);
     expect(r.order).toBe('A-1');
     expect(r.lineAmounts).toEqual([12.5, 12.5]);
+    expect(r.reversalId).toMatch(UUID);
+    expect(r.reverses).toBe(r.transactionId);
+    expect(r.reversedBy).toBe(r.reversalId);
+    expect(r.reversesOfOriginal).toBeNull();
     expect(r.balance).toBe(12.5);
     expect(r.entryTypes).toEqual(['DEBIT']);
     expect(r.closingBalance).toBe(12.5);

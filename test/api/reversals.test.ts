@@ -1,6 +1,9 @@
 // Correcting a posting (issue 30): POST /api/v1/transactions/{id}/reverse posts the exact mirror, once, linked both
 // ways; what cannot be reversed says why; limits apply and a refusal changes nothing; audit and events tell it.
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { expectError, expectValidation, UUID } from '../helpers/expect.js';
@@ -275,5 +278,32 @@ describe('reversing a posted transaction', () => {
     const wallet = await funded('1.00');
     const id = await posted([fiat(wallet, 'DEBIT', '1.00'), fiat(funding, 'CREDIT', '1.00')]);
     expectError(await reader.c.request('POST', `/api/v1/transactions/${id}/reverse`, { body: {}, headers: { 'idempotency-key': 'k' } }), 403, 'FORBIDDEN');
+  });
+});
+
+describe("the README's correction", () => {
+  it('runs as written: the reversal, then the original naming it', async () => {
+    const block = /<!-- correcting:begin -->\s*```sh\n([\s\S]*?)```\s*<!-- correcting:end -->/.exec(readFileSync('README.md', 'utf8'));
+    expect(block, 'README has the correction block').not.toBeNull();
+    const t = await startTestServer();
+    try {
+      const c = client(t.url, t.tenant.apiKey.rawKey);
+      const cash = await makeAccount(c, { name: 'Cash' });
+      const sales = await makeAccount(c, { name: 'Sales', type: 'REVENUE' });
+      const tx = (await post(c, [fiat(cash, 'DEBIT', '125.50'), fiat(sales, 'CREDIT', '125.50')])).body.transactionId as string;
+      // The quickstart's helper and variables, then the block as written.
+      const prelude = `json() { node -pe "JSON.parse(require('fs').readFileSync(0, 'utf8'))$1"; }\n`;
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', prelude + block![1]!], {
+        env: { ...process.env, API: `${t.url}/api/v1`, AUTH: `Authorization: Bearer ${t.tenant.apiKey.rawKey}`, TX: tx },
+        timeout: 30_000,
+      });
+      const [answer, reversedBy] = stdout.trim().split('\n');
+      const reversal = JSON.parse(answer!) as { transactionId: string; reversesTransactionId: string };
+      expect(reversal.reversesTransactionId).toBe(tx);
+      expect(reversedBy).toBe(reversal.transactionId);
+      expect((await c.get(`/api/v1/transactions/${reversal.transactionId}`)).body.lines[0].description).toBe('order 1001 cancelled');
+    } finally {
+      await t.stop();
+    }
   });
 });

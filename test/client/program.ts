@@ -39,6 +39,15 @@ export async function run(baseUrl: string, rawKey: string) {
     })
   ).data!;
 
+  // A correction: the reversal, and the original naming it.
+  const reversal = (
+    await api.POST('/api/v1/transactions/{transactionId}/reverse', {
+      params: { path: { transactionId: posted.transactionId }, header: { 'Idempotency-Key': `typed-reverse-${cash.id}` } },
+      body: { description: 'typed client' },
+    })
+  ).data!;
+  const reversed = (await api.GET('/api/v1/transactions/{transactionId}', { params: { path: { transactionId: posted.transactionId } } })).data!;
+
   // Keys.
   const key = (await api.POST('/api/v1/api-keys', { body: { scopes: ['AGENTS_EXECUTE', 'TRANSACTIONS_READ'] } })).data!;
   const keys = (await api.GET('/api/v1/api-keys')).data!;
@@ -84,6 +93,10 @@ export async function run(baseUrl: string, rawKey: string) {
     order: transaction.metadata.order,
     lineAmounts: transaction.lines.map((line) => line.monetary.amount),
     listedTransactions: transactions.items.length,
+    reversalId: reversal.transactionId,
+    reverses: reversal.reversesTransactionId,
+    reversedBy: reversed.reversedByTransactionId,
+    reversesOfOriginal: transaction.reversesTransactionId,
     balance: balance.amount,
     entryTypes: entries.entries.map((entry) => entry.type),
     closingBalance: statement.closingBalance,
