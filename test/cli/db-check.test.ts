@@ -221,5 +221,26 @@ describe('ledger db check, reversals', () => {
     const table = await cli(['--db', t.dbPath, 'db', 'check']);
     expect(table.code).toBe(1);
     expect(table.stdout).toContain(`transaction ${foreign} is not a transaction of the tenant`);
+    await sqlOn(t.dbPath, 'update transaction_reversals set reversal_id = ? where reversal_id = ?', [reversals[1], foreign]);
+  });
+
+  it('a rolled-back agent transaction whose rollback names another reversal than its record is named', async () => {
+    const cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
+    const revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
+    const agentKey = await c.post('/api/v1/api-keys', { scopes: ['AGENTS_EXECUTE', 'AGENTS_ROLLBACK'] });
+    const agent = client(t.url, agentKey.body.rawKey);
+    const executed = await agent.post('/api/v1/agent/transactions', { lines: [fiat(cash, 'DEBIT', '2.00'), fiat(revenue, 'CREDIT', '2.00')] }, { 'idempotency-key': randomUUID(), 'x-agent-session-id': 's' });
+    expect(executed.status, executed.text).toBe(201);
+    const rolled = await agent.post(`/api/v1/agent/transactions/${executed.body.transactionId}/rollback`, {});
+    expect(rolled.status, rolled.text).toBe(201);
+    const before = (await check()).of('reversals');
+    expect(before.first).toBeNull();
+    const other = randomUUID();
+    await sqlOn(t.dbPath, 'update agent_transactions set reversal_transaction_id = ? where id = ?', [other, executed.body.transactionId]);
+    const run = await check();
+    expect(run.code).toBe(1);
+    expect(run.of('reversals').first).toBe(
+      `agent transaction ${executed.body.transactionId} of tenant ${t.tenant.tenantId} was rolled back by transaction ${other}, but its reversal record names ${rolled.body.transactionId}`,
+    );
   });
 });
