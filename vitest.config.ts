@@ -37,6 +37,7 @@ const POSTGRES_ONLY = [
   'test/pg-restart.test.ts',
   'test/pg-write-buffer.test.ts',
   'test/multi-process.test.ts',
+  'test/multi-process-reversals.test.ts',
   'test/multi-process-events.test.ts',
   'test/multi-process-limits.test.ts',
   'test/multi-sweepers.test.ts',
@@ -68,6 +69,7 @@ const RUNTIME_INDEPENDENT = [
   'test/meta/*.test.ts',
   'test/property.test.ts',
   'test/property-holds.test.ts',
+  'test/property-reversals.test.ts',
 ];
 const notForThisRuntime = process.env.LEDGER_TEST_RUNTIME_ONLY === '1' ? RUNTIME_INDEPENDENT : [];
 

@@ -282,6 +282,50 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
     expect(deliveriesAt(r, path).filter((x) => x.type === 'settlement.matched')).toHaveLength(1);
   });
 
+  it('a reversal arrives as its transaction.committed (with reversesTransactionId), then transaction.reversed, in commit order, signed', async () => {
+    const tn = await makeTenant(t, 'Reversed');
+    const path = '/reversed';
+    const secret = await tn.setWebhook(`${r.url}${path}`);
+    const original = await tn.pay('6.00');
+    const res = await tn.c.request('POST', `/api/v1/transactions/${original}/reverse`, { body: { description: 'charged twice' }, headers: { 'idempotency-key': newKey() } });
+    expect(res.status, res.text).toBe(201);
+    const reversalId = res.body.transactionId as string;
+    // A posting after the reversal: its event must come after both of the reversal's.
+    const after = await tn.pay('1.00');
+    await until('the posting after the reversal at /reversed', () => deliveriesAt(r, path).some((d) => d.body?.data?.transactionId === after));
+
+    const ds = deliveriesAt(r, path);
+    // Each event once (this receiver answers 200), the original's, the reversal's two, then the later posting's.
+    expect(ds.map((d) => [d.type, d.body.data.transactionId])).toEqual([
+      ['transaction.committed', original],
+      ['transaction.committed', reversalId],
+      ['transaction.reversed', original],
+      ['transaction.committed', after],
+    ]);
+    const [, committed, reversed] = ds;
+    // The reversal's committed event carries the transaction as GET shows it: the link to the original, and not reversed itself.
+    expect(committed!.body.data).toEqual((await tn.c.get(`/api/v1/transactions/${reversalId}`)).body);
+    expect(committed!.body.data.reversesTransactionId).toBe(original);
+    expect(committed!.body.data.reversedByTransactionId).toBeNull();
+    expect(committed!.body.data.lines.map((l: any) => [l.accountId, l.type, l.description])).toEqual([
+      [tn.a, 'CREDIT', 'charged twice'],
+      [tn.b, 'DEBIT', 'charged twice'],
+    ]);
+    expect(Object.keys(reversed!.body).sort()).toEqual(['createdAt', 'data', 'id', 'sentAt', 'type']);
+    expect(reversed!.body.data).toEqual({ transactionId: original, reversalTransactionId: reversalId });
+    for (const d of ds) {
+      expect(d.method).toBe('POST');
+      expect(d.attempt).toBe(1);
+      expect(d.request.headers['x-ledger-event-id']).toBe(d.body.id);
+      expect(d.request.headers['x-ledger-event-type']).toBe(d.body.type);
+      expect(d.request.headers['x-ledger-signature']).toBe(sign(secret, d.request.raw));
+    }
+    // Written in one commit: the two events of the reversal are dated alike or in order, never backwards.
+    const created = ds.map((d) => d.body.createdAt as string);
+    expect([...created].sort()).toEqual(created);
+    expect(new Set(ds.map((d) => d.eventId)).size).toBe(ds.length);
+  });
+
   it('settlement.unmatched carries the settlement object as data (server TTL 3 s)', async () => {
     const tn = await makeTenant(t, 'Unmatched');
     const path = '/unmatched';
