@@ -6,7 +6,7 @@ import { LedgerError, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import type { TransactionInput } from '../types.js';
 import type { ReverseTransactionBody } from '../schemas.js';
-import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
+import { InFlightKeys, once, replayOf, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
 import { inputOfDocument, reverseOf } from '../reversal.js';
 import { uuidV7 } from '../ids.js';
 import { renderAhead, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
@@ -105,6 +105,12 @@ export class ReversalService {
     const record = await this.deps.store.transaction(tenantId, transactionId);
     if (!record) throw notFound(`Transaction ${transactionId}`);
     const hash = requestHash(fingerprintOf(transactionId, body));
+    // Reversed already (the common retry): answered from two small reads, without parsing the original's document.
+    if (record.reversedByTransactionId !== null) {
+      const replay = replayOf(await this.deps.store.idempotency(tenantId, REVERSE_TRANSACTION_ENDPOINT, key), hash);
+      if (replay) return replay;
+      throw alreadyReversed(transactionId, record.reversedByTransactionId);
+    }
     return once(this.inFlight, { tenantId, endpoint: REVERSE_TRANSACTION_ENDPOINT, key, hash }, () => {
       const original = inputOfDocument(record.document);
       const input = reverseOf(original, transactionId, body);
