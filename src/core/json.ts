@@ -68,7 +68,7 @@ export type BodyShape =
   | { kind: 'any' };
 
 const ANY: BodyShape = { kind: 'any' };
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** A body refused for its shape, with the path as valibot writes it (`lines.3.monetaryEntry`). */
 export class ShapeBreach extends Error {

@@ -12,6 +12,7 @@ import * as auditLog from './usecases/auditLog.js';
 import * as webhooks from './usecases/webhooks.js';
 import * as policyRules from './usecases/policyRules.js';
 import * as events from './usecases/events.js';
+import * as transactionSearch from './usecases/transactionSearch.js';
 import * as limits from './usecases/limits.js';
 import { AgentService } from './usecases/agents.js';
 import { HoldService } from './usecases/holds.js';
@@ -66,6 +67,8 @@ export class Ledger {
   getWebhook = (...a: Tail<typeof webhooks.getWebhook>) => webhooks.getWebhook(this.deps, ...a);
   listWebhookDeliveries = (...a: Tail<typeof webhooks.listWebhookDeliveries>) => webhooks.listWebhookDeliveries(this.deps, ...a);
   redeliver = (tenantId: string, eventId: string) => this.writer.run('redeliver', { tenantId, eventId });
+  /** GET /api/v1/transactions: newest first, with its filters. */
+  findTransactions = (...a: Tail<typeof transactionSearch.findTransactions>) => transactionSearch.findTransactions(this.deps, ...a);
   listEvents = (...a: Tail<typeof events.listEvents>) => events.listEvents(this.deps, ...a);
   eventPosition = (...a: Tail<typeof events.eventPosition>) => events.eventPosition(this.deps, ...a);
   assertEventsKept = (...a: Tail<typeof events.assertKept>) => events.assertKept(this.deps, ...a);

@@ -11,6 +11,8 @@ export const PAGE_SIZE_MAX = 200;
 export const PAGE_SIZE_DEFAULT = 50;
 export const ACCOUNT_NAME_LENGTH_MAX = 255;
 export const DESCRIPTION_LENGTH_MAX = 1024;
+/** `metadata[key]=value` filters on one list request. */
+export const METADATA_FILTERS_MAX = 5;
 /** A reversal's description, which replaces every reversing line's. */
 export const REVERSAL_DESCRIPTION_LENGTH_MAX = 500;
 export const TENANT_NAME_LENGTH_MAX = 255;

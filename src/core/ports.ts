@@ -54,6 +54,17 @@ export interface StoredAuditRecord extends Omit<AuditRecord, 'payload'> {
   payloadJson: string;
 }
 
+/** What GET /api/v1/transactions may filter by; every filter given must hold (AND). */
+export interface TransactionFilter {
+  /** Metadata entries the transaction must have, each exactly (at most TRANSACTION_METADATA_FILTERS_MAX). */
+  metadata: ReadonlyArray<readonly [key: string, value: string]>;
+  /** An account one of its lines is on. */
+  accountId: string | null;
+  /** Inclusive bounds on createdAt. */
+  from: string | null;
+  to: string | null;
+}
+
 export interface SettlementFilter {
   status: SettlementStatus | null;
   /** Inclusive bounds on createdAt. */
@@ -119,6 +130,8 @@ export interface ReadStore {
   /** The transaction's on-chain entries in line order, from the columns (no document is parsed). */
   onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]>;
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction>;
+  /** The tenant's transactions that pass the filter, newest first, before a position. */
+  transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): Rows<LinkedTransaction>;
   idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined>;
   /**
    * The last commit time: of the given tenants (the latest of them), or of the whole database. Every write appends an
@@ -234,6 +247,8 @@ export interface WriteTx extends ReadStore {
   insertAccount(account: Omit<Account, 'seq'>): Promise<void>;
   accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
+  /** What the filters find a transaction by (its metadata entries, its accounts): written with it. */
+  indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void>;
   insertEntry(entry: Omit<Entry, 'seq'>, view: string): Promise<void>;
   /** Records that a transaction was reversed, and by which: the database refuses a second reversal of it. */
   insertReversal(tenantId: string, link: { transactionId: string; reversalId: string; createdAt: string }): Promise<void>;

@@ -205,6 +205,31 @@ export const holdsQuery = v.object({
   limit: v.optional(limitSchema),
   cursor: v.optional(cursorSchema),
 });
+/**
+ * `metadata[key]=value` query parameters, gathered into a map by the route (Route.queryMaps): exact matches, every one
+ * of them, with a posting's rules on keys and values.
+ */
+const metadataFilter = v.pipe(
+  v.record(
+    v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(limits.METADATA_KEY_LENGTH_MAX, `keys must be at most ${limits.METADATA_KEY_LENGTH_MAX} characters`)),
+    v.pipe(v.string(), v.maxLength(limits.METADATA_VALUE_LENGTH_MAX, `values must be at most ${limits.METADATA_VALUE_LENGTH_MAX} characters`)),
+  ),
+  v.maxEntries(limits.METADATA_FILTERS_MAX, `must name at most ${limits.METADATA_FILTERS_MAX} keys`),
+  v.description('metadata[key]=value: transactions whose metadata has this entry exactly; repeat for several keys (all must match)'),
+);
+export const transactionsQuery = v.object({
+  accountId: v.optional(v.pipe(uuidSchema, v.description('Transactions with at least one line on this account'))),
+  from: v.optional(v.pipe(instant('up'), v.description('Inclusive lower bound on createdAt'))),
+  // Stryker disable next-line StringLiteral: 'down' is parseInstant's default, so an empty word rounds down all the same
+  to: v.optional(v.pipe(instant('down'), v.description('Inclusive upper bound on createdAt'))),
+  metadata: v.optional(metadataFilter),
+  idempotencyKey: v.optional(
+    v.pipe(idempotencyKeySchema, v.description('The transaction posted under this Idempotency-Key (a posting, a reversal, an agent transaction): at most one item')),
+  ),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type TransactionsQuery = v.InferOutput<typeof transactionsQuery>;
 export const eventStreamQuery = v.object({ after: v.optional(eventIdParam), type: v.optional(eventTypesParam) });
 export const statementQuery = v.object({
   from: instant('up'),

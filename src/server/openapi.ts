@@ -50,7 +50,9 @@ function operation(route: Route) {
     for (const [name, schema] of Object.entries(entries)) {
       const optional = schema.type === 'optional';
       const inner = optional ? (schema as v.OptionalSchema<v.GenericSchema, undefined>).wrapped : schema;
-      parameters.push({ name, in: 'query', required: !optional, schema: inner === limitSchema ? LIMIT_PARAMETER : schemaOf(schema) });
+      // A map written `name[key]=value`: a deepObject, which generated clients know how to send.
+      const deepObject = route.queryMaps?.includes(name) ? { style: 'deepObject', explode: true } : {};
+      parameters.push({ name, in: 'query', required: !optional, ...deepObject, schema: inner === limitSchema ? LIMIT_PARAMETER : schemaOf(schema) });
     }
   }
   for (const [name, header] of Object.entries(route.headers ?? {})) {

@@ -15,7 +15,7 @@ import { LARGE_BODY_BYTES } from '../core/limits.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { idempotencyKeySchema } from '../core/schemas.js';
-import { toJsonText } from '../core/json.js';
+import { FORBIDDEN_KEYS, toJsonText } from '../core/json.js';
 import type { UrlPolicy } from '../workers/webhooks/urlPolicy.js';
 import type { RateLimiter } from './rateLimit.js';
 import type { ResponseName } from '../core/responses.js';
@@ -82,6 +82,8 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   query?: QS;
   /** Query parameters that may be given more than once: their values arrive joined with commas (`type=a&type=b`). */
   queryLists?: readonly string[];
+  /** Query parameters written `name[key]=value` (a deepObject): gathered into one map under `name`, each key once. */
+  queryMaps?: readonly string[];
   body?: BS;
   /** The body may be left out (no bytes, or only whitespace): it then reads as `{}`. */
   bodyOptional?: boolean;
@@ -134,8 +136,18 @@ export function parseParams(route: Route, raw: Record<string, string>): Record<s
 
 export function parseQuery(route: Route, url: URL): unknown {
   if (!route.query) return undefined;
-  const query: Record<string, string> = {};
+  const query: Record<string, string | Record<string, string>> = {};
   for (const [key, value] of url.searchParams) {
+    const mapped = /^(\w+)\[(.*)\]$/s.exec(key);
+    if (mapped && route.queryMaps?.includes(mapped[1]!)) {
+      const [, name, entry] = mapped as unknown as [string, string, string];
+      const map = (query[name] ??= Object.create(null) as Record<string, string>);
+      // Each key once; and no key a body could not have had (a body refuses them: core/json.ts).
+      if (typeof map !== 'object' || Object.hasOwn(map, entry)) throw invalid(`Invalid query: ${key} is given more than once.`, [{ path: key, message: 'repeated' }]);
+      if (FORBIDDEN_KEYS.has(entry)) throw invalid(`Invalid query: ${key} names a key no metadata can have.`, [{ path: key, message: 'not a possible key' }]);
+      map[entry] = value;
+      continue;
+    }
     if (key in query) {
       if (!route.queryLists?.includes(key)) throw invalid(`Invalid query: ${key} is given more than once.`, [{ path: key, message: 'repeated' }]);
       query[key] = `${query[key]},${value}`;

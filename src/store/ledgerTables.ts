@@ -16,6 +16,8 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'transactions', key: ['seq'] },
   { table: 'entries', key: ['seq'] },
   { table: 'transaction_reversals', key: ['tenant_id', 'transaction_id'] },
+  { table: 'transaction_metadata', key: ['tenant_id', 'key', 'value', 'tx_seq'] },
+  { table: 'transaction_accounts', key: ['tenant_id', 'account_id', 'tx_seq'] },
   { table: 'balances', key: ['tenant_id', 'account_id', 'asset'] },
   { table: 'idempotency', key: ['tenant_id', 'endpoint', 'key'] },
   { table: 'audit_log', key: ['seq'] },

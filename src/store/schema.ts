@@ -46,6 +46,21 @@ export interface TransactionReversalsTable {
   created_at: string;
 }
 
+/** A transaction's metadata entry, by the transaction's sequence: what `metadata[key]=value` finds. */
+export interface TransactionMetadataTable {
+  tenant_id: string;
+  key: string;
+  value: string;
+  tx_seq: bigint;
+}
+
+/** An account a transaction's lines touch (once), by the transaction's sequence: what `accountId=` finds. */
+export interface TransactionAccountsTable {
+  tenant_id: string;
+  account_id: string;
+  tx_seq: bigint;
+}
+
 export interface EntriesTable {
   seq: Generated<bigint>;
   tenant_id: string;
@@ -273,6 +288,8 @@ export interface Database {
   accounts: AccountsTable;
   transactions: TransactionsTable;
   transaction_reversals: TransactionReversalsTable;
+  transaction_metadata: TransactionMetadataTable;
+  transaction_accounts: TransactionAccountsTable;
   entries: EntriesTable;
   balances: BalancesTable;
   idempotency: IdempotencyTable;

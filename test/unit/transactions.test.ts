@@ -180,12 +180,12 @@ describe('transactions', () => {
     const b = await account(h, {}, t.tenantId);
     const ids: string[] = [];
     for (let i = 1; i <= 3; i++) ids.push((await postLines(h, [fiatLine(a, 'DEBIT', `${i}`), fiatLine(b, 'CREDIT', `${i}`)], undefined, t.tenantId)).transactionId);
-    const page = await h.ledger.transactions.list(t.tenantId, { limit: 2 });
+    const page = await h.ledger.findTransactions(t.tenantId, { limit: 2 });
     expect(page.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[2], ids[1]]);
-    const rest = await h.ledger.transactions.list(t.tenantId, { limit: 2, cursor: page.nextCursor! });
+    const rest = await h.ledger.findTransactions(t.tenantId, { limit: 2, cursor: page.nextCursor! });
     expect(rest.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[0]]);
     expect(rest.nextCursor).toBeNull();
-    await expect(h.ledger.transactions.list(h.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    await expect(h.ledger.findTransactions(h.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 
   it('the request hash covers the fingerprint', () => {

@@ -10,8 +10,6 @@ import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type Stor
 import { RawJson } from '../json.js';
 import { entryText, entryViewHead, linkedTransactionText, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
-import { pageBySeq, type PageQuery } from '../paging.js';
-import { CursorScope } from '../cursor.js';
 import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
@@ -126,6 +124,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   // The parent row first: entries reference it.
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
   await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
+  await tx.indexTransaction(tenantId, transactionId, input.metadata, [...accounts.keys()]);
   for (const entry of entries) {
     await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
@@ -189,16 +188,5 @@ export class TransactionService {
     const record = await this.deps.store.transaction(tenantId, transactionId);
     if (!record) throw notFound(`Transaction ${transactionId}`);
     return new RawJson(linkedTransactionText(record.document, record));
-  }
-
-  list(tenantId: string, query: PageQuery) {
-    const { store } = this.deps;
-    return pageBySeq(
-      this.deps,
-      new CursorScope(`transactions:${tenantId}`),
-      query,
-      (before, limit) => store.transactionsPage(tenantId, before, limit),
-      (t) => new RawJson(linkedTransactionText(t.document, t)),
-    );
   }
 }

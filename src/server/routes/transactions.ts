@@ -1,5 +1,5 @@
 // Posting and reading transactions.
-import { pageQuery, postTransactionBody, reverseTransactionBody } from '../../core/schemas.js';
+import { postTransactionBody, reverseTransactionBody, transactionsQuery } from '../../core/schemas.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 export const transactionRoutes = [
@@ -59,9 +59,15 @@ export const transactionRoutes = [
     summary: 'List transactions, newest first',
     operationId: 'listTransactions',
     scope: 'TRANSACTIONS_READ',
-    query: pageQuery,
-    responses: { 200: { description: 'A page of transactions, newest first', schema: 'TransactionsPage' }, 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
-    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.transactions.list(principal.tenantId, query) }),
+    query: transactionsQuery,
+    queryMaps: ['metadata'],
+    responses: {
+      200: { description: 'A page of transactions, newest first, that pass every filter given', schema: 'TransactionsPage' },
+      400: 'Invalid filter, limit or cursor; from after to; more than 5 metadata keys; a cursor of another query',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+    },
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.findTransactions(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',

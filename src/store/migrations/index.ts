@@ -14,6 +14,7 @@ import * as m0011 from './0011_balance_limits.js';
 import * as m0012 from './0012_holds.js';
 import * as m0013 from './0013_line_counts.js';
 import * as m0014 from './0014_transaction_reversals.js';
+import * as m0015 from './0015_transaction_search.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012_holds': m0012,
   '0013_line_counts': m0013,
   '0014_transaction_reversals': m0014,
+  '0015_transaction_search': m0015,
 };
 
 export const migrationProvider: MigrationProvider = {

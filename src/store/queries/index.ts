@@ -5,6 +5,7 @@ import { tenantsStatements } from './tenants.js';
 import { accountsStatements } from './accounts.js';
 import { entriesStatements } from './entries.js';
 import { transactionsStatements } from './transactions.js';
+import { transactionSearchStatements } from './transactionSearch.js';
 import { idempotencyStatements } from './idempotency.js';
 import { auditStatements } from './audit.js';
 import { outboxStatements } from './outbox.js';
@@ -22,6 +23,7 @@ export function statements(prepare: Preparer) {
     ...accountsStatements(prepare),
     ...entriesStatements(prepare),
     ...transactionsStatements(prepare),
+    ...transactionSearchStatements(prepare),
     ...idempotencyStatements(prepare),
     ...auditStatements(prepare),
     ...outboxStatements(prepare),

@@ -5,13 +5,15 @@ import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 
 /** A tenant's transactions with their reversal links: what each reverses, and what reversed it. */
-const linkedTransactions = (q: Kysely<Database>) =>
+export const linkedTransactions = (q: Kysely<Database>) =>
   q
     .selectFrom('transactions as t')
     .leftJoin('transaction_reversals as reverses', (join) => join.onRef('reverses.tenant_id', '=', 't.tenant_id').onRef('reverses.reversal_id', '=', 't.id'))
     .leftJoin('transaction_reversals as reversed', (join) => join.onRef('reversed.tenant_id', '=', 't.tenant_id').onRef('reversed.transaction_id', '=', 't.id'))
     .select(['t.seq', 't.tenant_id', 't.id', 't.document', 't.created_at', 'reverses.transaction_id as reverses_id', 'reversed.reversal_id as reversed_by_id'])
     .where('t.tenant_id', '=', param('tenantId'));
+
+export type LinkedTransactionRow = Awaited<ReturnType<ReturnType<typeof linkedTransactions>['executeTakeFirstOrThrow']>>;
 
 export function transactionsStatements(prepare: Preparer) {
   const p = query(prepare);

@@ -1,7 +1,8 @@
 // The SQL store's transactions and idempotency records.
 import type { LinkedTransaction, ReversalLinks, TransactionRecord } from '../../../core/types.js';
-import type { Rows, StoredIdempotency } from '../../../core/ports.js';
+import type { Rows, StoredIdempotency, TransactionFilter } from '../../../core/ports.js';
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
+import { metadataParams } from '../../queries/transactionSearch.js';
 import * as m from '../mappers.js';
 
 export const transactionsPart = part({
@@ -16,6 +17,21 @@ export const transactionsPart = part({
 
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction> {
     return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), m.toTransaction);
+  },
+
+  async *transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): AsyncGenerator<LinkedTransaction> {
+    // A time bound is the range of the tenant's sequences within it (its times rise with its sequence).
+    const fromSeq = filter.from === null ? 0n : (await this.s.firstSeqFrom.get({ tenantId, at: filter.from }))?.seq;
+    const toSeq = filter.to === null ? SEQ_MAX : (await this.s.lastSeqTo.get({ tenantId, at: filter.to }))?.seq;
+    if (fromSeq === undefined || toSeq === undefined) return;
+    const statement = this.s.transactionSearch({ metadata: filter.metadata.length, account: filter.accountId !== null });
+    const args = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit, fromSeq: BigInt(fromSeq), toSeq: BigInt(toSeq), ...metadataParams(filter.metadata), ...(filter.accountId !== null ? { accountId: filter.accountId } : {}) };
+    yield* lazy(statement.iterate(args), m.toTransaction);
+  },
+
+  async indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void> {
+    if (Object.keys(metadata).length > 0) await this.s.insertTransactionMetadata.run({ tenantId, transactionId, metadata: JSON.stringify(metadata) });
+    await this.s.insertTransactionAccounts.run({ tenantId, transactionId, accountIds: JSON.stringify(accountIds) });
   },
 
   async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
