@@ -23,7 +23,7 @@ describe('transaction filters', () => {
     const found: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await c.get(`/api/v1/transactions?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: { status: number; text: string; body: any } = await c.get(`/api/v1/transactions?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(res.status, res.text).toBe(200);
       found.push(...res.body.items.map((x: { transactionId: string }) => x.transactionId));
       cursor = res.body.nextCursor;
@@ -53,6 +53,8 @@ describe('transaction filters', () => {
 
     expect(await ids('metadata[order]=1001')).toEqual([fee, order1]);
     expect(await ids('metadata[channel]=web')).toEqual([order2, order1]);
+    expect(await all('metadata[channel]=web', 1)).toEqual([order2, order1]);
+    expect(await all(`accountId=${fees}`, 1)).toEqual([plain, fee]);
     expect(await ids('metadata[order]=1001&metadata[channel]=web')).toEqual([order1]);
     expect(await ids('metadata[order]=1001&metadata[kind]=fee&metadata[channel]=web')).toEqual([]);
     expect(await ids('metadata[order]=9999')).toEqual([]);

@@ -4,7 +4,7 @@
 // about as many index rows as it answers, whatever the tenant's size. Transactions are then read by their sequence.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
-import { isPostgres } from '../migrations/columns.js';
+import { jsonRows } from './jsonRows.js';
 import { param, type Preparer, type Statement } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 import { linkedTransactions, type LinkedTransactionRow } from './transactions.js';
@@ -72,11 +72,6 @@ function matchingSeqs(q: Kysely<Database>, shape: SearchShape): Driver {
   return bounded(driver, 'd.seq');
 }
 
-/** What a posting writes for the filters: the rows from its metadata and its accounts, as JSON, keyed by its sequence. */
-function indexRows(q: Kysely<Database>, json: string, kind: 'entries' | 'elements') {
-  if (isPostgres(q)) return kind === 'entries' ? sql`json_each_text(${json}::json)` : sql`json_array_elements_text(${json}::json)`;
-  return sql`json_each(${json})`;
-}
 
 export function transactionSearchStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -107,7 +102,7 @@ export function transactionSearchStatements(prepare: Preparer) {
           .columns(['tenant_id', 'key', 'value', 'tx_seq'])
           .expression(
             q
-              .selectFrom(['transactions as t', indexRows(q, param('metadata'), 'entries').as('j')])
+              .selectFrom(['transactions as t', jsonRows(q, param('metadata'), 'entries').as('j')])
               .select(['t.tenant_id', sql<string>`j.key`.as('key'), sql<string>`j.value`.as('value'), 't.seq'])
               .where('t.tenant_id', '=', tenant)
               .where('t.id', '=', param('transactionId')),
@@ -121,7 +116,7 @@ export function transactionSearchStatements(prepare: Preparer) {
           .columns(['tenant_id', 'account_id', 'tx_seq'])
           .expression(
             q
-              .selectFrom(['transactions as t', indexRows(q, param('accountIds'), 'elements').as('j')])
+              .selectFrom(['transactions as t', jsonRows(q, param('accountIds'), 'elements').as('j')])
               .select(['t.tenant_id', sql<string>`j.value`.as('account_id'), 't.seq'])
               .where('t.tenant_id', '=', tenant)
               .where('t.id', '=', param('transactionId')),
