@@ -15,7 +15,7 @@ describe('answers are held to the OpenAPI document', () => {
     server = createServer((req, res) => {
       const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.url === ACCOUNT) {
-        return json(200, { id: 'not-a-uuid', name: 'cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT', createdAt: '2026-01-01T00:00:00.000Z' });
+        return json(200, { id: 'not-a-uuid', name: 'cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT', createdAt: '2026-01-01T00:00:00.000Z', metadata: {} });
       }
       if (req.url === '/api/v1/accounts') return json(404, { message: 'gone' });
       if (req.url === '/api/v1/api-keys/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b') return json(200, { revoked: true });

@@ -4,7 +4,7 @@
 // Each entry is a Command: an entry without a weight or a scope does not compile, so a new command cannot skip them.
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
-import { createAccountCommand } from './usecases/accounts.js';
+import { createAccountCommand, updateAccountCommand } from './usecases/accounts.js';
 import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './usecases/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './usecases/settlements.js';
 import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js';
@@ -49,6 +49,8 @@ export const commands = {
   createApiKey: command({ run: createApiKeyCommand, weight: fixed, scope: ofTenant }),
   revokeApiKey: command({ run: revokeApiKeyCommand, weight: fixed, scope: ofTenant }),
   createAccount: command({ run: createAccountCommand, weight: fixed, scope: ofTenant }),
+  // The account row, its metadata entries (at most 50), the audit record and the event.
+  updateAccount: command({ run: updateAccountCommand, weight: fixed, scope: ofTenant }),
   postTransaction: command({
     run: postTransactionCommand,
     weight: linesOf,

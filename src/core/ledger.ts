@@ -52,6 +52,7 @@ export class Ledger {
   revokeApiKey = (...a: Tail<typeof apiKeys.revokeApiKey>) => apiKeys.revokeApiKey(this.deps, ...a);
   createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
   getAccount = (...a: Tail<typeof accounts.requireAccount>) => accounts.requireAccount(this.deps, ...a);
+  updateAccount = (...a: Tail<typeof accounts.updateAccount>) => accounts.updateAccount(this.deps, ...a);
   listAccounts = (...a: Tail<typeof accounts.listAccounts>) => accounts.listAccounts(this.deps, ...a);
   getAccountLimits = (...a: Tail<typeof limits.getAccountLimits>) => limits.getAccountLimits(this.deps, ...a);
   setAccountLimits = (...a: Tail<typeof limits.setAccountLimits>) => limits.setAccountLimits(this.deps, ...a);

@@ -1,6 +1,7 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
-import type { Asset, Chain, Token } from './money.js';
+import type { Asset, Chain, FiatCurrency, Token } from './money.js';
+import type { AccountType } from './types.js';
 import type { ActorType, AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
 import type { Hold, HoldStatus } from './hold.js';
@@ -65,6 +66,15 @@ export interface TransactionFilter {
   to: string | null;
 }
 
+/** What GET /api/v1/accounts may filter by; every filter given must hold (AND). */
+export interface AccountFilter {
+  metadata: ReadonlyArray<readonly [key: string, value: string]>;
+  type: AccountType | null;
+  currency: FiatCurrency | null;
+  /** The name, exactly. */
+  name: string | null;
+}
+
 export interface SettlementFilter {
   status: SettlementStatus | null;
   /** Inclusive bounds on createdAt. */
@@ -99,6 +109,8 @@ export interface ReadStore {
   apiKeys(tenantId: string): Promise<ApiKey[]>;
   account(tenantId: string, accountId: string): Promise<Account | undefined>;
   accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account>;
+  /** The tenant's accounts that pass the filter, newest first, before a position. */
+  accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): Rows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
   balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>>;
   /** The same with what open holds reserve on each (one read). */
@@ -245,7 +257,10 @@ export interface WriteTx extends ReadStore {
   insertApiKey(key: ApiKey, keyHash: string): Promise<void>;
   revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean>;
   insertAccount(account: Omit<Account, 'seq'>): Promise<void>;
+  /** The accounts of these ids (what a write checks: id, currency and type, which never change). */
   accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
+  /** Replaces an account's name, description and metadata (its metadata entries with it). */
+  updateAccount(account: Pick<Account, 'tenantId' | 'id' | 'name' | 'description' | 'metadata'>): Promise<void>;
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
   /** What the filters find a transaction by (its metadata entries, its accounts): written with it. */
   indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void>;

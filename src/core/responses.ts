@@ -39,6 +39,7 @@ export const account = v.strictObject({
   type: v.picklist(accountTypes),
   normalBalance: v.picklist(entryTypes),
   createdAt: instant,
+  metadata: v.pipe(metadata, v.description('The account\'s metadata ({} when it has none)')),
 });
 
 const page = <S extends v.GenericSchema>(item: S) => v.strictObject({ items: v.array(item), nextCursor: cursor });
@@ -230,8 +231,8 @@ export const event = v.strictObject({
   type: v.picklist(eventTypes),
   createdAt: instant,
   data: v.pipe(
-    v.union([transaction, transactionReversed, settlement, hold]),
-    v.description('The transaction with its lines (transaction.committed), the reversal link (transaction.reversed), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
+    v.union([transaction, transactionReversed, account, settlement, hold]),
+    v.description('The transaction with its lines (transaction.committed), the reversal link (transaction.reversed), the account as it now is (account.updated), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
   ),
 });
 

@@ -31,13 +31,37 @@ const blockNumberSchema = v.pipe(
   v.transform((n) => Number(n.text)),
 );
 
+export const metadataSchema = v.pipe(
+  // valibot's record lets an array through; metadata is a map.
+  v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object of strings'),
+  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(limits.METADATA_KEY_LENGTH_MAX)), text(limits.METADATA_VALUE_LENGTH_MAX)),
+  v.maxEntries(limits.METADATA_ENTRIES_MAX, `must have at most ${limits.METADATA_ENTRIES_MAX} entries`),
+);
+
 export const createAccountBody = v.strictObject({
   name: nonBlank(limits.ACCOUNT_NAME_LENGTH_MAX),
   description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
   currency: v.picklist(fiatCurrencies, `must be one of ${fiatCurrencies.join(', ')}`),
   type: v.picklist(accountTypes, `must be one of ${accountTypes.join(', ')}`),
+  metadata: v.optional(metadataSchema),
 });
 export type CreateAccountBody = v.InferOutput<typeof createAccountBody>;
+
+/** What an account's currency or type says when a PATCH names it: fixed at creation. */
+const fixed = (field: string) => v.optional(v.never(`cannot be changed: an account's ${field} is fixed when it is created`));
+
+/** PATCH /api/v1/accounts/{id}: at least one of name, description (null clears it) and metadata (replaces the map). */
+export const updateAccountBody = v.pipe(
+  v.strictObject({
+    name: v.optional(nonBlank(limits.ACCOUNT_NAME_LENGTH_MAX)),
+    description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
+    metadata: v.optional(metadataSchema),
+    currency: fixed('currency'),
+    type: fixed('type'),
+  }),
+  v.check((body) => Object.keys(body).length > 0, 'must name at least one of name, description and metadata'),
+);
+export type UpdateAccountBody = v.InferOutput<typeof updateAccountBody>;
 
 export const createApiKeyBody = v.strictObject({
   scopes: v.pipe(
@@ -75,12 +99,6 @@ export const journalLine = v.strictObject({
   description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
 });
 
-export const metadataSchema = v.pipe(
-  // valibot's record lets an array through; metadata is a map.
-  v.custom<Record<string, unknown>>((x) => x !== null && typeof x === 'object' && !Array.isArray(x), 'must be an object of strings'),
-  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(limits.METADATA_KEY_LENGTH_MAX)), text(limits.METADATA_VALUE_LENGTH_MAX)),
-  v.maxEntries(limits.METADATA_ENTRIES_MAX, `must have at most ${limits.METADATA_ENTRIES_MAX} entries`),
-);
 
 export const postTransactionBody = v.strictObject({
   lines: v.pipe(
@@ -215,7 +233,7 @@ const metadataFilter = v.pipe(
     v.pipe(v.string(), v.maxLength(limits.METADATA_VALUE_LENGTH_MAX, `values must be at most ${limits.METADATA_VALUE_LENGTH_MAX} characters`)),
   ),
   v.maxEntries(limits.METADATA_FILTERS_MAX, `must name at most ${limits.METADATA_FILTERS_MAX} keys`),
-  v.description('metadata[key]=value: transactions whose metadata has this entry exactly; repeat for several keys (all must match)'),
+  v.description('metadata[key]=value: those whose metadata has this entry exactly; repeat for several keys (all must match)'),
 );
 export const transactionsQuery = v.object({
   accountId: v.optional(v.pipe(uuidSchema, v.description('Transactions with at least one line on this account'))),
@@ -230,6 +248,15 @@ export const transactionsQuery = v.object({
   cursor: v.optional(cursorSchema),
 });
 export type TransactionsQuery = v.InferOutput<typeof transactionsQuery>;
+export const accountsQuery = v.object({
+  type: v.optional(v.picklist(accountTypes, `must be one of ${accountTypes.join(', ')}`)),
+  currency: v.optional(v.picklist(fiatCurrencies, `must be one of ${fiatCurrencies.join(', ')}`)),
+  name: v.optional(v.pipe(v.string(), v.maxLength(limits.ACCOUNT_NAME_LENGTH_MAX, `must be at most ${limits.ACCOUNT_NAME_LENGTH_MAX} characters`), v.description('The name, exactly'))),
+  metadata: v.optional(metadataFilter),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type AccountsQuery = v.InferOutput<typeof accountsQuery>;
 export const eventStreamQuery = v.object({ after: v.optional(eventIdParam), type: v.optional(eventTypesParam) });
 export const statementQuery = v.object({
   from: instant('up'),

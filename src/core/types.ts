@@ -34,6 +34,8 @@ export interface Account {
   currency: FiatCurrency;
   type: AccountType;
   createdAt: string;
+  /** A string map, as a transaction's (at most METADATA_ENTRIES_MAX entries); {} when there is none. */
+  metadata: Record<string, string>;
   seq: number;
 }
 

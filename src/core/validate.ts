@@ -59,7 +59,7 @@ type AnySchema = {
   pipe?: AnySchema[];
 };
 
-const SCALAR_TYPES = new Set(['string', 'number', 'boolean', 'literal', 'picklist', 'enum', 'instance', 'bigint', 'null']);
+const SCALAR_TYPES = new Set(['string', 'number', 'boolean', 'literal', 'picklist', 'enum', 'instance', 'bigint', 'null', 'never']);
 
 /** What valibot itself says of an object or an array where the schema wants a value. */
 const firstMessage = (schema: AnySchema, input: unknown) =>

@@ -14,6 +14,7 @@ export const accountView = (a: Omit<Account, 'seq'>): Out<typeof r.account> => (
   type: a.type,
   normalBalance: normalBalanceOf(a.type),
   createdAt: a.createdAt,
+  metadata: a.metadata,
 });
 
 export const amountView = (minor: bigint, asset: Asset) => jsonNumber(formatMinor(minor, asset));

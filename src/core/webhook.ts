@@ -44,7 +44,7 @@ export interface DeliveryState {
 export const secretPrefixOf = (secret: string): string => `${secret.slice(0, 8)}...`;
 
 /** Every kind of event the outbox holds (contract, Events). */
-export const eventTypes = ['transaction.committed', 'transaction.reversed', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'] as const;
+export const eventTypes = ['transaction.committed', 'transaction.reversed', 'account.updated', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 const eventHead = (event: OutboxEvent): string =>

@@ -21,7 +21,7 @@ import type { RateLimiter } from './rateLimit.js';
 import type { ResponseName } from '../core/responses.js';
 import type { EventStreams } from './eventStreams.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Reply {
   status: number;

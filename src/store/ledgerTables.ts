@@ -12,6 +12,7 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'tenants', key: ['seq'] },
   { table: 'api_keys', key: ['seq'] },
   { table: 'accounts', key: ['seq'] },
+  { table: 'account_metadata', key: ['tenant_id', 'key', 'value', 'account_seq'] },
   { table: 'clearing_accounts', key: ['tenant_id'] },
   { table: 'transactions', key: ['seq'] },
   { table: 'entries', key: ['seq'] },

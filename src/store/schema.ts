@@ -28,6 +28,16 @@ export interface AccountsTable {
   currency: string;
   type: string;
   created_at: string;
+  /** The account's metadata, as JSON ('{}' when it has none). */
+  metadata: ColumnType<string, string | undefined, string>;
+}
+
+/** An account's metadata entry, by the account's sequence: what `metadata[key]=value` finds on the accounts list. */
+export interface AccountMetadataTable {
+  tenant_id: string;
+  key: string;
+  value: string;
+  account_seq: bigint;
 }
 
 export interface TransactionsTable {
@@ -288,6 +298,7 @@ export interface Database {
   accounts: AccountsTable;
   transactions: TransactionsTable;
   transaction_reversals: TransactionReversalsTable;
+  account_metadata: AccountMetadataTable;
   transaction_metadata: TransactionMetadataTable;
   transaction_accounts: TransactionAccountsTable;
   entries: EntriesTable;

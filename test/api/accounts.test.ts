@@ -32,7 +32,7 @@ describe('accounts', () => {
       const before = Date.now();
       const res = await admin.post('/api/v1/accounts', { name: `acct ${type}`, currency: 'EUR', type });
       expect(res.status, res.text).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'currency', 'description', 'id', 'name', 'normalBalance', 'type']);
+      expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'currency', 'description', 'id', 'metadata', 'name', 'normalBalance', 'type']);
       expect(res.body.id).toMatch(UUID);
       expect(res.body).toMatchObject({ name: `acct ${type}`, currency: 'EUR', type, normalBalance, description: null });
       expect(res.body.createdAt).toMatch(ISO_MS);

@@ -426,7 +426,7 @@ describe('routing, health and the OpenAPI document', () => {
     for (const [method, path] of [
       ['PUT', '/api/v1/accounts'],
       ['DELETE', '/api/v1/accounts'],
-      ['PATCH', `/api/v1/accounts/${accountId}`],
+      ['PUT', `/api/v1/accounts/${accountId}`],
       ['DELETE', `/api/v1/accounts/${accountId}`],
       ['POST', `/api/v1/accounts/${accountId}/balance`],
       ['DELETE', '/api/v1/transactions'],
@@ -533,6 +533,8 @@ describe('routing, health and the OpenAPI document', () => {
     byRoute['post /api/v1/holds/{holdId}/capture'] = await newHold();
     byRoute['post /api/v1/holds/{holdId}/void'] = await newHold();
     byRoute['get /api/v1/holds/{holdId}'] = await newHold();
+    // A transaction of its own to reverse (the others are read after it).
+    byRoute['post /api/v1/transactions/{transactionId}/reverse'] = (await post(admin, [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')])).body.transactionId;
     const ids: Record<string, string> = {
       accountId: cash,
       transactionId: tx.body.transactionId,
@@ -552,6 +554,8 @@ describe('routing, health and the OpenAPI document', () => {
       'put /api/v1/accounts/{accountId}/limits': { limits: [{ asset: 'USD', min: '-1000', max: null }] },
       'post /api/v1/holds': { lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] },
       'post /api/v1/holds/{holdId}/capture': {},
+      'post /api/v1/transactions/{transactionId}/reverse': {},
+      'patch /api/v1/accounts/{accountId}': { metadata: { checked: 'yes' } },
     };
     // A webhook is configured first, so that its GET has one to answer whatever the document's order.
     const webhook = await admin.request('PUT', '/api/v1/tenant/webhook', { body: bodies['put /api/v1/tenant/webhook'] });
@@ -576,6 +580,8 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/holds': 201,
       'post /api/v1/holds/{holdId}/capture': 200,
       'post /api/v1/holds/{holdId}/void': 200,
+      'post /api/v1/transactions/{transactionId}/reverse': 201,
+      'patch /api/v1/accounts/{accountId}': 200,
     };
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)

@@ -21,6 +21,7 @@ describe('accounts', () => {
       type: 'LIABILITY',
       normalBalance: 'CREDIT',
       createdAt: '2030-02-03T04:05:06.007Z',
+      metadata: {},
     });
     const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('CREATE_ACCOUNT');

@@ -20,6 +20,7 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   createTenant: { sized: false, args: () => ({ name: 'x', actor }) },
   createApiKey: { sized: false, args: () => ({ tenantId: 't', scopes: ['ADMIN'], actor }) },
   revokeApiKey: { sized: false, args: () => ({ tenantId: 't', keyId: 'k', actor }) },
+  updateAccount: { sized: false, args: () => ({ tenantId: 't', accountId: 'a', body: { name: 'x' }, actor }) as never },
   createAccount: { sized: false, args: () => ({ tenantId: 't', body: { name: 'x', currency: 'USD', type: 'ASSET' }, actor }) as never },
   postTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },
   reverseTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, transactionId: 'x', originalMetadata: {}, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },

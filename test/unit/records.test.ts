@@ -142,8 +142,8 @@ describe('commit times', () => {
 
 describe('views', () => {
   it('accounts show their normal balance', () => {
-    const a = { id: 'i', tenantId: 't', name: 'n', description: null, currency: 'USD' as const, type: 'EXPENSE' as const, createdAt: 'c' };
-    expect(accountView(a)).toEqual({ id: 'i', name: 'n', description: null, currency: 'USD', type: 'EXPENSE', normalBalance: 'DEBIT', createdAt: 'c' });
+    const a = { id: 'i', tenantId: 't', name: 'n', description: null, currency: 'USD' as const, type: 'EXPENSE' as const, createdAt: 'c', metadata: { ref: 'r' } };
+    expect(accountView(a)).toEqual({ id: 'i', name: 'n', description: null, currency: 'USD', type: 'EXPENSE', normalBalance: 'DEBIT', createdAt: 'c', metadata: { ref: 'r' } });
     expect(['ASSET', 'EXPENSE', 'LIABILITY', 'EQUITY', 'REVENUE'].map((t) => normalBalanceOf(t as never))).toEqual(['DEBIT', 'DEBIT', 'CREDIT', 'CREDIT', 'CREDIT']);
   });
 
@@ -317,6 +317,7 @@ describe('commands and dependencies', () => {
         'createApiKey',
         'revokeApiKey',
         'createAccount',
+        'updateAccount',
         'postTransaction',
         'reverseTransaction',
         'registerSettlement',

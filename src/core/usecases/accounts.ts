@@ -1,13 +1,15 @@
-// Ledger accounts: creation, lookup and the newest-first listing.
+// Ledger accounts: creation, change (name, description, metadata), lookup and the newest-first listing with filters.
 import type { Deps } from '../context.js';
-import type { WriteContext } from '../ports.js';
+import type { AccountFilter, WriteContext } from '../ports.js';
 import { notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
-import type { CreateAccountBody } from '../schemas.js';
+import type { AccountsQuery, CreateAccountBody, UpdateAccountBody } from '../schemas.js';
 import type { Account } from '../types.js';
 import { accountView } from '../views.js';
-import { pageBySeq, type PageQuery } from '../paging.js';
+import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
+import { sortedEntries } from '../idempotency.js';
+import { toJsonText } from '../json.js';
 
 export async function createAccountCommand(ctx: WriteContext, args: { tenantId: string; body: CreateAccountBody; actor: Actor }) {
   const { tx, ids, commitClock } = ctx;
@@ -20,6 +22,7 @@ export async function createAccountCommand(ctx: WriteContext, args: { tenantId: 
     currency: body.currency,
     type: body.type,
     createdAt: commitClock.next(),
+    metadata: (body.metadata ?? {}) as Record<string, string>,
   };
   await tx.insertAccount(account);
   await appendAudit(tx, ids, args.tenantId, args.actor, 'CREATE_ACCOUNT', account.createdAt, {
@@ -34,11 +37,65 @@ export async function createAccountCommand(ctx: WriteContext, args: { tenantId: 
 export const createAccount = (deps: Deps, tenantId: string, body: CreateAccountBody, actor: Actor) =>
   deps.writer.run('createAccount', { tenantId, body, actor });
 
+/** The fields a PATCH may change, in the order an audit record names them. */
+const CHANGEABLE = ['name', 'description', 'metadata'] as const;
+
+/**
+ * Changes an account's name, description or metadata (the map replaced whole). What changed is recorded, before and
+ * after (audit UPDATE_ACCOUNT), with the account as it now is (event account.updated); a PATCH that changes nothing
+ * writes nothing.
+ */
+export async function updateAccountCommand(ctx: WriteContext, args: { tenantId: string; accountId: string; body: UpdateAccountBody; actor: Actor }) {
+  const { tx, ids, commitClock } = ctx;
+  const { tenantId, accountId, body } = args;
+  const before = await tx.account(tenantId, accountId);
+  if (!before) throw notFound(`Account ${accountId}`);
+  const after: Account = {
+    ...before,
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.metadata !== undefined ? { metadata: body.metadata as Record<string, string> } : {}),
+  };
+  const same = (field: (typeof CHANGEABLE)[number]) =>
+    field === 'metadata' ? toJsonText(sortedEntries(before.metadata)) === toJsonText(sortedEntries(after.metadata)) : before[field] === after[field];
+  const changed = CHANGEABLE.filter((field) => !same(field));
+  if (changed.length === 0) return accountView(before);
+  const at = commitClock.next();
+  await tx.updateAccount(after);
+  await appendAudit(tx, ids, tenantId, args.actor, 'UPDATE_ACCOUNT', at, {
+    accountId,
+    changes: Object.fromEntries(changed.map((field) => [field, { before: before[field], after: after[field] }])),
+  });
+  const view = accountView(after);
+  await tx.insertOutbox({ id: ids.next(), tenantId, type: 'account.updated', payload: toJsonText(view), createdAt: at });
+  return view;
+}
+
+export const updateAccount = (deps: Deps, tenantId: string, accountId: string, body: UpdateAccountBody, actor: Actor) =>
+  deps.writer.run('updateAccount', { tenantId, accountId, body, actor });
+
 export async function requireAccount(deps: Deps, tenantId: string, accountId: string): Promise<Account> {
   const account = await deps.store.account(tenantId, accountId);
   if (!account) throw notFound(`Account ${accountId}`);
   return account;
 }
 
-export const listAccounts = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, new CursorScope(`accounts:${tenantId}`), query, (before, limit) => deps.store.accountsPage(tenantId, before, limit), (a) => accountView(a));
+/** GET /api/v1/accounts: newest first, by type, currency, name (exact) and metadata entries, all of them. */
+export function listAccounts(deps: Deps, tenantId: string, query: AccountsQuery) {
+  const filter: AccountFilter = { metadata: sortedEntries(query.metadata ?? {}), type: query.type ?? null, currency: query.currency ?? null, name: query.name ?? null };
+  const filtered = filter.metadata.length > 0 || filter.type !== null || filter.currency !== null || filter.name !== null;
+  // A cursor is sealed with every filter: reused with others, it is refused as a tampered one is.
+  const scope = new CursorScope(`accounts:${tenantId}`, {
+    type: filter.type,
+    currency: filter.currency,
+    name: filter.name,
+    metadata: filter.metadata.length > 0 ? filter.metadata.map((entry) => JSON.stringify(entry)) : null,
+  });
+  return pageBySeq(
+    deps,
+    scope,
+    query,
+    (before, limit) => (filtered ? deps.store.accountsFound(tenantId, filter, before, limit) : deps.store.accountsPage(tenantId, before, limit)),
+    (a) => accountView(a),
+  );
+}

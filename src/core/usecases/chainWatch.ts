@@ -28,7 +28,7 @@ async function clearingAccount(ctx: WriteContext, tenantId: string, at: string):
   const existing = await ctx.tx.clearingAccountId(tenantId);
   if (existing) return existing;
   const id = ctx.ids.next();
-  await ctx.tx.insertAccount({ id, tenantId, name: CLEARING_ACCOUNT_NAME, description: 'Credited by the ledger for on-chain receipts no posting recorded', currency: 'USD', type: 'LIABILITY', createdAt: at });
+  await ctx.tx.insertAccount({ id, tenantId, name: CLEARING_ACCOUNT_NAME, description: 'Credited by the ledger for on-chain receipts no posting recorded', currency: 'USD', type: 'LIABILITY', createdAt: at, metadata: {} });
   await ctx.tx.setClearingAccountId(tenantId, id);
   return id;
 }

@@ -1,5 +1,5 @@
 // Accounts and the reads of one account: balance, entries and statement.
-import { accountLimitsBody, balanceQuery, createAccountBody, entriesQuery, pageQuery, statementQuery } from '../../core/schemas.js';
+import { accountLimitsBody, accountsQuery, balanceQuery, createAccountBody, entriesQuery, statementQuery, updateAccountBody } from '../../core/schemas.js';
 import { accountView } from '../../core/views.js';
 import { defineRoute } from '../route.js';
 
@@ -25,8 +25,14 @@ export const accountRoutes = [
     summary: 'List accounts, newest first',
     operationId: 'listAccounts',
     scope: 'ACCOUNTS_READ',
-    query: pageQuery,
-    responses: { 200: { description: 'A page of accounts, newest first', schema: 'AccountsPage' }, 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    query: accountsQuery,
+    queryMaps: ['metadata'],
+    responses: {
+      200: { description: 'A page of accounts, newest first, that pass every filter given', schema: 'AccountsPage' },
+      400: 'Invalid filter, limit or cursor; more than 5 metadata keys; a cursor of another query',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+    },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listAccounts(principal.tenantId, query) }),
   }),
   defineRoute({
@@ -39,6 +45,23 @@ export const accountRoutes = [
     handle: async ({ ledger, principal, params }) => ({
       status: 200,
       body: accountView(await ledger.getAccount(principal.tenantId, params.accountId!)),
+    }),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/api/v1/accounts/:accountId',
+    summary: "Change an account's name, description or metadata (the map is replaced whole); its currency and type are fixed",
+    operationId: 'updateAccount',
+    scope: 'ACCOUNTS_WRITE',
+    body: updateAccountBody,
+    responses: {
+      200: { description: 'The account as it now is', schema: 'Account' },
+      400: 'An empty body, an unknown field, currency or type, a blank name, metadata past its limits',
+      ...readErrors,
+    },
+    handle: async ({ ledger, principal, actor, params, body }) => ({
+      status: 200,
+      body: await ledger.updateAccount(principal.tenantId, params.accountId!, body, actor),
     }),
   }),
   defineRoute({

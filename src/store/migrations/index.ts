@@ -15,6 +15,7 @@ import * as m0012 from './0012_holds.js';
 import * as m0013 from './0013_line_counts.js';
 import * as m0014 from './0014_transaction_reversals.js';
 import * as m0015 from './0015_transaction_search.js';
+import * as m0016 from './0016_account_metadata.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013_line_counts': m0013,
   '0014_transaction_reversals': m0014,
   '0015_transaction_search': m0015,
+  '0016_account_metadata': m0016,
 };
 
 export const migrationProvider: MigrationProvider = {

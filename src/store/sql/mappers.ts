@@ -33,6 +33,7 @@ export const toAccount = (r: Row<Database['accounts']>): Account => ({
   currency: r.currency as Account['currency'],
   type: r.type as Account['type'],
   createdAt: r.created_at,
+  metadata: JSON.parse(r.metadata) as Record<string, string>,
   seq: Number(r.seq),
 });
 
