@@ -88,6 +88,20 @@ export const action =
     }
   };
 
+/** A repeatable option's values, in the order given. */
+export const collect = (value: string, values: string[]): string[] => [...values, value];
+
+/** `--metadata key=value` pairs into a map (the first `=` splits; a value may hold more). */
+export function metadataOf(pairs: readonly string[]): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw invalid(`Invalid option: --metadata ${JSON.stringify(pair)} must be key=value.`, [{ path: 'metadata', message: 'must be key=value' }]);
+    metadata[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return metadata;
+}
+
 export const parseList = (value: string): string[] =>
   value
     .split(',')

@@ -1,7 +1,7 @@
 // `ledger accounts create|list|balance` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
-import { action, cliActor, interactive, pagedListing, printJson, printTable, withLedger, bold } from '../common.js';
-import { accountLimitsBody, balanceQuery, createAccountBody, statementQuery, uuidSchema } from '../../core/schemas.js';
+import { action, cliActor, collect, interactive, metadataOf, printJson, printTable, withLedger, bold } from '../common.js';
+import { accountLimitsBody, accountsQuery, balanceQuery, createAccountBody, statementQuery, updateAccountBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
 import { accountTypes } from '../../core/types.js';
@@ -14,8 +14,32 @@ interface CreateOptions {
   description?: string;
   currency?: string;
   type?: string;
+  metadata: string[];
   json?: boolean;
 }
+
+interface ListOptions {
+  tenant: string;
+  type?: string;
+  currency?: string;
+  name?: string;
+  metadata: string[];
+  limit: string;
+  cursor?: string;
+  json?: boolean;
+}
+
+interface UpdateOptions {
+  tenant: string;
+  name?: string;
+  description?: string | false;
+  metadata: string[];
+  json?: boolean;
+}
+
+/** An account for people: one row. */
+const printAccount = (a: { id: string; name: string; type: string; currency: string; metadata: Record<string, string> }) =>
+  printTable(['id', 'name', 'type', 'currency', 'metadata'], [[a.id, a.name, a.type, a.currency, Object.entries(a.metadata).map(([k, v]) => `${k}=${v}`).join(' ') || null]]);
 
 /** Missing fields are asked for at a terminal, and refused otherwise. */
 async function askMissing(options: CreateOptions) {
@@ -26,6 +50,7 @@ async function askMissing(options: CreateOptions) {
   return {
     name: options.name ?? (await ask!.input({ message: 'Account name', required: true })),
     description: options.description,
+    ...(options.metadata.length > 0 && { metadata: metadataOf(options.metadata) }),
     currency: options.currency ?? (await ask!.select({ message: 'Currency', choices: fiatCurrencies.map((c) => ({ value: c })) })),
     type: options.type ?? (await ask!.select({ message: 'Type', choices: accountTypes.map((t) => ({ value: t })) })),
   };
@@ -42,6 +67,7 @@ export function registerAccounts(program: Command): void {
     .option('--description <text>', 'free text')
     .option('--currency <code>', fiatCurrencies.join(' | '))
     .option('--type <type>', accountTypes.join(' | '))
+    .option('--metadata <key=value>', 'a metadata entry (repeatable)', collect, [])
     .option('--json', 'print the account as JSON')
     .action(
       action(async (options: CreateOptions, command: Command) => {
@@ -56,11 +82,76 @@ export function registerAccounts(program: Command): void {
       }),
     );
 
-  pagedListing(accounts.command('list').description('list accounts, newest first'), {
-    fetch: (ledger, tenantId, query) => ledger.listAccounts(tenantId, query),
-    columns: ['id', 'name', 'type', 'currency', 'normal', 'created'],
-    row: (a) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt],
-  });
+  accounts
+    .command('list')
+    .description('list accounts, newest first, that pass every filter given')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--type <type>', accountTypes.join(' | '))
+    .option('--currency <code>', fiatCurrencies.join(' | '))
+    .option('--name <name>', 'the name, exactly')
+    .option('--metadata <key=value>', 'with this metadata entry (repeatable: all of them, at most 5)', collect, [])
+    .option('--limit <n>', 'how many (1 to 200)', '50')
+    .option('--cursor <cursor>', 'the nextCursor of a previous page (the same filters)')
+    .option('--json', 'print {items, nextCursor} as the HTTP listing does')
+    .action(
+      action(async (options: ListOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const query = parseWith(
+          accountsQuery,
+          {
+            limit: options.limit,
+            ...(options.type !== undefined && { type: options.type }),
+            ...(options.currency !== undefined && { currency: options.currency }),
+            ...(options.name !== undefined && { name: options.name }),
+            ...(options.metadata.length > 0 && { metadata: metadataOf(options.metadata) }),
+            ...(options.cursor !== undefined && { cursor: options.cursor }),
+          },
+          'options',
+        );
+        const page = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          return ledger.listAccounts(tenantId, query);
+        });
+        if (options.json) return printJson(page);
+        printTable(
+          ['id', 'name', 'type', 'currency', 'normal', 'created'],
+          page.items.map(({ value: a }) => [a.id, a.name, a.type, a.currency, a.normalBalance, a.createdAt]),
+        );
+        if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+      }),
+    );
+
+  accounts
+    .command('update')
+    .description("change an account's name, description or metadata (replaced whole); currency and type are fixed")
+    .argument('<accountId>', 'account id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--name <name>', 'a new name')
+    .option('--description <text>', 'a new description')
+    .option('--no-description', 'remove the description')
+    .option('--metadata <key=value>', 'the whole new metadata, an entry each (repeatable)', collect, [])
+    .option('--json', 'print the account as the HTTP endpoint does')
+    .action(
+      action(async (accountId: string, options: UpdateOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, accountId, 'accountId');
+        const body = parseWith(
+          updateAccountBody,
+          {
+            ...(options.name !== undefined && { name: options.name }),
+            ...(options.description !== undefined && { description: options.description === false ? null : options.description }),
+            ...(options.metadata.length > 0 && { metadata: metadataOf(options.metadata) }),
+          },
+          'options',
+        );
+        const account = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          return ledger.updateAccount(tenantId, id, body, cliActor);
+        });
+        if (options.json) return printJson(account);
+        printAccount(account);
+      }),
+    );
 
   accounts
     .command('balance')

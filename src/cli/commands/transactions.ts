@@ -1,11 +1,12 @@
 // `ledger transactions`: one transaction with its lines, as `GET /api/v1/transactions/{id}` answers it, and its
 // reversal, as `POST /api/v1/transactions/{id}/reverse` makes it (actor `cli`), straight on the database.
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { Command } from 'commander';
-import { action, bold, cliActor, printJson, printTable, withLedger } from '../common.js';
-import { reverseTransactionBody, uuidSchema } from '../../core/schemas.js';
+import { action, bold, cliActor, collect, metadataOf, printJson, printTable, withLedger } from '../common.js';
+import { reverseTransactionBody, transactionsQuery, uuidSchema, type TransactionsQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { errorBody, invalid, LedgerError } from '../../core/errors.js';
+import { errorBody, LedgerError } from '../../core/errors.js';
 
 interface TransactionDocument {
   transactionId: string;
@@ -38,15 +39,21 @@ function printTransaction(text: string): void {
   );
 }
 
-/** `--metadata key=value` pairs into a map (the first `=` splits; a value may hold more). */
-function metadataOf(pairs: readonly string[]): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw invalid(`Invalid option: --metadata ${JSON.stringify(pair)} must be key=value.`, [{ path: 'metadata', message: 'must be key=value' }]);
-    metadata[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return metadata;
+interface ListOptions {
+  tenant: string;
+  account?: string;
+  from?: string;
+  to?: string;
+  metadata: string[];
+  idempotencyKey?: string;
+  limit: string;
+  cursor?: string;
+  json?: boolean;
+}
+
+/** A line of NDJSON on stdout, waiting for it to drain when it is full (a listing of a million transactions). */
+async function writeLine(text: string): Promise<void> {
+  if (!process.stdout.write(`${text}\n`)) await once(process.stdout, 'drain');
 }
 
 interface ReverseOptions {
@@ -78,12 +85,62 @@ export function registerTransactions(program: Command): void {
     );
 
   transactions
+    .command('list')
+    .description("the tenant's transactions, newest first, that pass every filter given")
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--account <id>', 'with a line on this account')
+    .option('--from <instant>', 'created at or after (ISO 8601)')
+    .option('--to <instant>', 'created at or before (ISO 8601)')
+    .option('--metadata <key=value>', 'with this metadata entry (repeatable: all of them, at most 5)', collect, [])
+    .option('--idempotency-key <key>', 'the one posted under this Idempotency-Key (a posting, a reversal, an agent transaction)')
+    .option('--limit <n>', 'a page (1 to 200)', '50')
+    .option('--cursor <cursor>', 'the page after a previous one (the same filters)')
+    .option('--json', 'NDJSON: one transaction a line, as GET /api/v1/transactions/{id} answers it, every page to the end')
+    .action(
+      action(async (options: ListOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const query: TransactionsQuery = parseWith(
+          transactionsQuery,
+          {
+            limit: options.limit,
+            ...(options.account !== undefined && { accountId: options.account }),
+            ...(options.from !== undefined && { from: options.from }),
+            ...(options.to !== undefined && { to: options.to }),
+            ...(options.metadata.length > 0 && { metadata: metadataOf(options.metadata) }),
+            ...(options.idempotencyKey !== undefined && { idempotencyKey: options.idempotencyKey }),
+            ...(options.cursor !== undefined && { cursor: options.cursor }),
+          },
+          'options',
+        );
+        await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          for (let next: TransactionsQuery | undefined = query; next; ) {
+            const page = await ledger.findTransactions(tenantId, next);
+            if (!options.json) {
+              printTable(
+                ['transaction', 'created', 'lines', 'metadata', 'reversed by'],
+                page.items.map((item) => {
+                  const t = JSON.parse(item.text) as TransactionDocument;
+                  return [t.transactionId, t.createdAt, t.lines.length, Object.entries(t.metadata).map(([k, v]) => `${k}=${v}`).join(' ') || null, t.reversedByTransactionId];
+                }),
+              );
+              if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+              return;
+            }
+            for (const item of page.items) await writeLine(item.text);
+            next = page.nextCursor ? { ...next, cursor: page.nextCursor } : undefined;
+          }
+        });
+      }),
+    );
+
+  transactions
     .command('reverse')
     .description('post the exact mirror of a transaction (every line on the other side), once, linked both ways')
     .argument('<transactionId>', 'transaction id')
     .requiredOption('--tenant <id>', 'tenant id')
     .option('--description <text>', "every reversing line's description (default: each keeps the original line's)")
-    .option('--metadata <key=value>', 'metadata of the reversal (repeatable)', (pair: string, pairs: string[]) => [...pairs, pair], [])
+    .option('--metadata <key=value>', 'metadata of the reversal (repeatable)', collect, [])
     .option('--json', 'print the HTTP answer\'s body: the reversal, or the refusal (exit 1)')
     .action(
       action(async (transactionId: string, options: ReverseOptions, command: Command) => {
