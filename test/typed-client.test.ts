@@ -50,6 +50,10 @@ describe('a client generated from the OpenAPI document', () => {
     expect(r.transactionId).toMatch(UUID);
     expect(r.order).toBe('A-1');
     expect(r.lineAmounts).toEqual([12.5, 12.5]);
+    expect(r.foundByOrder).toEqual([r.transactionId]);
+    expect(r.foundByKey).toEqual([r.transactionId]);
+    expect(r.patchedMetadata).toEqual({ desk: 'typed' });
+    expect(r.accountsByDesk).toEqual([r.salesId]);
     expect(r.reversalId).toMatch(UUID);
     expect(r.reverses).toBe(r.transactionId);
     expect(r.reversedBy).toBe(r.reversalId);

@@ -39,6 +39,13 @@ export async function run(baseUrl: string, rawKey: string) {
     })
   ).data!;
 
+  // Finding it again: by a metadata entry (a deepObject query), by account, by the key it was posted under.
+  const byOrder = (await api.GET('/api/v1/transactions', { params: { query: { metadata: { order: 'A-1' }, accountId: cash.id, limit: 5 } } })).data!;
+  const byKey = (await api.GET('/api/v1/transactions', { params: { query: { idempotencyKey: `typed-${cash.id}` } } })).data!;
+  // An account's metadata, changed.
+  const patched = (await api.PATCH('/api/v1/accounts/{accountId}', { params: { path: { accountId: sales.id } }, body: { metadata: { desk: 'typed' } } })).data!;
+  const salesByDesk = (await api.GET('/api/v1/accounts', { params: { query: { metadata: { desk: 'typed' }, type: 'REVENUE' } } })).data!;
+
   // A correction: the reversal, and the original naming it.
   const reversal = (
     await api.POST('/api/v1/transactions/{transactionId}/reverse', {
@@ -93,6 +100,11 @@ export async function run(baseUrl: string, rawKey: string) {
     order: transaction.metadata.order,
     lineAmounts: transaction.lines.map((line) => line.monetary.amount),
     listedTransactions: transactions.items.length,
+    foundByOrder: byOrder.items.map((t) => t.transactionId),
+    foundByKey: byKey.items.map((t) => t.transactionId),
+    patchedMetadata: patched.metadata,
+    accountsByDesk: salesByDesk.items.map((a) => a.id),
+    salesId: sales.id,
     reversalId: reversal.transactionId,
     reverses: reversal.reversesTransactionId,
     reversedBy: reversed.reversedByTransactionId,
