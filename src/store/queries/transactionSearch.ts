@@ -24,9 +24,9 @@ type Driver = SelectQueryBuilder<Database, any, { tx_seq: bigint }>;
 /** The sequences of the page's transactions, newest first, from the leading filter's index. */
 function matchingSeqs(q: Kysely<Database>, shape: SearchShape): Driver {
   const tenant = param('tenantId');
+  // One upper bound (the page's position and the time bound's, whichever is lower): an index range needs it whole.
   const bounded = <D extends Driver>(driver: D, column: string): D =>
     driver
-      .where(sql.ref(column), '<', param<bigint>('before'))
       .where(sql.ref(column), '>=', param<bigint>('fromSeq'))
       .where(sql.ref(column), '<=', param<bigint>('toSeq'))
       .orderBy(sql.ref(column), 'desc')

@@ -25,7 +25,10 @@ export const transactionsPart = part({
     const toSeq = filter.to === null ? SEQ_MAX : (await this.s.lastSeqTo.get({ tenantId, at: filter.to }))?.seq;
     if (fromSeq === undefined || toSeq === undefined) return;
     const statement = this.s.transactionSearch({ metadata: filter.metadata.length, account: filter.accountId !== null });
-    const args = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit, fromSeq: BigInt(fromSeq), toSeq: BigInt(toSeq), ...metadataParams(filter.metadata), ...(filter.accountId !== null ? { accountId: filter.accountId } : {}) };
+    // The page's position is an upper bound too: the lower of the two is the range's end.
+    const end = BigInt(toSeq);
+    const last = before !== null && BigInt(before) <= end ? BigInt(before) - 1n : end;
+    const args = { tenantId, limit, fromSeq: BigInt(fromSeq), toSeq: last, ...metadataParams(filter.metadata), ...(filter.accountId !== null ? { accountId: filter.accountId } : {}) };
     yield* lazy(statement.iterate(args), m.toTransaction);
   },
 
