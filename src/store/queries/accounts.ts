@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import { param, type Preparer, type Statement } from '../sql/statement.js';
 import { query } from './query.js';
 import { jsonRows } from './jsonRows.js';
+import { metadataMatch } from './metadataMatch.js';
 
 /** The filters an account search statement is built for: how many metadata entries, and which columns. */
 export interface AccountSearchShape {
@@ -34,26 +35,7 @@ function matchingSeqs(q: Kysely<Database>, shape: AccountSearchShape): Driver {
   const page = (driver: Driver, seq: string): Driver =>
     driver.where(sql.ref(seq), '<', param<bigint>('before')).orderBy(sql.ref(seq), 'desc').limit(param<number>('limit')) as Driver;
   if (shape.metadata > 0) {
-    let driver = q
-      .selectFrom('account_metadata as m0')
-      .select('m0.account_seq as seq')
-      .where('m0.tenant_id', '=', tenant)
-      .where('m0.key', '=', param('k0'))
-      .where('m0.value', '=', param('v0')) as unknown as Driver;
-    for (let i = 1; i < shape.metadata; i++) {
-      const m = `m${i}`;
-      driver = driver.where((eb: any) =>
-        eb.exists(
-          eb
-            .selectFrom(`account_metadata as ${m}`)
-            .select(sql.lit(1).as('one'))
-            .where(`${m}.tenant_id`, '=', tenant)
-            .where(`${m}.key`, '=', param(`k${i}`))
-            .where(`${m}.value`, '=', param(`v${i}`))
-            .whereRef(`${m}.account_seq`, '=', 'm0.account_seq'),
-        ),
-      );
-    }
+    const driver = metadataMatch(q, 'account_metadata', 'account_seq', shape.metadata) as unknown as Driver;
     return page(columnsOn(driver, 'm0.account_seq'), 'm0.account_seq');
   }
   const driver = shape.columns.reduce(

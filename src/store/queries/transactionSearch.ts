@@ -5,6 +5,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { jsonRows } from './jsonRows.js';
+import { metadataMatch } from './metadataMatch.js';
 import { param, type Preparer, type Statement } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 import { linkedTransactions, type LinkedTransactionRow } from './transactions.js';
@@ -14,10 +15,6 @@ export interface SearchShape {
   metadata: number;
   account: boolean;
 }
-
-/** Parameters of a metadata filter: `k0`, `v0`, `k1`, `v1`, … */
-export const metadataParams = (entries: ReadonlyArray<readonly [string, string]>): Record<string, string> =>
-  Object.fromEntries(entries.flatMap(([key, value], i) => [[`k${i}`, key], [`v${i}`, value]]));
 
 type Driver = SelectQueryBuilder<Database, any, { tx_seq: bigint }>;
 
@@ -41,26 +38,7 @@ function matchingSeqs(q: Kysely<Database>, shape: SearchShape): Driver {
         .whereRef('a.tx_seq', '=', sql.ref(seq)),
     );
   if (shape.metadata > 0) {
-    let driver = q
-      .selectFrom('transaction_metadata as m0')
-      .select('m0.tx_seq')
-      .where('m0.tenant_id', '=', tenant)
-      .where('m0.key', '=', param('k0'))
-      .where('m0.value', '=', param('v0')) as unknown as Driver;
-    for (let i = 1; i < shape.metadata; i++) {
-      const m = `m${i}`;
-      driver = driver.where((eb: any) =>
-        eb.exists(
-          eb
-            .selectFrom(`transaction_metadata as ${m}`)
-            .select(sql.lit(1).as('one'))
-            .where(`${m}.tenant_id`, '=', tenant)
-            .where(`${m}.key`, '=', param(`k${i}`))
-            .where(`${m}.value`, '=', param(`v${i}`))
-            .whereRef(`${m}.tx_seq`, '=', 'm0.tx_seq'),
-        ),
-      );
-    }
+    let driver = metadataMatch(q, 'transaction_metadata', 'tx_seq', shape.metadata) as unknown as Driver;
     if (shape.account) driver = driver.where(hasAccount('m0.tx_seq'));
     return bounded(driver, 'm0.tx_seq');
   }

@@ -2,7 +2,7 @@
 import type { Account } from '../../../core/types.js';
 import type { AccountFilter, Rows } from '../../../core/ports.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
-import { metadataParams } from '../../queries/transactionSearch.js';
+import { metadataParams } from '../../queries/metadataMatch.js';
 import * as m from '../mappers.js';
 
 export const accountsPart = part({

@@ -2,7 +2,7 @@
 import type { LinkedTransaction, ReversalLinks, TransactionRecord } from '../../../core/types.js';
 import type { Rows, StoredIdempotency, TransactionFilter } from '../../../core/ports.js';
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
-import { metadataParams } from '../../queries/transactionSearch.js';
+import { metadataParams } from '../../queries/metadataMatch.js';
 import * as m from '../mappers.js';
 
 export const transactionsPart = part({
