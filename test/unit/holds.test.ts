@@ -10,7 +10,7 @@ describe('holds (use case)', () => {
   const create = async (lines: ReturnType<typeof fiatLine>[], extra: { expiresAt?: number } = {}, key = newKey()) =>
     JSON.parse((await h.ledger.holds.create(h.tenantId, h.actor, key, { lines, ...extra })).body) as { holdId: string; status: string; expiresAt: string; createdAt: string };
   const balance = async (id: string) => {
-    const b = JSON.parse(toJsonText(await h.ledger.balance(h.tenantId, id))) as { amount: number; pending: number; available: number };
+    const b = JSON.parse(toJsonText(await h.ledger.balance(h.tenantId, id, undefined))) as { amount: number; pending: number; available: number };
     return { amount: b.amount, pending: b.pending, available: b.available };
   };
   const refusal = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: unknown) => e)) as { code: string; message: string; extra?: Record<string, unknown> };
