@@ -1,4 +1,5 @@
-// `BENCH_ONLY=search npm run bench`: finding a payment (issue 31) on SQLite. A tenant of 1,000 transactions and one of
+// `BENCH_ONLY=search npm run bench`: finding a payment (issue 31), on SQLite, or on PostgreSQL with
+// BENCH_SEARCH_ENGINE=postgres (the filters' part; the posting cost and storage are measured on SQLite). A tenant of 1,000 transactions and one of
 // 1,000,000 (BENCH_SEARCH_BIG), each with 10 that carry `order=needle`, 10 on a rarely used account and 10 in a
 // narrow time window; the first page of each filter is timed on both, over HTTP against the real server, and must
 // stay within 2x. Then, on a fresh database: the server CPU of a posting with 3 metadata entries against one with
@@ -13,6 +14,7 @@ import { JsonNumber } from '../src/core/money.js';
 import type { Clock } from '../src/core/ports.js';
 import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { startServer, stopChild } from './server.js';
+import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 import { cpuMeter } from './cpu.js';
 
 const BIG = Number(process.env.BENCH_SEARCH_BIG ?? 1_000_000);
@@ -135,8 +137,10 @@ export async function benchSearch(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-search-'));
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   const checks: Array<[string, boolean]> = [];
+  const postgres = process.env.BENCH_SEARCH_ENGINE === 'postgres' ? await startTestPostgres() : undefined;
   try {
-    const dbPath = join(dir, 'search.db');
+    const dbPath = postgres ? await freshDatabaseUrl(postgres.url) : join(dir, 'search.db');
+    console.error(`  engine: ${postgres ? 'PostgreSQL' : 'SQLite'}`);
     const clock = steppingClock(Date.UTC(1900, 0, 1));
     const began = Date.now();
     const small = await seedTenant(dbPath, 'small', SMALL, clock);
@@ -159,6 +163,7 @@ export async function benchSearch(): Promise<boolean> {
     }
     await stopChild(server.child);
     server = undefined;
+    if (postgres) return report(checks);
 
     // The posting cost and the storage of metadata, on a fresh file.
     const costDb = join(dir, 'cost.db');
@@ -206,8 +211,13 @@ export async function benchSearch(): Promise<boolean> {
     console.error(`  storage: ${perEntry.toFixed(0)} bytes a metadata entry (${POSTINGS.toLocaleString()} postings of 3 entries, of about ${(3 * 14).toString()} characters of keys and values: in the document and in the index)`);
   } finally {
     await stopChild(server?.child);
+    await postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  return report(checks);
+}
+
+function report(checks: ReadonlyArray<[string, boolean]>): boolean {
   for (const [name, ok] of checks) console.error(`  ${ok ? 'met' : 'MISSED'}: ${name}`);
   return checks.every(([, ok]) => ok);
 }
