@@ -51,7 +51,7 @@ export class Ledger {
   listApiKeys = (...a: Tail<typeof apiKeys.listApiKeys>) => apiKeys.listApiKeys(this.deps, ...a);
   revokeApiKey = (...a: Tail<typeof apiKeys.revokeApiKey>) => apiKeys.revokeApiKey(this.deps, ...a);
   createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
-  getAccount = (...a: Tail<typeof accounts.requireAccount>) => accounts.requireAccount(this.deps, ...a);
+  getAccount = (...a: Tail<typeof accounts.getAccount>) => accounts.getAccount(this.deps, ...a);
   updateAccount = (...a: Tail<typeof accounts.updateAccount>) => accounts.updateAccount(this.deps, ...a);
   listAccounts = (...a: Tail<typeof accounts.listAccounts>) => accounts.listAccounts(this.deps, ...a);
   getAccountLimits = (...a: Tail<typeof limits.getAccountLimits>) => limits.getAccountLimits(this.deps, ...a);

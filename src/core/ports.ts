@@ -109,6 +109,11 @@ export interface ReadStore {
   apiKeys(tenantId: string): Promise<ApiKey[]>;
   account(tenantId: string, accountId: string): Promise<Account | undefined>;
   accountsPage(tenantId: string, before: number | null, limit: number): Rows<Account>;
+  /**
+   * The accounts of these ids, for what never changes of them (id, currency, type): remembered once found, so their
+   * name, description and metadata may be stale; `account` reads those as they are now.
+   */
+  accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
   /** The tenant's accounts that pass the filter, newest first, before a position. */
   accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): Rows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
@@ -257,8 +262,6 @@ export interface WriteTx extends ReadStore {
   insertApiKey(key: ApiKey, keyHash: string): Promise<void>;
   revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean>;
   insertAccount(account: Omit<Account, 'seq'>): Promise<void>;
-  /** The accounts of these ids (what a write checks: id, currency and type, which never change). */
-  accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
   /** Replaces an account's name, description and metadata (its metadata entries with it). */
   updateAccount(account: Pick<Account, 'tenantId' | 'id' | 'name' | 'description' | 'metadata'>): Promise<void>;
   insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;

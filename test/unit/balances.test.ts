@@ -148,7 +148,7 @@ describe('balances, entries and statements', () => {
 describe('balances over a store stand-in', () => {
   const account = { id: 'a', tenantId: 't', name: 'n', description: null, currency: 'USD' as const, type: 'ASSET' as const, createdAt: 'c', seq: 1 };
   const deps = (store: Record<string, unknown>) =>
-    ({ store: { account: () => account, ...store }, clock: { now: () => new Date(0) }, cursors: null }) as unknown as import('../../src/core/context.js').Deps;
+    ({ store: { account: () => account, accountsByIds: () => [account], ...store }, clock: { now: () => new Date(0) }, cursors: null }) as unknown as import('../../src/core/context.js').Deps;
 
   it('sorts the token balances by name whatever order the store answers in', async () => {
     const { balance } = await import('../../src/core/usecases/balances.js');

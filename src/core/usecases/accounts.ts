@@ -74,8 +74,19 @@ export async function updateAccountCommand(ctx: WriteContext, args: { tenantId: 
 export const updateAccount = (deps: Deps, tenantId: string, accountId: string, body: UpdateAccountBody, actor: Actor) =>
   deps.writer.run('updateAccount', { tenantId, accountId, body, actor });
 
-export async function requireAccount(deps: Deps, tenantId: string, accountId: string): Promise<Account> {
+/** An account as it is now, to show (its name, description and metadata may have changed since it was made). */
+export async function getAccount(deps: Deps, tenantId: string, accountId: string): Promise<Account> {
   const account = await deps.store.account(tenantId, accountId);
+  if (!account) throw notFound(`Account ${accountId}`);
+  return account;
+}
+
+/**
+ * What a read of an account's balances or limits needs of it: that it is the tenant's, its currency and its type,
+ * which never change; remembered once found (store's accountsByIds), so a hot read costs no query for it.
+ */
+export async function requireAccount(deps: Deps, tenantId: string, accountId: string): Promise<Pick<Account, 'id' | 'tenantId' | 'currency' | 'type'>> {
+  const [account] = await deps.store.accountsByIds(tenantId, [accountId]);
   if (!account) throw notFound(`Account ${accountId}`);
   return account;
 }

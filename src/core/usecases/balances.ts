@@ -5,7 +5,6 @@ import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { isFiat, type Asset, type Token } from '../money.js';
-import type { Account } from '../types.js';
 import { NO_PENDING, normalBalanceOf } from '../types.js';
 import { amountView } from '../views.js';
 import { RawJson } from '../json.js';
@@ -14,9 +13,9 @@ import { toIso } from '../time.js';
 import { PAGE_SIZE_DEFAULT, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
 import type { KeyPosition } from '../ports.js';
 import { requireAccount } from './accounts.js';
+import { reported } from './limits.js';
 
 /** Raw balances are debits minus credits; an account reports them on its normal side. */
-const onNormalSide = (account: Account, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
 
 export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
   const account = await requireAccount(deps, tenantId, accountId);
@@ -35,7 +34,7 @@ export async function balance(deps: Deps, tenantId: string, accountId: string, a
   }
   const figures = (asset: Asset) => {
     const { balance: raw, pending } = byAsset.get(asset) ?? { balance: 0n, pending: NO_PENDING };
-    const amount = onNormalSide(account, raw);
+    const amount = reported(account, raw);
     return { amount: amountView(amount, asset), pending: amountView(pending.out, asset), available: amountView(amount - pending.out, asset) };
   };
   const onChainBalances = [...byAsset.keys()]
@@ -94,7 +93,7 @@ export async function statement(deps: Deps, tenantId: string, accountId: string,
     currency: asset,
     from,
     to,
-    openingBalance: amountView(onNormalSide(account, opening), asset),
+    openingBalance: amountView(reported(account, opening), asset),
     movements: lines.map((e) => ({
       transactionId: e.transactionId,
       type: e.entryType,
@@ -102,6 +101,6 @@ export async function statement(deps: Deps, tenantId: string, accountId: string,
       ...(e.description !== null ? { description: e.description } : {}),
       occurredAt: e.createdAt,
     })),
-    closingBalance: amountView(onNormalSide(account, closing), asset),
+    closingBalance: amountView(reported(account, closing), asset),
   };
 }

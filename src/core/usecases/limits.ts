@@ -10,7 +10,7 @@ import { requireAccount } from './accounts.js';
 import type { AccountLimitsBody } from '../schemas.js';
 
 /** A raw balance (debits minus credits) as the account reports it. */
-export const reported = (account: Account, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
+export const reported = (account: Pick<Account, 'type'>, raw: bigint): bigint => (normalBalanceOf(account.type) === 'DEBIT' ? raw : -raw);
 
 const ZERO = /^-?0+(\.0+)?$/;
 
@@ -31,7 +31,7 @@ function parseLimit(text: string, asset: Asset, path: string): bigint {
 export type LimitsInput = Array<{ asset: Asset } & BalanceLimits>;
 
 /** The body's limits in minor units, checked against the account: its currency or a token, each asset once, min <= max. */
-export function limitsOf(account: Account, body: AccountLimitsBody): LimitsInput {
+export function limitsOf(account: Pick<Account, 'currency'>, body: AccountLimitsBody): LimitsInput {
   const seen = new Set<string>();
   return body.limits.map((limit, i) => {
     const path = `limits.${i}`;
@@ -61,7 +61,7 @@ export const limitsView = (accountId: string, limits: ReadonlyArray<{ asset: Ass
  * 422 BALANCE_LIMIT_EXCEEDED names the account, asset, limit and the balance it would have had. `raw` is the balance
  * after the change, debits minus credits.
  */
-export function assertWithinLimits(account: Account, asset: Asset, raw: bigint, limits: BalanceLimits | null, pending: Pending = NO_PENDING): void {
+export function assertWithinLimits(account: Pick<Account, 'id' | 'type'>, asset: Asset, raw: bigint, limits: BalanceLimits | null, pending: Pending = NO_PENDING): void {
   if (!limits) return;
   const balance = reported(account, raw);
   const low = balance - pending.out;
