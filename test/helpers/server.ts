@@ -117,6 +117,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     maxConnectionsPerClient: options.maxConnectionsPerClient,
     maxStreamsPerTenant: options.maxStreamsPerTenant,
     headersTimeoutMs: options.headersTimeoutMs,
+    // A minute rather than the default 5 s: the test and its server share one event loop, and a test that checks a
+    // large answer (10,000 movements against the document) held it long enough on a loaded CI machine for the server
+    // to close the idle connection just as fetch sent the next request on it (ECONNRESET). Tests of the time-out
+    // itself start `ledger serve` with the flag (test/cli/serve-connections.test.ts).
+    keepAliveTimeoutMs: 60_000,
     tls: options.tls,
     ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
   });
