@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from './helpers/server.js';
+import { expectTrialBalance, type Books } from './helpers/trial-balance.js';
 import { checkProperty } from './helpers/property.js';
 
 type Op =
@@ -40,7 +41,9 @@ describe('property: balances, pending and available under holds', () => {
   });
   afterAll(async () => t?.stop());
 
-  it('every reported figure equals the model; refusals change nothing', async () => {
+  it('every reported figure equals the model; refusals change nothing; the trial balance is the model\'s', async () => {
+    /** Every run's accounts with their balances in cents as debits minus credits (holds count once captured). */
+    const books: Books = new Map();
     await checkProperty(
       fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 30 }), async (ops) => {
         // Wallet 0 may not go below 0 (holds counted); wallet 1 has no limit.
@@ -111,6 +114,10 @@ describe('property: balances, pending and available under holds', () => {
           }
           expect(amount.get(wallets[0]!)! - pendingOf(0)).toBeGreaterThanOrEqual(0);
         }
+        // Wallets and merchant are assets (debit-normal), funding is equity (credit-normal).
+        for (const account of [...wallets, merchant]) books.set(account, { type: 'ASSET', raw: new Map([['USD', BigInt(amount.get(account)!)]]) });
+        books.set(funding, { type: 'EQUITY', raw: new Map([['USD', -BigInt(amount.get(funding)!)]]) });
+        await expectTrialBalance(c, books);
       }),
       { numRuns: 15 },
     );

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { client, fiat, makeAccount, startTestServer, type Client, type HttpResult, type TestServer } from './helpers/server.js';
+import { expectTrialBalance, type Books } from './helpers/trial-balance.js';
 import { expectError } from './helpers/expect.js';
 import { checkProperty } from './helpers/property.js';
 
@@ -94,6 +95,8 @@ describe('property: reversals, once each, against a model of the balances', () =
 
   it('every answer is the model\'s; balances equal the model after every step; refusals change nothing', async () => {
     let run = 0;
+    /** Every run's accounts with their balances in cents as debits minus credits: the tenant's books. */
+    const books: Books = new Map();
     await checkProperty(
       fc.asyncProperty(fc.array(opArb, { minLength: 6, maxLength: 18 }), async (ops) => {
         run++;
@@ -227,6 +230,9 @@ describe('property: reversals, once each, against a model of the balances', () =
           const sum = entries.reduce((s, e) => s + (e.type === ACCOUNTS[i]!.normal ? 1 : -1) * Math.round(e.monetary.amount * 100), 0);
           expect(sum, `entries of account ${i}`).toBe(balances[i]);
         }
+        // The tenant's trial balance, reversals and all, is the model's.
+        ids.forEach((id, i) => books.set(id, { type: ACCOUNTS[i]!.type, raw: new Map([['USD', BigInt(ACCOUNTS[i]!.normal === 'DEBIT' ? balances[i]! : -balances[i]!)]]) }));
+        await expectTrialBalance(c, books);
       }),
       // No shrinking: each run adds to the server's state, so a shrunk case is not the failing one replayed.
       { numRuns: 12, endOnFailure: true },

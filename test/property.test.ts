@@ -7,6 +7,7 @@ import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless 
 import { client, makeAccount, startTestServer, type Client, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
 import { checkProperty } from './helpers/property.js';
+import { expectTrialBalance, type Books } from './helpers/trial-balance.js';
 
 type Asset = 'USD' | 'BRL' | 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
 type Token = 'USDC' | 'USDT' | 'PYUSD' | 'BRZ';
@@ -226,9 +227,11 @@ describe('property: balances are the signed sums of the listed entries', () => {
   });
   afterAll(async () => t?.stop());
 
-  it('holds after every step of random valid and invalid postings', async () => {
+  it('holds after every step of random valid and invalid postings; the trial balance is the model\'s after each run', async () => {
     let keyNo = 0;
     let run = 0;
+    /** Every account of every run, with its model: the tenant's books. */
+    const books: Books = new Map();
     await checkProperty(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 8 }), fc.nat(), async (steps, pick) => {
         run++;
@@ -236,6 +239,7 @@ describe('property: balances are the signed sums of the listed entries', () => {
         for (const a of ACCOUNTS) ids.push(await makeAccount(c, { name: `p${run}-${a.type}`, currency: a.currency, type: a.type }));
         /** Model: per account and asset, debits minus credits. */
         const model = ids.map(() => new Map<Asset, bigint>());
+        ids.forEach((id, i) => books.set(id, { type: ACCOUNTS[i]!.type, raw: model[i]! }));
         let counts = ids.map(() => 0);
 
         for (const step of steps) {
@@ -285,6 +289,8 @@ describe('property: balances are the signed sums of the listed entries', () => {
           }
           counts = newCounts;
         }
+        // The tenant's trial balance: every account of every run so far, on its side; debits equal credits.
+        await expectTrialBalance(c, books);
       }),
       // No shrinking: each run adds to the server's state, so a shrunk case is not the failing one replayed.
       { numRuns: 25, endOnFailure: true },

@@ -61,6 +61,10 @@ describe('a client generated from the OpenAPI document', () => {
     expect(r.balance).toBe(12.5);
     expect(r.entryTypes).toEqual(['DEBIT']);
     expect(r.closingBalance).toBe(12.5);
+    expect(r.trialBalanceItems).toEqual([['cash', 'USD', 12.5, 0], ['sales', 'USD', 0, 12.5]]);
+    expect(r.trialBalanceTotals).toEqual([['USD', 12.5, 12.5]]);
+    expect(r.auditHeadHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.historyAmounts).toEqual([0, 12.5]); // the hour that ended before the posting, then the one after it
     expect(r.keyPrefix).toMatch(/^sk_live_/);
     expect(r.keyCount).toBe(2);
     expect(r.settlementStatus).toBe('PENDING');

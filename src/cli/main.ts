@@ -15,6 +15,7 @@ import { registerAccounts } from './commands/accounts.js';
 import { registerServe } from './commands/serve.js';
 import { registerDb } from './commands/db.js';
 import { registerTransactions } from './commands/transactions.js';
+import { registerReports } from './commands/reports.js';
 
 const program = new Command('ledger')
   .description('Multi-tenant double-entry ledger for bank rails and stablecoins, on SQLite or PostgreSQL.')
@@ -30,6 +31,7 @@ registerTenants(program);
 registerKeys(program);
 registerAccounts(program);
 registerTransactions(program);
+registerReports(program);
 registerHolds(program);
 registerAudit(program);
 registerEvents(program);

@@ -17,6 +17,7 @@ import * as limits from './usecases/limits.js';
 import { AgentService } from './usecases/agents.js';
 import { HoldService } from './usecases/holds.js';
 import { ReversalService } from './usecases/reversals.js';
+import { ReportService } from './usecases/reports.js';
 
 export class Ledger {
   readonly store: Store;
@@ -26,6 +27,7 @@ export class Ledger {
   readonly agents: AgentService;
   readonly holds: HoldService;
   readonly reversals: ReversalService;
+  readonly reports: ReportService;
 
   private constructor(readonly deps: Deps) {
     this.store = deps.store;
@@ -35,6 +37,7 @@ export class Ledger {
     this.agents = new AgentService(this.deps);
     this.holds = new HoldService(this.deps);
     this.reversals = new ReversalService(this.deps);
+    this.reports = new ReportService(this.deps);
   }
 
   /** Reads the database's secrets (cursor signing, key hashing), creating them on first use. */

@@ -72,6 +72,10 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const SHUTDOWN_DRAIN_MS = 10_000;
 /** A statement lists at most this many movements; a longer period is refused with 400. */
 export const STATEMENT_MOVEMENTS_MAX = 10_000;
+/** Points of a balance history (GET /accounts/{id}/balance-history): more is 400. */
+export const BALANCE_HISTORY_POINTS_MAX = 1000;
+/** Balances a report reads in one statement; between two, other requests run. */
+export const REPORT_READ_PART_ROWS = 1000;
 /** Transaction ids in one batch reconciliation request. */
 export const RECONCILIATION_BATCH_MIN = 1;
 export const RECONCILIATION_BATCH_MAX = 100;

@@ -30,6 +30,23 @@ export interface KeyPosition {
 }
 
 /**
+ * The instant a report is of, with the tenant's last transaction when it started: every page of the report counts
+ * the commits up to that one only, so commits made while it is paged change none of its pages.
+ */
+export interface ReportInstant {
+  asOf: string;
+  transactionSeq: number;
+}
+
+/** An account's balance in one asset at a report's instant (null: no entry yet), in a trial balance's order. */
+export interface TrialBalanceRow {
+  accountId: string;
+  name: string;
+  asset: Asset;
+  balance: bigint | null;
+}
+
+/**
  * Rows of a list in its order, up to the limit asked for, read from the database as they are taken: the caller reads
  * what fits its page and stops (core/paging.ts). Take them at once, with no other await in between: a synchronous
  * engine holds its connection until the iteration ends or is stopped.
@@ -197,6 +214,19 @@ export interface ReadStore {
   eventSeq(tenantId: string, eventId: string): Promise<number | undefined>;
   /** How far the tenant's events were pruned: the last pruned event's sequence and time; undefined if never. */
   eventsPruned(tenantId: string): Promise<{ seq: number; at: string } | undefined>;
+  /** The tenant's last transaction and last audit record now (0 when none), read together. */
+  reportBounds(tenantId: string): Promise<{ transactionSeq: number; auditSeq: number }>;
+  /** Every balance of the tenant at the report's instant, in the order of account id and asset, after a position. */
+  balancesAtPart(
+    tenantId: string,
+    at: ReportInstant,
+    after: { accountId: string; asset: string } | null,
+    limit: number,
+  ): Promise<Array<{ accountId: string; asset: Asset; type: AccountType; balance: bigint | null }>>;
+  /** Accounts of one type with each balance at the report's instant, by name, id and asset, after a position. */
+  trialBalanceRows(tenantId: string, at: ReportInstant, type: AccountType, after: { name: string; accountId: string; asset: string } | null, limit: number): Promise<TrialBalanceRow[]>;
+  /** The tenant's last audit record at or before an instant, among its first `auditSeq`; null when none. */
+  auditHeadAt(tenantId: string, asOf: string, auditSeq: number): Promise<{ id: string; hash: string; occurredAt: string } | null>;
   /** The tenant's oldest kept events (sequence and time), oldest first. */
   oldestEvents(tenantId: string, limit: number): Promise<Array<{ seq: number; createdAt: string }>>;
   webhookDelivery(tenantId: string, eventId: string): Promise<DeliveryState | undefined>;

@@ -12,6 +12,7 @@ import { policyRuleTypes } from './policy.js';
 import { eventTypes } from './webhook.js';
 import { errorCodes } from './errors.js';
 import { holdStatuses } from './hold.js';
+import { historyIntervals } from './report.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -103,6 +104,56 @@ export const statement = v.strictObject({
     }),
   ),
   closingBalance: amountOut,
+});
+
+const byType = Object.fromEntries(accountTypes.map((type) => [type, amountOut])) as Record<(typeof accountTypes)[number], typeof amountOut>;
+
+export const trialBalance = v.strictObject({
+  asOf: v.pipe(instant, v.description('The instant the report is of: the one asked for, or the time of the first page\'s request')),
+  computedAt: instant,
+  auditHead: v.pipe(
+    v.nullable(v.strictObject({ id: uuid, hash: v.string(), occurredAt: instant })),
+    v.description('The tenant\'s last audit record at or before asOf, as `ledger audit export` writes it (null when there is none): the report is the books as of that record'),
+  ),
+  totals: v.pipe(
+    v.array(v.strictObject({ asset, debit: amountOut, credit: amountOut })),
+    v.description('Per asset, over every account of the tenant (not the page): debit equals credit'),
+  ),
+  summary: v.pipe(
+    v.array(v.strictObject({ asset, ...byType })),
+    v.description('Per asset, each account type\'s balances on its normal side: ASSET + EXPENSE = LIABILITY + EQUITY + REVENUE'),
+  ),
+  items: v.pipe(
+    v.array(
+      v.strictObject({
+        accountId: uuid,
+        name: v.string(),
+        type: v.picklist(accountTypes),
+        normalBalance: v.picklist(entryTypes),
+        asset,
+        debit: v.pipe(amountOut, v.description('A debit balance (debits exceed credits), else 0')),
+        credit: v.pipe(amountOut, v.description('A credit balance, else 0')),
+      }),
+    ),
+    v.description('One per account and asset with a balance other than zero at asOf, by account type (ASSET, LIABILITY, EQUITY, REVENUE, EXPENSE), name and id'),
+  ),
+  nextCursor: cursor,
+});
+
+export const balanceHistory = v.strictObject({
+  accountId: uuid,
+  currency: v.picklist(fiatCurrencies),
+  interval: v.picklist(historyIntervals),
+  points: v.pipe(
+    v.array(
+      v.strictObject({
+        at: v.pipe(instant, v.description('The end of the bucket (where the next begins, in UTC)')),
+        amount: amountOut,
+        onChainBalances: v.array(v.strictObject({ token: v.picklist(tokens), amount: amountOut, pending: pendingOut, available: availableOut })),
+      }),
+    ),
+    v.description('One per bucket that ends within [from, to], oldest first: amount and onChainBalances as the balance endpoint answers with asOf = at'),
+  ),
 });
 
 export const transaction = v.strictObject({
@@ -256,6 +307,8 @@ export const responseSchemas = {
   JournalEntry: journalEntry,
   EntriesPage: entriesPage,
   Statement: statement,
+  TrialBalance: trialBalance,
+  BalanceHistory: balanceHistory,
   Transaction: transaction,
   TransactionPosted: transactionPosted,
   TransactionsPage: page(transaction),

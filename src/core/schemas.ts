@@ -13,6 +13,7 @@ import { agentStatuses } from './agent.js';
 import { eventTypes, type EventType } from './webhook.js';
 import { holdStatuses } from './hold.js';
 import { REVERSES_KEY } from './reversal.js';
+import { historyIntervals } from './report.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -258,6 +259,20 @@ export const accountsQuery = v.object({
 });
 export type AccountsQuery = v.InferOutput<typeof accountsQuery>;
 export const eventStreamQuery = v.object({ after: v.optional(eventIdParam), type: v.optional(eventTypesParam) });
+export const trialBalanceQuery = v.object({
+  // Stryker disable next-line StringLiteral: 'down' is parseInstant's default, so an empty word rounds down all the same
+  asOf: v.optional(instant('down')),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+
+export const balanceHistoryQuery = v.object({
+  from: instant('up'),
+  // Stryker disable next-line StringLiteral: 'down' is parseInstant's default, so an empty word rounds down all the same
+  to: instant('down'),
+  interval: v.optional(v.picklist(historyIntervals, `must be one of ${historyIntervals.join(', ')}`)),
+});
+
 export const statementQuery = v.object({
   from: instant('up'),
   // Stryker disable next-line StringLiteral: 'down' is parseInstant's default, so an empty word rounds down all the same

@@ -20,6 +20,7 @@ import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';
 import { eventRoutes } from './routes/events.js';
 import { holdRoutes } from './routes/holds.js';
+import { reportRoutes } from './routes/reports.js';
 import { EventStreams } from './eventStreams.js';
 import { Turns } from './turns.js';
 import { LARGE_BODIES_IN_FLIGHT_MAX } from '../core/limits.js';
@@ -29,6 +30,7 @@ import { VERSION } from '../version.js';
 
 export const apiRoutes: Route[] = [
   ...accountRoutes,
+  ...reportRoutes,
   ...transactionRoutes,
   ...holdRoutes,
   ...settlementRoutes,

@@ -9,13 +9,14 @@ import { invalid } from '../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../core/audit.js';
 import { checkReversals, type Tallied } from './checkReversals.js';
 
-export const CHECK_KINDS = ['engine', 'balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements'] as const;
+export const CHECK_KINDS = ['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 /** What each check counts as checked. */
 export const CHECKED: Record<CheckKind, string> = {
   engine: 'integrity check',
   balances: 'kept balances',
+  'trial balances': 'tenant assets',
   'running balances': 'entries',
   transactions: 'transactions',
   reversals: 'reversals',
@@ -76,12 +77,13 @@ async function checkEngine(k: Kysely<Database>, engine: 'sqlite' | 'postgres', t
  * entry's running balance (from the one before it on its account and asset), and each transaction's sum per asset
  * (a tenant's transactions are written one after another, so its entries of one transaction are contiguous).
  */
-async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally, transactions: Tally): Promise<GroupsByTenant> {
+async function checkEntries(k: Kysely<Database>, balances: Tally, trial: Tally, running: Tally, transactions: Tally): Promise<GroupsByTenant> {
   const groups: GroupsByTenant = new Map();
   const kept = new Map<string, { balance: bigint; tenant: unknown; account: unknown; asset: unknown }>();
   for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
     for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, { balance: BigInt(String(r.balance)), tenant: r.tenant_id, account: r.account_id, asset: r.asset });
   }
+  checkTrialBalances(kept.values(), trial);
   const last = new Map<string, bigint>();
   const open = new Map<string, { id: string; sums: Map<string, bigint> }>();
   const close = (tenant: string, tx: { id: string; sums: Map<string, bigint> }) => {
@@ -129,6 +131,26 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, running: Tally
     if (row.balance !== 0n) balances.problem(`the kept balance of ${slotName(row.tenant, row.account, row.asset)} is ${row.balance} with no entries`);
   }
   return groups;
+}
+
+/**
+ * Each tenant's trial balance, asset by asset: its kept balances (debits minus credits) sum to zero, so the debit
+ * balances equal the credit balances, as GET /api/v1/reports/trial-balance shows them.
+ */
+function checkTrialBalances(kept: Iterable<{ balance: bigint; tenant: unknown; asset: unknown }>, tally: Tally): void {
+  const sums = new Map<string, { sum: bigint; tenant: unknown; asset: unknown }>();
+  for (const row of kept) {
+    const key = `${row.tenant}|${row.asset}`;
+    const slot = sums.get(key) ?? { sum: 0n, tenant: row.tenant, asset: row.asset };
+    slot.sum += row.balance;
+    sums.set(key, slot);
+  }
+  for (const { sum, tenant, asset } of sums.values()) {
+    tally.checked++;
+    if (sum !== 0n) {
+      tally.problem(`the trial balance of tenant ${String(tenant)} in ${String(asset)} does not balance: debit balances exceed credit balances by ${sum} minor units`);
+    }
+  }
 }
 
 /** SETTLED settlements point at an on-chain line of their token and amount, one settlement a line; the others at none. */
@@ -320,7 +342,7 @@ export async function checkLedger(db: string): Promise<CheckReport> {
   try {
     await checkEngine(handle.kysely, handle.target.engine, tallies.engine);
     tenants = (await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute()).map((t) => t.id);
-    const groups = await checkEntries(handle.kysely, tallies.balances, tallies['running balances'], tallies.transactions);
+    const groups = await checkEntries(handle.kysely, tallies.balances, tallies['trial balances'], tallies['running balances'], tallies.transactions);
     await checkTransactionsHaveEntries(handle.kysely, groups, tallies.transactions);
     await checkReversals(handle.kysely, tallies.reversals);
     await checkTenantsHaveChains(handle.kysely, tallies['audit chains']);

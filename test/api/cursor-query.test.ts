@@ -155,6 +155,13 @@ describe('a cursor goes with the query it came from, on every list', () => {
       },
       addedOnly: ['idempotencyKey'],
     };
+    // The trial balance: its instant is its one filter (the cursor carries it too).
+    cases['/api/v1/reports/trial-balance'] = {
+      path: '/api/v1/reports/trial-balance',
+      query: { asOf: TO },
+      sameWritten: { asOf: '2100-01-01T00:00:00.000Z' },
+      others: { asOf: [{ asOf: '2099-01-01T00:00:00Z' }, {}] },
+    };
     for (const path of ['/api/v1/reconciliation/results', '/api/v1/agent/audit']) {
       cases[path] = { path, query: {}, others: {} };
     }

@@ -48,11 +48,13 @@ describe('ledger db check', () => {
     const { code, report, of } = await check();
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements']);
+    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements']);
     expect(report.results.every((r) => r.problems === 0 && r.first === null)).toBe(true);
     expect(of('running balances').checked).toBe(12);
     expect(of('transactions').checked).toBe(6);
     expect(of('balances').checked).toBe(4);
+    // The tenant's trial balance in USD and in USDC.
+    expect(of('trial balances').checked).toBe(2);
     expect(of('settlements').checked).toBe(1);
     expect(of('audit chains').checked).toBeGreaterThanOrEqual(10);
     // Tenant, key, 3 accounts, 6 postings, the settlement registered and matched (with its transaction and account).
@@ -68,6 +70,9 @@ describe('ledger db check', () => {
     expect(run.code).toBe(1);
     expect(run.of('balances').problems).toBe(1);
     expect(run.of('balances').first).toContain(`the kept balance of account ${cash}`);
+    // The tenant's debits no longer equal its credits in USD.
+    expect(run.of('trial balances').problems).toBe(1);
+    expect(run.of('trial balances').first).toBe(`the trial balance of tenant ${t.tenant.tenantId} in USD does not balance: debit balances exceed credit balances by 1 minor units`);
 
     const entry = (await sqlOn<{ id: string; transaction_id: string }>(t.dbPath, 'select id, transaction_id from entries where account_id = ? order by seq limit 1', [revenue])).rows[0]!;
     await sqlOn(t.dbPath, 'update entries set amount = amount + 7 where id = ?', [entry.id]);

@@ -46,6 +46,14 @@ export async function run(baseUrl: string, rawKey: string) {
   const patched = (await api.PATCH('/api/v1/accounts/{accountId}', { params: { path: { accountId: sales.id } }, body: { metadata: { desk: 'typed' } } })).data!;
   const salesByDesk = (await api.GET('/api/v1/accounts', { params: { query: { metadata: { desk: 'typed' }, type: 'REVENUE' } } })).data!;
 
+  // Reports: the trial balance now, and the cash account hour by hour around now.
+  const trialBalance = (await api.GET('/api/v1/reports/trial-balance', { params: { query: { limit: 50 } } })).data!;
+  const history = (
+    await api.GET('/api/v1/accounts/{accountId}/balance-history', {
+      params: { path: { accountId: cash.id }, query: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), interval: 'hour' } },
+    })
+  ).data!;
+
   // A correction: the reversal, and the original naming it.
   const reversal = (
     await api.POST('/api/v1/transactions/{transactionId}/reverse', {
@@ -112,6 +120,10 @@ export async function run(baseUrl: string, rawKey: string) {
     balance: balance.amount,
     entryTypes: entries.entries.map((entry) => entry.type),
     closingBalance: statement.closingBalance,
+    trialBalanceItems: trialBalance.items.map((i) => [i.name, i.asset, i.debit, i.credit]),
+    trialBalanceTotals: trialBalance.totals.map((x) => [x.asset, x.debit, x.credit]),
+    auditHeadHash: trialBalance.auditHead?.hash,
+    historyAmounts: history.points.map((p) => p.amount),
     keyPrefix: key.prefix,
     keyCount: keys.length,
     settlementStatus: settlement.status,

@@ -1,12 +1,13 @@
 // `ledger accounts create|list|balance` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
 import { action, cliActor, collect, interactive, metadataOf, printJson, printTable, withLedger, bold } from '../common.js';
-import { accountLimitsBody, accountsQuery, balanceQuery, createAccountBody, statementQuery, updateAccountBody, uuidSchema } from '../../core/schemas.js';
+import { accountLimitsBody, accountsQuery, balanceHistoryQuery, balanceQuery, createAccountBody, statementQuery, updateAccountBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
 import { accountTypes } from '../../core/types.js';
 import { accountView } from '../../core/views.js';
 import { invalid } from '../../core/errors.js';
+import { historyIntervals } from '../../core/report.js';
 
 interface CreateOptions {
   tenant: string;
@@ -172,6 +173,33 @@ export function registerAccounts(program: Command): void {
         if (options.json) return printJson(balance);
         process.stdout.write(`${bold(account.name)} (${account.type}, normal ${balance.normalBalance}), ${options.asOf ? `as of ${options.asOf}` : `at ${balance.computedAt}`}\n`);
         printTable(['asset', 'amount'], [[balance.currency, String(balance.amount)], ...balance.onChainBalances.map((b) => [b.token, String(b.amount)])]);
+      }),
+    );
+
+  accounts
+    .command('history')
+    .description("show an account's balance at the end of each hour, day, week (from Monday) or month within a range, cut in UTC")
+    .argument('<accountId>', 'account id')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .requiredOption('--from <instant>', 'start of the range (ISO 8601), inclusive')
+    .requiredOption('--to <instant>', 'end of the range (ISO 8601), inclusive')
+    .option('--interval <interval>', `${historyIntervals.join(', ')}`, 'day')
+    .option('--json', 'print the history as the HTTP endpoint does')
+    .action(
+      action(async (accountId: string, options: { tenant: string; from: string; to: string; interval: string; json?: boolean }, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const id = parseWith(uuidSchema, accountId, 'accountId');
+        const query = parseWith(balanceHistoryQuery, { from: options.from, to: options.to, interval: options.interval }, 'query');
+        const history = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          return ledger.reports.balanceHistory(tenantId, id, query);
+        });
+        if (options.json) return printJson(history);
+        const tokens = [...new Set(history.points.flatMap((p) => p.onChainBalances.map((b) => b.token)))].sort();
+        printTable(
+          ['at', history.currency, ...tokens],
+          history.points.map((p) => [p.at, String(p.amount), ...tokens.map((token) => String(p.onChainBalances.find((b) => b.token === token)?.amount ?? 0))]),
+        );
       }),
     );
 

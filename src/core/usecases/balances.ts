@@ -5,7 +5,7 @@ import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { isFiat, type Asset, type Token } from '../money.js';
-import { NO_PENDING, normalBalanceOf } from '../types.js';
+import { NO_PENDING, normalBalanceOf, type Account, type Pending } from '../types.js';
 import { amountView } from '../views.js';
 import { RawJson } from '../json.js';
 import { CursorScope } from '../cursor.js';
@@ -23,26 +23,35 @@ export async function balance(deps: Deps, tenantId: string, accountId: string, a
   // One row per asset the account has ever held, with what open holds reserve on it; as of an instant, one seek per
   // such asset and no more (and nothing pending: holds are not kept by time).
   let byAsset = await deps.store.balancesWithPending(tenantId, accountId);
-  if (asOfMs !== undefined) {
-    const asOf = toIso(asOfMs);
-    const held = [...byAsset.keys()];
-    byAsset = new Map();
-    for (const asset of held) {
-      const raw = await deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
-      if (raw !== null) byAsset.set(asset, { balance: raw, pending: NO_PENDING });
-    }
+  if (asOfMs !== undefined) byAsset = await balancesAsOf(deps, tenantId, accountId, [...byAsset.keys()], toIso(asOfMs));
+  return { accountId, currency: account.currency, ...balanceFigures(account, byAsset, account.currency), normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances: onChainFigures(account, byAsset) };
+}
+
+type HeldBalances = Map<Asset, { balance: bigint; pending: Pending }>;
+
+/** An account's balances as of an instant, of the assets it held: one seek each; nothing pending (holds are not kept by time). */
+export async function balancesAsOf(deps: Deps, tenantId: string, accountId: string, assets: readonly Asset[], asOf: string): Promise<HeldBalances> {
+  const byAsset: HeldBalances = new Map();
+  for (const asset of assets) {
+    const raw = await deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
+    if (raw !== null) byAsset.set(asset, { balance: raw, pending: NO_PENDING });
   }
-  const figures = (asset: Asset) => {
-    const { balance: raw, pending } = byAsset.get(asset) ?? { balance: 0n, pending: NO_PENDING };
-    const amount = reported(account, raw);
-    return { amount: amountView(amount, asset), pending: amountView(pending.out, asset), available: amountView(amount - pending.out, asset) };
-  };
-  const onChainBalances = [...byAsset.keys()]
+  return byAsset;
+}
+
+/** amount, pending and available of one asset, on the account's normal side. */
+export function balanceFigures(account: Pick<Account, 'type'>, byAsset: HeldBalances, asset: Asset) {
+  const { balance: raw, pending } = byAsset.get(asset) ?? { balance: 0n, pending: NO_PENDING };
+  const amount = reported(account, raw);
+  return { amount: amountView(amount, asset), pending: amountView(pending.out, asset), available: amountView(amount - pending.out, asset) };
+}
+
+/** The figures of each token the account holds, by token. */
+export function onChainFigures(account: Pick<Account, 'type'>, byAsset: HeldBalances) {
+  return [...byAsset.keys()]
     .filter((asset): asset is Token => !isFiat(asset))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((token) => ({ token, ...figures(token) }));
-  const { amount, pending, available } = figures(account.currency);
-  return { accountId, currency: account.currency, amount, pending, available, normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances };
+    .map((token) => ({ token, ...balanceFigures(account, byAsset, token) }));
 }
 
 const isPosition = (p: unknown): p is [string, number] =>

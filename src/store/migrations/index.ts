@@ -16,6 +16,7 @@ import * as m0013 from './0013_line_counts.js';
 import * as m0014 from './0014_transaction_reversals.js';
 import * as m0015 from './0015_transaction_search.js';
 import * as m0016 from './0016_account_metadata.js';
+import * as m0017 from './0017_trial_balance.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014_transaction_reversals': m0014,
   '0015_transaction_search': m0015,
   '0016_account_metadata': m0016,
+  '0017_trial_balance': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {

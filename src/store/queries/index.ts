@@ -16,6 +16,7 @@ import { agentsStatements } from './agents.js';
 import { chainWatchStatements } from './chainWatch.js';
 import { secretsStatements } from './secrets.js';
 import { holdsStatements } from './holds.js';
+import { reportsStatements } from './reports.js';
 
 export function statements(prepare: Preparer) {
   return {
@@ -34,6 +35,7 @@ export function statements(prepare: Preparer) {
     ...chainWatchStatements(prepare),
     ...secretsStatements(prepare),
     ...holdsStatements(prepare),
+    ...reportsStatements(prepare),
   };
 }
 

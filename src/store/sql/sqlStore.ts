@@ -17,8 +17,9 @@ import { eventsPart } from './domains/events.js';
 import { holdsPart } from './domains/holds.js';
 import { agentsPart } from './domains/agents.js';
 import { chainWatchPart } from './domains/chainWatch.js';
+import { reportsPart } from './domains/reports.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, chainWatchPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, chainWatchPart, reportsPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -31,7 +32,8 @@ type Parts = typeof tenantsPart &
   typeof eventsPart &
   typeof holdsPart &
   typeof agentsPart &
-  typeof chainWatchPart;
+  typeof chainWatchPart &
+  typeof reportsPart;
 
 // The domains' methods are the store's own (declaration merging with the class below).
 export interface SqlStore extends Parts {}

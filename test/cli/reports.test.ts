@@ -1,0 +1,74 @@
+// `ledger reports trial-balance` and `ledger accounts history` (issue 32): the reports the HTTP endpoints answer,
+// straight on the database. The CSV is read back by a CSV parser and equals the API's report; json is the whole
+// report as one object; the table ends with the totals.
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+
+describe('reports from the command line', () => {
+  let t: TestServer;
+  let c: Client;
+  let cash: string;
+  const run = (...args: string[]) => cli(['--db', t.dbPath, ...args, '--tenant', t.tenant.tenantId]);
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    c = client(t.url, t.tenant.apiKey.rawKey);
+    cash = await makeAccount(c, { name: 'Cash, "main"', type: 'ASSET' });
+    const names = ['Équité', 'Sales', 'Fees'];
+    const [equity, sales, fees] = [await makeAccount(c, { name: names[0], type: 'EQUITY' }), await makeAccount(c, { name: names[1], type: 'REVENUE' }), await makeAccount(c, { name: names[2], type: 'EXPENSE' })];
+    for (const [account, amount] of [[equity, '1000.00'], [sales, '99.99']] as const) {
+      expect((await post(c, [fiat(cash, 'DEBIT', amount), fiat(account, 'CREDIT', amount)])).status).toBe(201);
+    }
+    expect((await post(c, [fiat(fees, 'DEBIT', '0.01'), fiat(cash, 'CREDIT', '0.01'), onchain(cash, 'DEBIT', '7.5'), onchain(equity, 'CREDIT', '7.5')])).status).toBe(201);
+  });
+  afterAll(async () => t?.stop());
+
+  it('trial-balance: csv and json equal the API at the same instant; the table ends with the totals; bad options exit 2', async () => {
+    const api = await c.get('/api/v1/reports/trial-balance?limit=200');
+    expect(api.status, api.text).toBe(200);
+    const asOf = api.body.asOf as string;
+
+    const csv = await run('reports', 'trial-balance', '--as-of', asOf, '--format', 'csv');
+    expect(csv.code, csv.stderr).toBe(0);
+    const rows = parse(csv.stdout, { columns: true }) as Array<Record<string, string>>;
+    const items = rows.filter((r) => r.accountId !== '');
+    const totals = rows.filter((r) => r.accountId === '');
+    expect(items).toEqual(api.body.items.map((i: Record<string, unknown>) => ({ ...i, debit: String(i.debit), credit: String(i.credit) })));
+    expect(totals).toEqual(api.body.totals.map((x: Record<string, unknown>) => ({ accountId: '', name: 'TOTAL', type: '', normalBalance: '', asset: x.asset, debit: String(x.debit), credit: String(x.credit) })));
+    expect(rows.at(-1)!.name).toBe('TOTAL');
+
+    const json = await run('reports', 'trial-balance', '--as-of', asOf, '--format', 'json');
+    expect(json.code, json.stderr).toBe(0);
+    expect({ ...JSON.parse(json.stdout), computedAt: null }).toEqual({ ...api.body, computedAt: null });
+
+    const table = await run('reports', 'trial-balance');
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain('Trial balance');
+    expect(table.stdout).toContain(api.body.auditHead.id);
+    expect(table.stdout.trimEnd().split('\n').filter((l) => l.includes('TOTAL'))).toHaveLength(2);
+    expect(table.stdout).toContain('1099.99');
+
+    const badFormat = await run('reports', 'trial-balance', '--format', 'xlsx');
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr).toMatch(/--format/);
+    expect((await run('reports', 'trial-balance', '--as-of', 'yesterday')).code).toBe(2);
+  });
+
+  it('accounts history: --json as the endpoint answers it; a table otherwise; more than 1,000 points exits 2', async () => {
+    const from = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const api = await c.get(`/api/v1/accounts/${cash}/balance-history?from=${from}&to=${to}&interval=hour`);
+    expect(api.status, api.text).toBe(200);
+    const json = await run('accounts', 'history', cash, '--from', from, '--to', to, '--interval', 'hour', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(api.body);
+    const table = await run('accounts', 'history', cash, '--from', from, '--to', to, '--interval', 'hour');
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain('USDC');
+    expect(table.stdout).toContain('1099.98');
+    const tooMany = await run('accounts', 'history', cash, '--from', '2020-01-01T00:00:00Z', '--to', '2030-01-01T00:00:00Z', '--interval', 'hour');
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toMatch(/points/);
+  });
+});
