@@ -15,6 +15,7 @@ import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './usecases/events.js';
 import { setAccountLimitsCommand } from './usecases/limits.js';
 import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './usecases/reversals.js';
+import { postBatchCommand } from './usecases/batches.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
 
 /** One write command and what group commit must know of it before it runs, from its arguments alone. */
@@ -56,6 +57,13 @@ export const commands = {
     weight: linesOf,
     scope: ofTenant,
     readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, key } }),
+  }),
+  // An atomic batch: every line of every posting in it (at most 1,000), one write.
+  postBatch: command({
+    run: postBatchCommand,
+    weight: (args) => args.items.reduce((lines, item) => lines + item.input.lines.length, 0),
+    scope: ofTenant,
+    readAhead: ({ tenantId, items }) => ({ tenantId, balances: items.flatMap((item) => item.input.lines) }),
   }),
   // The mirror of the original: as many lines.
   reverseTransaction: command({

@@ -30,6 +30,35 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
+/** The HTTP status each code answers with (server/errors.ts turns errors into answers). */
+export const statusByCode = {
+  VALIDATION_FAILED: 400,
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+  RATE_LIMITED: 429,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  UNBALANCED: 422,
+  ACCOUNT_NOT_FOUND: 422,
+  CURRENCY_MISMATCH: 422,
+  POLICY_VIOLATION: 422,
+  BALANCE_LIMIT_EXCEEDED: 422,
+  HOLD_AMOUNT_EXCEEDED: 422,
+  HOLD_EXPIRED: 409,
+  ALREADY_REVERSED: 409,
+  NOT_REVERSIBLE: 422,
+  EVENT_PRUNED: 410,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const satisfies Record<ErrorCode, number>;
+
 export interface ErrorDetail {
   path: string;
   message: string;
@@ -43,11 +72,16 @@ export class LedgerError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The answer closes its connection: a refusal that must not keep holding it (an event stream past its cap). */
   readonly closeConnection: boolean;
+  /**
+   * Where in the request the refusal is (`lines.1.accountId`), when its details do not say: not part of the answer;
+   * a batch names the item and the place in it (usecases/batches.ts).
+   */
+  readonly at: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { details?: ErrorDetail[]; extra?: Record<string, unknown>; retryAfterSeconds?: number; closeConnection?: boolean },
+    options?: { details?: ErrorDetail[]; extra?: Record<string, unknown>; retryAfterSeconds?: number; closeConnection?: boolean; at?: string },
   ) {
     super(message);
     this.name = 'LedgerError';
@@ -56,6 +90,7 @@ export class LedgerError extends Error {
     this.extra = options?.extra;
     this.retryAfterSeconds = options?.retryAfterSeconds;
     this.closeConnection = options?.closeConnection ?? false;
+    this.at = options?.at;
   }
 }
 

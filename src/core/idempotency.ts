@@ -15,7 +15,7 @@ export const sortedEntries = (map: Record<string, string>): Array<[string, strin
 export const requestHash = (fingerprint: string): string => createHash('sha256').update(fingerprint).digest('hex');
 
 const reused = () =>
-  new LedgerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+  new LedgerError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.', { at: 'idempotencyKey' });
 
 /** The stored response for a replay of the same request, or undefined when the key is unused. */
 export function replayOf(stored: StoredIdempotency | undefined, hash: string): StoredResponse | undefined {
@@ -38,16 +38,26 @@ export class InFlightKeys {
   private readonly keys = new Set<string>();
 
   /** Runs the request under the key, or refuses with 409 while another request holds it. */
-  async hold<T>(tenantId: string, endpoint: string, key: string, run: () => Promise<T>): Promise<T> {
-    const id = `${tenantId}\u0000${endpoint}\u0000${key}`;
-    if (this.keys.has(id)) {
+  hold<T>(tenantId: string, endpoint: string, key: string, run: () => Promise<T>): Promise<T> {
+    return this.holdAll(tenantId, endpoint, [key], run);
+  }
+
+  /** Whether a request of this process holds the key now. */
+  holds(tenantId: string, endpoint: string, key: string): boolean {
+    return this.keys.has(`${tenantId}\u0000${endpoint}\u0000${key}`);
+  }
+
+  /** Runs the request under every one of the keys, or refuses with 409 while another request holds any. */
+  async holdAll<T>(tenantId: string, endpoint: string, keys: readonly string[], run: () => Promise<T>): Promise<T> {
+    const ids = keys.map((key) => `${tenantId}\u0000${endpoint}\u0000${key}`);
+    if (ids.some((id) => this.keys.has(id))) {
       throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still in progress; retry after it completes.');
     }
-    this.keys.add(id);
+    for (const id of ids) this.keys.add(id);
     try {
       return await run();
     } finally {
-      this.keys.delete(id);
+      for (const id of ids) this.keys.delete(id);
     }
   }
 }

@@ -2,6 +2,10 @@
 
 export const LINES_PER_TRANSACTION_MIN = 2;
 export const LINES_PER_TRANSACTION_MAX = 1000;
+/** POST /api/v1/transactions/batch: postings a batch, lines in all, and lines of an atomic batch (one write). */
+export const BATCH_TRANSACTIONS_MAX = 500;
+export const BATCH_LINES_MAX = 10_000;
+export const ATOMIC_BATCH_LINES_MAX = LINES_PER_TRANSACTION_MAX;
 export const METADATA_ENTRIES_MAX = 50;
 export const METADATA_KEY_LENGTH_MAX = 128;
 export const METADATA_VALUE_LENGTH_MAX = 1024;

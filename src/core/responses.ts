@@ -299,6 +299,18 @@ export const errorBody = v.object({
   reversalTransactionId: v.optional(v.pipe(uuid, v.description('ALREADY_REVERSED: the transaction that reversed it'))),
 });
 
+/** POST /api/v1/transactions/batch: one result per item, in order. */
+export const batchResults = v.strictObject({
+  results: v.array(
+    v.strictObject({
+      index: v.pipe(v.number(), v.integer(), v.description('The item\'s place in `transactions`, from 0')),
+      status: v.pipe(v.number(), v.integer(), v.description('What POST /api/v1/transactions would have answered for the item: 201, or the status of its refusal')),
+      transactionId: v.optional(v.pipe(uuid, v.description('The posting (201), new or the one its key replays'))),
+      error: v.optional(v.pipe(errorBody, v.description('The refusal, as POST /api/v1/transactions answers it'))),
+    }),
+  ),
+});
+
 /** Every response schema, by the name the document gives it (`#/components/schemas/<name>`). */
 export const responseSchemas = {
   Account: account,
@@ -311,6 +323,7 @@ export const responseSchemas = {
   BalanceHistory: balanceHistory,
   Transaction: transaction,
   TransactionPosted: transactionPosted,
+  BatchResults: batchResults,
   TransactionsPage: page(transaction),
   ApiKey: apiKey,
   ApiKeys: v.array(apiKey),

@@ -169,6 +169,21 @@ export const idempotencyKeySchema = v.pipe(
   v.maxLength(limits.IDEMPOTENCY_KEY_LENGTH_MAX, `must be at most ${limits.IDEMPOTENCY_KEY_LENGTH_MAX} characters`),
 );
 
+/** One posting of a batch: a posting's body with its own Idempotency-Key, under the header's rules. */
+export const batchItemBody = v.strictObject({ idempotencyKey: idempotencyKeySchema, ...postTransactionBody.entries });
+export type BatchItemBody = v.InferOutput<typeof batchItemBody>;
+
+/** POST /api/v1/transactions/batch: the counts of lines in all are checked by the use case, which names them. */
+export const postBatchBody = v.strictObject({
+  atomic: v.optional(v.boolean('must be true or false'), false),
+  transactions: v.pipe(
+    v.array(batchItemBody),
+    v.minLength(1, `must have 1 to ${limits.BATCH_TRANSACTIONS_MAX} transactions`),
+    v.maxLength(limits.BATCH_TRANSACTIONS_MAX, `must have 1 to ${limits.BATCH_TRANSACTIONS_MAX} transactions`),
+  ),
+});
+export type PostBatchBody = v.InferOutput<typeof postBatchBody>;
+
 // Queries arrive as text.
 const instant = (round: 'down' | 'up') =>
   v.pipe(

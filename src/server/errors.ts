@@ -1,39 +1,14 @@
 // The one place where errors become HTTP: a status per code, and the JSON error body every client sees.
 import { HTTPError } from 'h3';
 import { respond } from './respond.js';
-import { errorBody, LedgerError, type ErrorCode } from '../core/errors.js';
+import { errorBody, LedgerError, statusByCode } from '../core/errors.js';
 import { toJsonText } from '../core/json.js';
 import type { Logger } from '../core/ports.js';
 
 export type { Logger };
 
-export const statusByCode = {
-  VALIDATION_FAILED: 400,
-  BODY_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  REQUEST_TIMEOUT: 408,
-  HEADERS_TOO_LARGE: 431,
-  RATE_LIMITED: 429,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  IDEMPOTENCY_IN_PROGRESS: 409,
-  CONFLICT: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  UNBALANCED: 422,
-  ACCOUNT_NOT_FOUND: 422,
-  CURRENCY_MISMATCH: 422,
-  POLICY_VIOLATION: 422,
-  BALANCE_LIMIT_EXCEEDED: 422,
-  HOLD_AMOUNT_EXCEEDED: 422,
-  HOLD_EXPIRED: 409,
-  ALREADY_REVERSED: 409,
-  NOT_REVERSIBLE: 422,
-  EVENT_PRUNED: 410,
-  UNAVAILABLE: 503,
-  INTERNAL: 500,
-} as const satisfies Record<ErrorCode, number>;
+// The status of each code is the domain's (core/errors.ts): the batch answers it per item, and the CLI prints it.
+export { statusByCode };
 
 
 /** Turns anything thrown by a handler into a response; only unexpected errors are logged, and their details stay in the log. */

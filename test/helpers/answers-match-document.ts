@@ -14,12 +14,17 @@ interface Operation {
 }
 
 interface Judge {
-  /** Each documented path as a pattern, most specific (longest) first so /transactions/{id} wins over a shorter one. */
+  /**
+   * Each documented path as a pattern, most specific first: fewer parameters first (so /transactions/batch wins over
+   * /transactions/{id}), then longest.
+   */
   templates: Array<{ template: string; pattern: RegExp }>;
   validatorFor(template: string, method: string, status: number, mediaType: string): { validate?: ValidateFunction; documented: boolean };
   /** The error body's schema: what an error on a path the document does not have must still be. */
   errorBody: ValidateFunction;
 }
+
+const params = (template: string) => template.split('{').length - 1;
 
 async function buildJudge(): Promise<Judge> {
   const [{ Ajv2020 }, { allRoutes }, { openApiDocument }, { isUuid }] = await Promise.all([
@@ -48,7 +53,7 @@ async function buildJudge(): Promise<Judge> {
   return {
     templates: Object.keys(document.paths)
       .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}/?$`) }))
-      .sort((a, b) => b.template.length - a.template.length),
+      .sort((a, b) => params(a.template) - params(b.template) || b.template.length - a.template.length),
     validatorFor(template, method, status, mediaType) {
       const operation = document.paths[template]?.[method];
       if (!operation) return { documented: false };

@@ -49,10 +49,12 @@ export const SPEC_SCOPES = [
 /** Every scope of the specification except these. */
 export const scopesExcept = (...left: string[]) => SPEC_SCOPES.filter((s) => !left.includes(s));
 
-/** Runs the built `ledger` binary; never throws, returns exit code and output. */
-export async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the built `ledger` binary, with `input` on its standard input; never throws, returns exit code and output. */
+export async function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NO_COLOR: '1' } });
+    const pending = run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NO_COLOR: '1' } });
+    if (input !== undefined) pending.child.stdin!.end(input);
+    const { stdout, stderr } = await pending;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };

@@ -23,6 +23,8 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   updateAccount: { sized: false, args: () => ({ tenantId: 't', accountId: 'a', body: { name: 'x' }, actor }) as never },
   createAccount: { sized: false, args: () => ({ tenantId: 't', body: { name: 'x', currency: 'USD', type: 'ASSET' }, actor }) as never },
   postTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },
+  // Its items' lines in all, however many postings carry them.
+  postBatch: { sized: true, args: (n) => ({ tenantId: 't', actor, items: [{ index: 0, key: 'a', hash: 'h', input: input(Math.ceil(n / 2)), rendered: null }, { index: 1, key: 'b', hash: 'h', input: input(Math.floor(n / 2)), rendered: null }] }) },
   reverseTransaction: { sized: true, args: (n) => ({ tenantId: 't', actor, transactionId: 'x', originalMetadata: {}, input: input(n), rendered: rendered(n), key: 'k', hash: 'h' }) },
   registerSettlement: { sized: false, args: () => ({ tenantId: 't', actor, input: {} as never, key: 'k', hash: 'h', ttlMs: 1 }) },
   cancelSettlement: { sized: false, args: () => ({ tenantId: 't', actor, settlementId: 's' }) },

@@ -98,6 +98,12 @@ const samples: Record<r.ResponseName, unknown> = {
   },
   Transaction: transaction,
   TransactionPosted: { transactionId: OTHER },
+  BatchResults: {
+    results: [
+      { index: 0, status: 201, transactionId: OTHER },
+      { index: 1, status: 422, error: { message: 'The transaction is not balanced.', code: 'UNBALANCED', details: [{ path: 'lines', message: 'USD does not balance' }] } },
+    ],
+  },
   TransactionsPage: page(transaction),
   ApiKey: apiKey,
   ApiKeys: [apiKey],

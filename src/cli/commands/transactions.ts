@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { action, bold, cliActor, collect, metadataOf, printJson, printTable, withLedger } from '../common.js';
 import { reverseTransactionBody, transactionsQuery, uuidSchema, type TransactionsQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
+import { registerImport } from './transactionsImport.js';
 import { errorBody, LedgerError } from '../../core/errors.js';
 
 interface TransactionDocument {
@@ -64,7 +65,8 @@ interface ReverseOptions {
 }
 
 export function registerTransactions(program: Command): void {
-  const transactions = program.command('transactions').description("read a tenant's transactions, and reverse one");
+  const transactions = program.command('transactions').description("read a tenant's transactions, reverse one, and import many");
+  registerImport(transactions);
   transactions
     .command('get')
     .description('show a transaction with its lines')

@@ -3,7 +3,8 @@ import type { Deps } from '../context.js';
 import { assert, LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor, type AuditAction, type AuditPayload } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
-import type { PostTransactionBody } from '../schemas.js';
+import type { PostBatchBody, PostTransactionBody } from '../schemas.js';
+import { batchItems, batchPath, type BatchResult } from './batches.js';
 import { NO_PENDING, type Account, type BalanceState, type Entry, type TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
@@ -32,12 +33,13 @@ export async function checkAccounts(tx: WriteTx, tenantId: string, input: Transa
   input.lines.forEach((line, index) => {
     const account = accounts.get(line.accountId);
     if (!account) {
-      throw new LedgerError('ACCOUNT_NOT_FOUND', `lines.${index}.accountId ${line.accountId} is not an account of this tenant.`);
+      throw new LedgerError('ACCOUNT_NOT_FOUND', `lines.${index}.accountId ${line.accountId} is not an account of this tenant.`, { at: `lines.${index}.accountId` });
     }
     if (line.details.kind === 'FIAT' && line.asset !== account.currency) {
       throw new LedgerError(
         'CURRENCY_MISMATCH',
         `lines.${index} is in ${line.asset} but account ${account.id} holds ${account.currency}.`,
+        { at: `lines.${index}.monetaryEntry` },
       );
     }
   });
@@ -177,11 +179,46 @@ export class TransactionService {
   /** Posts a transaction, or answers the original response for a replayed key (read by postTransactionCommand). */
   async post(tenantId: string, actor: Actor, idempotencyKey: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
-    const hash = requestHash(fingerprint(input));
-    return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key: idempotencyKey, hash }, () => {
-      const rendered = renderAhead(input, uuidV7);
-      return this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered, key: idempotencyKey, hash });
-    });
+    return this.postInput(tenantId, actor, idempotencyKey, input, requestHash(fingerprint(input)));
+  }
+
+  private postInput(tenantId: string, actor: Actor, key: string, input: TransactionInput, hash: string): Promise<StoredResponse> {
+    return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash }, () =>
+      this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered: renderAhead(input, uuidV7), key, hash }),
+    );
+  }
+
+  /**
+   * POST /api/v1/transactions/batch (usecases/batches.ts). Not atomic: every item is posted as POST
+   * /api/v1/transactions posts it, all queued at once and in order, and each answers on its own. Atomic: one write,
+   * under every item's key at once; its refusal is the batch's.
+   */
+  async postBatch(tenantId: string, actor: Actor, body: PostBatchBody): Promise<BatchResult[]> {
+    const items = batchItems(body);
+    if (!body.atomic) {
+      return Promise.all(
+        items.map(({ index, key, input, hash }) =>
+          this.postInput(tenantId, actor, key, input, hash).then(
+            (response): BatchResult => ({ index, response }),
+            (error: unknown): BatchResult => {
+              if (error instanceof LedgerError) return { index, error };
+              throw error;
+            },
+          ),
+        ),
+      );
+    }
+    const busy = items.find((item) => this.inFlight.holds(tenantId, POST_TRANSACTION_ENDPOINT, item.key));
+    if (busy) {
+      throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', `${batchPath(busy.index)}: a request with its idempotencyKey is still in progress; retry after it completes.`, {
+        details: [{ path: batchPath(busy.index, 'idempotencyKey'), message: 'is in use by a request in progress' }],
+      });
+    }
+    const keys = items.map((item) => item.key);
+    const responses = await this.inFlight.holdAll(tenantId, POST_TRANSACTION_ENDPOINT, keys, () =>
+      this.deps.writer.run('postBatch', { tenantId, actor, items: items.map((item) => ({ ...item, rendered: renderAhead(item.input, uuidV7) })) }),
+    );
+    return responses.map((response, index) => ({ index, response }));
   }
 
   async get(tenantId: string, transactionId: string) {

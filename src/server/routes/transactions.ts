@@ -1,6 +1,16 @@
 // Posting and reading transactions.
-import { postTransactionBody, reverseTransactionBody, transactionsQuery } from '../../core/schemas.js';
+import { postBatchBody, postTransactionBody, reverseTransactionBody, transactionsQuery } from '../../core/schemas.js';
+import { errorBody } from '../../core/errors.js';
+import type { BatchResult } from '../../core/usecases/batches.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
+import { statusByCode } from '../errors.js';
+
+/** An item's result as the batch answers it: the status POST /api/v1/transactions would have given, and its id or error body. */
+function batchResultView(result: BatchResult) {
+  if ('error' in result) return { index: result.index, status: statusByCode[result.error.code], error: errorBody(result.error) as never };
+  const { transactionId } = JSON.parse(result.response.body) as { transactionId: string };
+  return { index: result.index, status: result.response.status, transactionId };
+}
 
 export const transactionRoutes = [
   defineRoute({
@@ -25,6 +35,27 @@ export const transactionRoutes = [
       const key = idempotencyKeyOf(header);
       const stored = await ledger.transactions.post(principal.tenantId, actor, key, body);
       return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/transactions/batch',
+    summary: 'Post up to 500 transactions in one request, each under its own idempotencyKey: one by one (200, a result each), or atomic (201, all or none)',
+    operationId: 'postTransactionBatch',
+    scope: 'TRANSACTIONS_WRITE',
+    body: postBatchBody,
+    responses: {
+      200: { description: 'Not atomic: one result per item, in order, each what POST /api/v1/transactions would have answered for it', schema: 'BatchResults' },
+      201: { description: 'Atomic: every item posted (or replayed), one result each', schema: 'BatchResults' },
+      400: 'Malformed body: an item that is not a posting, a key twice, more than 500 items or 10,000 lines (1,000 atomic); nothing is written',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+      409: "Atomic: an item's key is in use by a request in progress",
+      422: 'Atomic: an item refused (its code; details name the item and the place in it); nothing is written',
+    },
+    handle: async ({ ledger, principal, actor, body }) => {
+      const results = await ledger.transactions.postBatch(principal.tenantId, actor, body);
+      return { status: body.atomic ? 201 : 200, body: { results: results.map(batchResultView) } };
     },
   }),
   defineRoute({

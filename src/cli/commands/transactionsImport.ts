@@ -1,0 +1,104 @@
+// `ledger transactions import`: postings from an NDJSON file on standard input, one a line with its idempotencyKey,
+// sent as POST /api/v1/transactions/batch sends them (up to 500 postings and 10,000 lines a batch; 1,000 lines an
+// atomic one). A line that is not a posting stops the import before its batch (exit 2, naming the line); an item
+// refused is reported and the import goes on (exit 1 at the end). Run again on the same file, every posting already
+// made answers its replay.
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { action, cliActor, printJson, withLedger } from '../common.js';
+import { batchItemBody, uuidSchema, type BatchItemBody } from '../../core/schemas.js';
+import { parseBodyText, parseWith } from '../../core/validate.js';
+import { errorBody, invalid, LedgerError, statusByCode } from '../../core/errors.js';
+import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_TRANSACTIONS_MAX } from '../../core/limits.js';
+import type { Ledger } from '../../core/ledger.js';
+
+interface ImportOptions {
+  tenant: string;
+  atomic?: boolean;
+  json?: boolean;
+}
+
+/** One result a line of the file: its line number, and what the batch answered for it. */
+interface LineResult {
+  line: number;
+  status: number;
+  transactionId?: string;
+  error?: Record<string, unknown>;
+}
+
+export function registerImport(transactions: Command): void {
+  transactions
+    .command('import')
+    .description('post the transactions of an NDJSON file on standard input, one posting a line with its idempotencyKey, in batches; run again, it answers replays')
+    .requiredOption('--tenant <id>', 'tenant id')
+    .option('--atomic', `each batch (at most ${ATOMIC_BATCH_LINES_MAX} lines) is posted whole or not at all`)
+    .option('--json', 'print one result a line: {line, status, transactionId} or {line, status, error}')
+    .action(
+      action(async (options: ImportOptions, command: Command) => {
+        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const summary = await withLedger(command, async (ledger) => {
+          await ledger.requireTenant(tenantId);
+          return importLines(ledger, tenantId, options);
+        });
+        if (!options.json) process.stdout.write(`${summary.posted} posted, ${summary.failed} refused, of ${summary.posted + summary.failed}.\n`);
+        if (summary.failed > 0) process.exitCode = 1;
+      }),
+    );
+}
+
+async function importLines(ledger: Ledger, tenantId: string, options: ImportOptions): Promise<{ posted: number; failed: number }> {
+  const atomic = options.atomic === true;
+  const linesMax = atomic ? ATOMIC_BATCH_LINES_MAX : BATCH_LINES_MAX;
+  const progress = process.stderr.isTTY ? (text: string) => process.stderr.write(`\r${text}`) : () => {};
+  let batch: Array<{ line: number; posting: BatchItemBody }> = [];
+  let batchLines = 0;
+  const counts = { posted: 0, failed: 0 };
+
+  const report = (result: LineResult) => {
+    if (result.status < 300) counts.posted++;
+    else counts.failed++;
+    if (options.json) printJson(result);
+    else if (result.error) process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}line ${result.line}: ${String(result.error.code)}: ${String(result.error.message)}\n`);
+  };
+  const send = async () => {
+    if (batch.length === 0) return;
+    const sent = batch;
+    batch = [];
+    batchLines = 0;
+    try {
+      const results = await ledger.transactions.postBatch(tenantId, cliActor, { atomic, transactions: sent.map((s) => s.posting) });
+      for (const r of results) {
+        const line = sent[r.index]!.line;
+        if ('error' in r) report({ line, status: statusByCode[r.error.code], error: errorBody(r.error) });
+        else report({ line, status: r.response.status, transactionId: (JSON.parse(r.response.body) as { transactionId: string }).transactionId });
+      }
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      // Named by the file's lines rather than the batch's places.
+      const named = error.message.replace(/transactions\[(\d+)\]/g, (_, i: string) => `line ${sent[Number(i)]!.line}`);
+      if (error.code === 'VALIDATION_FAILED') throw invalid(named, error.details);
+      // An atomic batch refused: nothing of it was written, so every line of it is refused.
+      for (const { line } of sent) report({ line, status: statusByCode[error.code], error: { ...errorBody(error), message: named } });
+    }
+    progress(`${counts.posted + counts.failed} sent: ${counts.posted} posted, ${counts.failed} refused`);
+  };
+
+  let lineNo = 0;
+  for await (const text of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    let posting: BatchItemBody;
+    try {
+      posting = parseBodyText(batchItemBody, text);
+    } catch (error) {
+      if (error instanceof LedgerError) throw invalid(`line ${lineNo}: ${error.message.replace(/^Invalid request body: /, '')}`, error.details);
+      throw error;
+    }
+    if (batch.length === BATCH_TRANSACTIONS_MAX || batchLines + posting.lines.length > linesMax) await send();
+    batch.push({ line: lineNo, posting });
+    batchLines += posting.lines.length;
+  }
+  await send();
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  return counts;
+}

@@ -1,0 +1,95 @@
+// POST /api/v1/transactions/batch: up to 500 postings in one request. Each item is a posting in its own right: its
+// key is in the one namespace of POST /api/v1/transactions (a key used by either replays in the other), and it has
+// its audit record and its `transaction.committed` event. The whole body is checked before anything is written.
+// Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
+// before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
+import { LedgerError, invalid } from '../errors.js';
+import type { Actor } from '../audit.js';
+import type { WriteContext } from '../ports.js';
+import type { PostBatchBody } from '../schemas.js';
+import type { TransactionInput } from '../types.js';
+import { toTransactionInput } from '../posting.js';
+import { requestHash, type StoredResponse } from '../idempotency.js';
+import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX } from '../limits.js';
+import { fingerprint, postTransactionCommand, type RenderedPosting } from './transactions.js';
+
+/** One posting of a batch, checked: its place, key, input and the hash its key is stored with. */
+export interface BatchItem {
+  index: number;
+  key: string;
+  input: TransactionInput;
+  hash: string;
+}
+
+/** What an item answered: the posting's response (new or replayed), or its refusal. */
+export type BatchResult = { index: number; response: StoredResponse } | { index: number; error: LedgerError };
+
+/** A place in a batch as the issue and the answers write it: `transactions[3].lines[1].accountId`. */
+export const batchPath = (index: number, at = ''): string => `transactions[${index}]${at === '' ? '' : `.${at}`}`.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+
+/**
+ * The items of a batch body, checked whole before anything is written: each posting's amounts (400 at its path), each
+ * key once (400 naming both items), and the lines in all (at most 10,000; 1,000 in an atomic batch, one write).
+ */
+export function batchItems(body: PostBatchBody): BatchItem[] {
+  const items = body.transactions.map((posting, index) => {
+    let input: TransactionInput;
+    try {
+      input = toTransactionInput(posting);
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      const details = (error.details ?? []).map((d) => ({ path: batchPath(index, d.path), message: d.message }));
+      throw invalid(`Invalid request body: ${batchPath(index)}: ${error.message.replace(/^Invalid request body: /, '')}`, details);
+    }
+    return { index, key: posting.idempotencyKey, input, hash: requestHash(fingerprint(input)) };
+  });
+  const firstWithKey = new Map<string, number>();
+  for (const { index, key } of items) {
+    const first = firstWithKey.get(key);
+    if (first !== undefined) {
+      throw invalid(`Invalid request body: ${batchPath(first)} and ${batchPath(index)} have the same idempotencyKey; each posting of a batch needs a key of its own.`, [
+        { path: batchPath(first, 'idempotencyKey'), message: `the same as ${batchPath(index)}'s` },
+        { path: batchPath(index, 'idempotencyKey'), message: `the same as ${batchPath(first)}'s` },
+      ]);
+    }
+    firstWithKey.set(key, index);
+  }
+  const lines = items.reduce((sum, item) => sum + item.input.lines.length, 0);
+  const max = body.atomic ? ATOMIC_BATCH_LINES_MAX : BATCH_LINES_MAX;
+  if (lines > max) {
+    const why = body.atomic ? 'an atomic batch is one write, of at most' : 'a batch has at most';
+    throw invalid(`Invalid request body: the batch has ${lines} lines in all; ${why} ${max}.`, [{ path: 'transactions', message: `more than ${max} lines in all` }]);
+  }
+  return items;
+}
+
+/** An item's refusal in an atomic batch: the batch's refusal, naming the item and the place in it. */
+function inItem(index: number, error: unknown): unknown {
+  if (!(error instanceof LedgerError)) return error;
+  const at = error.at ?? error.details?.[0]?.path ?? '';
+  return new LedgerError(error.code, `${batchPath(index)}: ${error.message} Nothing of the batch was written.`, {
+    details: [{ path: batchPath(index, at), message: error.message }],
+    ...(error.extra ? { extra: error.extra } : {}),
+  });
+}
+
+/**
+ * An atomic batch as one write: each item in order is what POST /api/v1/transactions writes (its stored response if
+ * its key was used with the same body, else the posting with its idempotency record). The first item refused refuses
+ * the batch, and nothing of it is written (the command's savepoint rolls back).
+ */
+export async function postBatchCommand(
+  ctx: WriteContext,
+  args: { tenantId: string; actor: Actor; items: ReadonlyArray<BatchItem & { rendered: RenderedPosting | null }> },
+): Promise<StoredResponse[]> {
+  const { tenantId, actor } = args;
+  const responses: StoredResponse[] = [];
+  for (const item of args.items) {
+    try {
+      responses.push(await postTransactionCommand(ctx, { tenantId, actor, input: item.input, rendered: item.rendered, key: item.key, hash: item.hash }));
+    } catch (error) {
+      throw inItem(item.index, error);
+    }
+  }
+  return responses;
+}
