@@ -25,6 +25,7 @@ import { startServer, stopChild } from './server.js';
 import { benchFairness, fairnessMet, fairnessTarget, printFairness } from './fairness.js';
 import { benchSearch } from './search.js';
 import { benchReports } from './reports.js';
+import { benchBatch } from './batch.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -541,6 +542,7 @@ async function main() {
   // Finding a payment: each filter's first page on 1,000 and 1,000,000 transactions, a posting's cost with metadata.
   if (process.env.BENCH_ONLY === 'search') return void (await benchSearch());
   if (process.env.BENCH_ONLY === 'reports') return void (await benchReports());
+  if (process.env.BENCH_ONLY === 'batch') return void (await benchBatch());
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;

@@ -12,6 +12,10 @@ function describe(issue: v.BaseIssue<unknown>): ErrorDetail {
   if (issue.expected === 'never' && issue.type === 'strict_object') {
     return { path, message: 'is not a known field' };
   }
+  // An object reports a field left out as an invalid key (`Expected "from" but received undefined`).
+  if ((issue.type === 'object' || issue.type === 'strict_object') && issue.received === 'undefined' && issue.input === undefined) {
+    return { path, message: 'is required' };
+  }
   return { path, message: issue.message };
 }
 

@@ -556,6 +556,7 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/holds/{holdId}/capture': {},
       'post /api/v1/transactions/{transactionId}/reverse': {},
       'patch /api/v1/accounts/{accountId}': { metadata: { checked: 'yes' } },
+      'post /api/v1/transactions/batch': { transactions: [{ idempotencyKey: randomUUID(), lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] }] },
     };
     // A webhook is configured first, so that its GET has one to answer whatever the document's order.
     const webhook = await admin.request('PUT', '/api/v1/tenant/webhook', { body: bodies['put /api/v1/tenant/webhook'] });
@@ -582,6 +583,7 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/holds/{holdId}/void': 200,
       'post /api/v1/transactions/{transactionId}/reverse': 201,
       'patch /api/v1/accounts/{accountId}': 200,
+      'post /api/v1/transactions/batch': 200,
     };
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)
@@ -593,6 +595,7 @@ describe('routing, health and the OpenAPI document', () => {
       const key = `${method} ${path}`;
       let concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => byRoute[key] ?? ids[name] ?? randomUUID());
       if (path.endsWith('/statement') || path.endsWith('/audit-export')) concrete += '?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z';
+      if (path.endsWith('/balance-history')) concrete += '?from=2026-01-01T00:00:00Z&to=2026-01-10T00:00:00Z';
       if (path.endsWith('/events/stream')) {
         // A stream never ends by itself: its status and type are what is checked here.
         const abort = new AbortController();
