@@ -319,6 +319,7 @@ describe('commands and dependencies', () => {
         'createAccount',
         'updateAccount',
         'postTransaction',
+        'postBatch',
         'reverseTransaction',
         'registerSettlement',
         'cancelSettlement',
