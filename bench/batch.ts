@@ -50,7 +50,7 @@ export async function benchBatch(): Promise<Figure[]> {
     const figures: Figure[] = [];
 
     const single = cpuMeter([child.pid!]);
-    const result = await autocannon({ url, duration: SECONDS, connections: 64, ...postRequestFor(accounts, json) });
+    const result = await autocannon({ url, duration: SECONDS, connections: 64, requests: [postRequestFor(accounts, json)] });
     if (result.non2xx + result.errors > 0) throw new Error(`single postings: ${result.non2xx} not 2xx, ${result.errors} errors`);
     const cpu = single.stop(result.requests.total)!;
     figures.push({ scenario: 'one posting a request (64 connections)', postingsPerSecond: result.requests.total / SECONDS, cpuUsPerPosting: cpu.usPerRequest, writerUsPerPosting: cpu.writerUsPerCommand });

@@ -56,27 +56,31 @@ export const commands = {
     run: postTransactionCommand,
     weight: linesOf,
     scope: ofTenant,
-    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, key } }),
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, keys: [key] } }),
   }),
   // An atomic batch: every line of every posting in it (at most 1,000), one write.
   postBatch: command({
     run: postBatchCommand,
     weight: (args) => args.items.reduce((lines, item) => lines + item.input.lines.length, 0),
     scope: ofTenant,
-    readAhead: ({ tenantId, items }) => ({ tenantId, balances: items.flatMap((item) => item.input.lines) }),
+    readAhead: ({ tenantId, items }) => ({
+      tenantId,
+      balances: items.flatMap((item) => item.input.lines),
+      idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, keys: items.map((item) => item.key) },
+    }),
   }),
   // The mirror of the original: as many lines.
   reverseTransaction: command({
     run: reverseTransactionCommand,
     weight: linesOf,
     scope: ofTenant,
-    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: REVERSE_TRANSACTION_ENDPOINT, key } }),
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: REVERSE_TRANSACTION_ENDPOINT, keys: [key] } }),
   }),
   registerSettlement: command({
     run: registerSettlementCommand,
     weight: fixed,
     scope: ofTenant,
-    readAhead: ({ tenantId, key }) => ({ tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, key } }),
+    readAhead: ({ tenantId, key }) => ({ tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, keys: [key] } }),
   }),
   cancelSettlement: command({ run: cancelSettlementCommand, weight: fixed, scope: ofTenant }),
   // Each settlement it may expire: its status, audit record and event.
@@ -91,7 +95,7 @@ export const commands = {
     run: executeAgentTransactionCommand,
     weight: linesOf,
     scope: ofTenant,
-    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: AGENT_EXECUTE_ENDPOINT, key } }),
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: AGENT_EXECUTE_ENDPOINT, keys: [key] } }),
   }),
   // Approval posts the held transaction, a rollback its reverse: as many lines as it has (read before queueing).
   decideAgentTransaction: command({ run: decideAgentTransactionCommand, weight: (args) => args.lines, scope: ofTenant }),

@@ -265,8 +265,8 @@ export type WriteScope = string | 'all';
 export interface ReadAhead {
   tenantId: string;
   balances: ReadonlyArray<{ accountId: string; asset: Asset }>;
-  /** The Idempotency-Key the command stores its answer under. */
-  idempotency?: { endpoint: string; key: string };
+  /** The Idempotency-Keys the command stores its answers under (a batch's, one each). */
+  idempotency?: { endpoint: string; keys: readonly string[] };
 }
 
 /**

@@ -84,7 +84,9 @@ describe('command weights', () => {
     expect(commandScope('createTenant', examples.createTenant.args(1))).toBe('all');
     expect(commandScope('expireSettlements', examples.expireSettlements.args(1))).toBe('all');
     expect(commandScope('recordTransfers', examples.recordTransfers.args(1))).toBe('all');
-    expect(commandReadAhead('postTransaction', examples.postTransaction.args(2))).toMatchObject({ tenantId: 't', idempotency: { key: 'k' } });
+    expect(commandReadAhead('postTransaction', examples.postTransaction.args(2))).toMatchObject({ tenantId: 't', idempotency: { keys: ['k'] } });
+    // A batch reads every key of its items ahead.
+    expect(commandReadAhead('postBatch', examples.postBatch.args(4))).toMatchObject({ tenantId: 't', idempotency: { endpoint: 'POST /api/v1/transactions', keys: ['a', 'b'] } });
     expect(commandReadAhead('captureHold', examples.captureHold.args(2))).toBeUndefined();
   });
 });

@@ -38,9 +38,11 @@ export const readAheadPart = part({
     }
     for (const { tenantId, idempotency } of hints) {
       if (!idempotency) continue;
-      const { endpoint, key } = idempotency;
-      const recordKey = heldIdempotencyKey(tenantId, endpoint, key);
-      if (!this.held.idempotency.has(recordKey)) reads.push(this.idempotency(tenantId, endpoint, key).then((stored) => this.held.idempotency.set(recordKey, stored ?? null)));
+      const { endpoint, keys } = idempotency;
+      for (const key of keys) {
+        const recordKey = heldIdempotencyKey(tenantId, endpoint, key);
+        if (!this.held.idempotency.has(recordKey)) reads.push(this.idempotency(tenantId, endpoint, key).then((stored) => this.held.idempotency.set(recordKey, stored ?? null)));
+      }
     }
     await Promise.all(reads);
     // A balance with no row yet is 0.
