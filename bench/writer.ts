@@ -11,6 +11,7 @@ import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
+import { rawWrites } from './rawWrites.js';
 
 const POSTINGS = Number(process.env.BENCH_POSTINGS ?? 4000);
 const GROUP = Number(process.env.BENCH_GROUP ?? 16);
@@ -89,6 +90,23 @@ try {
     console.log(`| ${per(Number(t.ns) / 1e3)} | ${(t.calls / POSTINGS).toFixed(2)} | \`${key}\` |`);
   }
   console.log(`\nall statements: ${per(Number(total) / 1e3)} µs per posting (wall, COMMIT's fsync included)`);
+  const ledgerUs = (used.user + used.system) / POSTINGS;
+
+  // The raw writes of the same postings on a fresh file of the same schema, in groups of GROUP and of 100.
+  console.log('\n| path | group | CPU µs per posting | postings/s (wall) |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| the ledger, in process | ${GROUP} | ${ledgerUs.toFixed(1)} | ${Math.round(1e6 / (wallUs / POSTINGS))} |`);
+  for (const group of [GROUP, 100]) {
+    const rawFile = join(dir, `raw-${group}.db`);
+    const fresh = await openLedger(rawFile, { writer: 'local' });
+    const { tenantId: rawTenant } = await fresh.ledger.createTenant('raw', actor);
+    const rawAccounts: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) rawAccounts.push((await fresh.ledger.createAccount(rawTenant, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    await fresh.close();
+    const raw = rawWrites(rawFile, rawTenant, rawAccounts, POSTINGS, group);
+    console.log(`| raw writes (bench/rawWrites.ts) | ${group} | ${raw.cpuUsPerPosting.toFixed(1)} | ${Math.round(1e6 / raw.wallUsPerPosting)} |`);
+    if (group === GROUP) console.log(`\nthe ledger's path: ${(ledgerUs / raw.cpuUsPerPosting).toFixed(2)}x the raw writes' CPU at groups of ${GROUP}`);
+  }
 } finally {
   await close();
   rmSync(dir, { recursive: true, force: true });
