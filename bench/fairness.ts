@@ -4,7 +4,8 @@
 //   - posts BENCH_BURST (60) transactions of 1000 lines;
 //   - captures 60 holds of 1000 lines;
 //   - voids 60 such holds;
-//   - lets 60 such holds expire together.
+//   - lets 60 such holds expire together;
+//   - posts 60 batches of 500 2-line postings (POST /api/v1/transactions/batch, not atomic: each item its own write).
 // The figure is the second tenant's worst wait (and p99) over the burst, judged against FAIRNESS_TARGET_MS (500 ms).
 // Beside it, the worst GET /healthz over the same time: slow too, the HTTP thread was busy; quick, the writes waited.
 // BENCH_FAIR=postings,captures picks scenarios; BENCH_ENGINES=sqlite (or postgres) picks an engine. Every scenario
@@ -34,8 +35,10 @@ const TAIL_MS = 500;
 const SETUP_CONCURRENCY = 4;
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
-type Scenario = 'postings' | 'captures' | 'voids' | 'expiries';
-const SCENARIOS: readonly Scenario[] = ['postings', 'captures', 'voids', 'expiries'];
+type Scenario = 'postings' | 'captures' | 'voids' | 'expiries' | 'batches';
+const SCENARIOS: readonly Scenario[] = ['postings', 'captures', 'voids', 'expiries', 'batches'];
+/** Postings in each batch of the batches scenario: the most a batch takes. */
+const BATCH_ITEMS = 500;
 
 interface Tenants {
   heavy: { rawKey: string; debit: string; credit: string };
@@ -160,6 +163,14 @@ async function runScenario(engine: string, scenario: Scenario, server: BenchServ
     // The server has made a large write before the burst, as in the other scenarios (they make their holds first):
     // a fresh process's first one is slower (code not yet compiled), which is not what this measures.
     if (WARM) await post(body)();
+  } else if (scenario === 'batches') {
+    const line = (accountId: string, entryType: string) => ({ accountId, entryType, monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } });
+    const batchBody = () =>
+      JSON.stringify({ transactions: Array.from({ length: BATCH_ITEMS }, () => ({ idempotencyKey: randomUUID(), lines: [line(t.heavy.debit, 'DEBIT'), line(t.heavy.credit, 'CREDIT')] })) });
+    requests = Array.from({ length: BURST }, () => {
+      const body = batchBody();
+      return () => send(`${url}/api/v1/transactions/batch`, 'POST', heavyHeaders, body);
+    });
   } else if (scenario === 'captures' || scenario === 'voids') {
     const ids = await makeHolds(url, t, BURST);
     requests = ids.map((id) => holdStep(id, scenario === 'captures' ? 'capture' : 'void'));
@@ -230,6 +241,7 @@ const describe = (scenario: Scenario) =>
     captures: `beside ${BURST} concurrent captures of ${HEAVY_LINES}-line holds`,
     voids: `beside ${BURST} concurrent voids of ${HEAVY_LINES}-line holds`,
     expiries: `beside ${BURST} ${HEAVY_LINES}-line holds expiring together`,
+    batches: `beside ${BURST} concurrent batches of ${BATCH_ITEMS} 2-line postings`,
   })[scenario];
 
 async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, scenarios: readonly Scenario[]): Promise<FairnessRow[]> {
