@@ -6,6 +6,8 @@ export const LINES_PER_TRANSACTION_MAX = 1000;
 export const BATCH_TRANSACTIONS_MAX = 500;
 export const BATCH_LINES_MAX = 10_000;
 export const ATOMIC_BATCH_LINES_MAX = LINES_PER_TRANSACTION_MAX;
+/** Postings of a batch queued for the writer at once, before the HTTP thread reads other requests again. */
+export const BATCH_QUEUE_SLICE = 50;
 export const METADATA_ENTRIES_MAX = 50;
 export const METADATA_KEY_LENGTH_MAX = 128;
 export const METADATA_VALUE_LENGTH_MAX = 1024;
