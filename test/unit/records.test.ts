@@ -12,7 +12,7 @@ import { commands, runCommand } from '../../src/core/commands.js';
 import { makeDeps, PEPPER_SECRET } from '../../src/core/context.js';
 import { CursorCodec, CursorScope } from '../../src/core/cursor.js';
 import { allows, isScope, scopes } from '../../src/core/scopes.js';
-import { assert, invalid, LedgerError, notFound } from '../../src/core/errors.js';
+import { assert, errorBody, errorCodes, invalid, LedgerError, notFound, statusByCode } from '../../src/core/errors.js';
 import { isUuid, uuidV7 } from '../../src/core/ids.js';
 import { normalBalanceOf, type LineInput, type TransactionInput } from '../../src/core/types.js';
 import { RawJson, toJsonText } from '../../src/core/json.js';
@@ -389,6 +389,42 @@ describe('scopes, errors and ids', () => {
     expect(notFound('Thing 1')).toMatchObject({ code: 'NOT_FOUND', message: 'Thing 1 was not found.' });
     expect(() => assert(false, 'it holds')).toThrow(new Error('Invariant violated: it holds'));
     expect(() => assert(1, 'it holds')).not.toThrow();
+    // Where in the request a refusal is stays out of its answer.
+    const at = new LedgerError('ACCOUNT_NOT_FOUND', 'no such account', { at: 'lines.1.accountId' });
+    expect(at.at).toBe('lines.1.accountId');
+    expect(errorBody(at)).toEqual({ message: 'no such account', code: 'ACCOUNT_NOT_FOUND' });
+    expect(bare.at).toBeUndefined();
+  });
+
+  it('each code answers its status (README, Errors; the contract\'s table)', () => {
+    expect(statusByCode).toEqual({
+      VALIDATION_FAILED: 400,
+      BODY_TOO_LARGE: 413,
+      UNSUPPORTED_MEDIA_TYPE: 415,
+      REQUEST_TIMEOUT: 408,
+      HEADERS_TOO_LARGE: 431,
+      RATE_LIMITED: 429,
+      UNAUTHENTICATED: 401,
+      FORBIDDEN: 403,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      IDEMPOTENCY_IN_PROGRESS: 409,
+      CONFLICT: 409,
+      IDEMPOTENCY_KEY_REUSED: 422,
+      UNBALANCED: 422,
+      ACCOUNT_NOT_FOUND: 422,
+      CURRENCY_MISMATCH: 422,
+      POLICY_VIOLATION: 422,
+      BALANCE_LIMIT_EXCEEDED: 422,
+      HOLD_AMOUNT_EXCEEDED: 422,
+      HOLD_EXPIRED: 409,
+      ALREADY_REVERSED: 409,
+      NOT_REVERSIBLE: 422,
+      EVENT_PRUNED: 410,
+      UNAVAILABLE: 503,
+      INTERNAL: 500,
+    });
+    expect(Object.keys(statusByCode).sort()).toEqual([...errorCodes].sort());
   });
 
   it('ids are version 7 UUIDs, in time order', () => {
