@@ -2,7 +2,7 @@ import { collect } from '../helpers/rows.js';
 // The audit log (src/core/audit.ts, src/core/usecases/auditLog.ts): canonical JSON and hashing, the chain verifier,
 // the NDJSON export of a window in pages, and verification of a stored chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendAudit, auditHash, auditLine, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
+import { appendAudit, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
 import { exportAudit, verifyStoredChain, withPayload } from '../../src/core/usecases/auditLog.js';
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
@@ -61,6 +61,59 @@ describe('canonical JSON and the record hash', () => {
     expect(auditLine(stored)).toBe(
       '{"id":"r1","type":"HUMAN","action":"CREATE_ACCOUNT","actorKeyId":"k1","occurredAt":"2030-01-01T00:00:00.000Z","payload":{"n":1.50},"hash":"h","prevHash":null}\n',
     );
+  });
+});
+
+describe('auditResources: the records an audit record names (ledger db check)', () => {
+  // Every field any action names, so that each action's list shows whole.
+  const payload = { tenantId: 'T', keyId: 'K', accountId: 'A', transactionId: 'X', settlementId: 'S', holdId: 'H', reversesTransactionId: 'R', status: 'PENDING_APPROVAL' };
+  const named = (action: string, p: Record<string, unknown> = payload) => auditResources(action, p).map(({ kind, id }) => `${kind}:${id}`);
+
+  it('names, for each action, the records it made or changed', () => {
+    expect(
+      Object.fromEntries(
+        [
+          'CREATE_TENANT', 'CREATE_API_KEY', 'REVOKE_API_KEY', 'CREATE_ACCOUNT', 'UPDATE_ACCOUNT', 'SET_ACCOUNT_LIMITS', 'POST_TRANSACTION',
+          'REGISTER_SETTLEMENT', 'CANCEL_SETTLEMENT', 'SETTLEMENT_MATCHED', 'SETTLEMENT_UNMATCHED', 'RECONCILIATION_BATCH', 'UPDATE_WEBHOOK',
+          'CREATE_POLICY_RULE', 'DELETE_POLICY_RULE', 'AGENTS_EXECUTE', 'AGENTS_APPROVE', 'AGENTS_REJECT', 'AGENTS_ROLLBACK', 'POLICY_VIOLATION',
+          'CREATE_HOLD', 'CAPTURE_HOLD', 'VOID_HOLD', 'EXPIRE_HOLD', 'REVERSE_TRANSACTION',
+        ].map((action) => [action, named(action)]),
+      ),
+    ).toEqual({
+      CREATE_TENANT: ['tenant:T'],
+      CREATE_API_KEY: ['apiKey:K'],
+      REVOKE_API_KEY: ['apiKey:K'],
+      CREATE_ACCOUNT: ['account:A'],
+      UPDATE_ACCOUNT: ['account:A'],
+      SET_ACCOUNT_LIMITS: ['account:A'],
+      POST_TRANSACTION: ['transaction:X'],
+      REGISTER_SETTLEMENT: ['settlement:S', 'account:A'],
+      CANCEL_SETTLEMENT: ['settlement:S', 'account:A'],
+      SETTLEMENT_MATCHED: ['settlement:S', 'transaction:X'],
+      SETTLEMENT_UNMATCHED: ['settlement:S', 'account:A'],
+      RECONCILIATION_BATCH: [],
+      UPDATE_WEBHOOK: [],
+      CREATE_POLICY_RULE: [],
+      DELETE_POLICY_RULE: [],
+      AGENTS_EXECUTE: ['agentTransaction:X'],
+      AGENTS_APPROVE: ['agentTransaction:X', 'transaction:X'],
+      AGENTS_REJECT: ['agentTransaction:X'],
+      AGENTS_ROLLBACK: ['transaction:X', 'transaction:R', 'agentTransaction:R'],
+      POLICY_VIOLATION: [],
+      CREATE_HOLD: ['hold:H'],
+      CAPTURE_HOLD: ['hold:H', 'transaction:X'],
+      VOID_HOLD: ['hold:H'],
+      EXPIRE_HOLD: ['hold:H'],
+      REVERSE_TRANSACTION: ['transaction:X', 'transaction:R'],
+    });
+  });
+
+  it('an agent transaction posted at once names its transaction too; an unknown action or a field that is no text names nothing', () => {
+    expect(named('AGENTS_EXECUTE', { ...payload, status: 'POSTED' })).toEqual(['agentTransaction:X', 'transaction:X']);
+    expect(named('POST_TRANSACTION', { ...payload, status: 'POSTED' })).toEqual(['transaction:X']);
+    expect(named('NOT_AN_ACTION')).toEqual([]);
+    expect(named('CREATE_ACCOUNT', { accountId: 7 })).toEqual([]);
+    expect(named('REGISTER_SETTLEMENT', { settlementId: 'S' })).toEqual(['settlement:S']);
   });
 });
 
