@@ -48,8 +48,6 @@ export const CURSOR_LENGTH_MAX = 1024;
 export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 /** Postings gathered into one durable commit at most. */
 export const GROUP_COMMIT_BATCH_MAX = 512;
-/** Jobs of one scope (a tenant) in a group while other scopes wait too: their writes join the next group soon. */
-export const GROUP_COMMIT_LANE_SHARE = 64;
 /** Rows (about) one group commit writes at most: a write larger than this commits alone. */
 export const GROUP_COMMIT_WEIGHT_MAX = 1000;
 /**

@@ -4,7 +4,6 @@
 import type { MaybePromise } from './sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
-  GROUP_COMMIT_LANE_SHARE,
   GROUP_COMMIT_WEIGHT_MAX,
   LARGE_WRITE_CONTENDED_MS,
   LARGE_WRITE_SHARE_FACTOR,
@@ -150,39 +149,22 @@ export class GroupCommitter {
   }
 
   /**
-   * The next batch: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a 1000-line posting commits
-   * alone; large writes stay queued when it is not their turn. Jobs are taken one from each scope (a tenant, or
-   * `all`) in turn, each scope's in arrival order: a tenant with hundreds queued (a batch of postings) fills a group
-   * only where no other tenant waits, and another tenant's write joins the next group rather than waiting behind them.
+   * The next batch, in arrival order: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a
+   * 1000-line posting commits alone; large writes stay queued when it is not their turn.
    */
   private takeBatch(largeMayRun: boolean): Job[] {
-    const lanes = new Map<WriteScope, Job[]>();
-    for (const job of this.queue) {
-      if (!largeMayRun && job.weight >= LARGE_WRITE_WEIGHT) continue;
-      const lane = lanes.get(job.scope);
-      if (lane) lane.push(job);
-      else lanes.set(job.scope, [job]);
-    }
     const batch: Job[] = [];
     let weight = 0;
-    // With several scopes waiting, a group holds at most a few jobs of each, so that it commits soon and the next one
-    // takes every scope's next jobs again; alone, a scope fills the group.
-    const perLane = lanes.size > 1 ? GROUP_COMMIT_LANE_SHARE : GROUP_COMMIT_BATCH_MAX;
-    const heads = [...lanes.values()].map((jobs) => ({ jobs: jobs.slice(0, perLane), next: 0 }));
-    fill: while (heads.length > 0) {
-      for (let h = 0; h < heads.length; ) {
-        const head = heads[h]!;
-        const job = head.jobs[head.next]!;
-        if (batch.length >= GROUP_COMMIT_BATCH_MAX || (batch.length > 0 && weight + job.weight > GROUP_COMMIT_WEIGHT_MAX)) break fill;
-        batch.push(job);
-        weight += job.weight;
-        if (++head.next === head.jobs.length) heads.splice(h, 1);
-        else h++;
+    for (let i = 0; i < this.queue.length && batch.length < GROUP_COMMIT_BATCH_MAX; ) {
+      const job = this.queue[i]!;
+      if (!largeMayRun && job.weight >= LARGE_WRITE_WEIGHT) {
+        i++;
+        continue;
       }
-    }
-    if (batch.length > 0) {
-      const taken = new Set(batch);
-      this.queue = this.queue.filter((job) => !taken.has(job));
+      if (batch.length > 0 && weight + job.weight > GROUP_COMMIT_WEIGHT_MAX) break;
+      batch.push(job);
+      this.queue.splice(i, 1);
+      weight += job.weight;
     }
     return batch;
   }

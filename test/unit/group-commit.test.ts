@@ -138,38 +138,3 @@ describe('group commit without savepoints (SQLite): a failed command fails alone
     expect(rows()).toEqual(['y']);
   });
 });
-
-describe('group commit: tenants take turns', () => {
-  const t = logDatabase(() => {});
-  /** Each job notes its name and the group it ran in (the number of groups begun when it ran). */
-  const ran: Array<{ name: string; group: number }> = [];
-  let groups = 0;
-  const counting = () => {
-    const tx = sqliteTxControl(t.db);
-    const begin = tx.begin.bind(tx);
-    tx.begin = (scope) => {
-      groups++;
-      return begin(scope);
-    };
-    return new GroupCommitter(tx);
-  };
-
-  it("a tenant with hundreds queued fills a group alone; another's write joins the next, and each tenant's keep their order", async () => {
-    ran.length = 0;
-    groups = 0;
-    const committer = counting();
-    const job = (scope: string, name: string) => committer.run(async () => void ran.push({ name, group: groups }), 1, undefined, scope);
-    const heavy = Array.from({ length: 600 }, (_, i) => job('heavy', `h${i}`));
-    const light = [job('light', 'l0'), job('light', 'l1')];
-    await Promise.all([...heavy, ...light]);
-    const of = (prefix: string) => ran.filter((r) => r.name.startsWith(prefix));
-    // Order within each tenant is arrival order.
-    expect(of('h').map((r) => r.name)).toEqual(heavy.map((_, i) => `h${i}`));
-    expect(of('l').map((r) => r.name)).toEqual(['l0', 'l1']);
-    // The other tenant's writes ran in the first group, beside a share of the first tenant's, not after all 600.
-    expect(of('l').every((r) => r.group === 1)).toBe(true);
-    expect(of('h').filter((r) => r.group === 1)).toHaveLength(64);
-    // Alone again, the first tenant's fill whole groups.
-    expect(of('h').filter((r) => r.group === 2)).toHaveLength(512);
-  });
-});
