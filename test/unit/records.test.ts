@@ -394,6 +394,9 @@ describe('scopes, errors and ids', () => {
     expect(at.at).toBe('lines.1.accountId');
     expect(errorBody(at)).toEqual({ message: 'no such account', code: 'ACCOUNT_NOT_FOUND' });
     expect(bare.at).toBeUndefined();
+    // details only when there are some: not even an undefined key otherwise.
+    expect(Object.keys(errorBody(bare))).toEqual(['message', 'code']);
+    expect(errorBody(e)).toEqual({ message: 'slow down', code: 'RATE_LIMITED', a: 1, details: [{ path: 'p', message: 'm' }] });
   });
 
   it('each code answers its status (README, Errors; the contract\'s table)', () => {
