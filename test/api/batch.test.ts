@@ -1,7 +1,10 @@
 // POST /api/v1/transactions/batch (issue 33) over HTTP, on both engines: each item is a posting in its own right
 // (its key shared with POST /api/v1/transactions, its audit record, its event, found by its key); not atomic, each
 // answers what the single endpoint would; atomic, all or nothing; a malformed body writes nothing.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, fiat, makeAccount, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
@@ -140,6 +143,19 @@ describe('POST /api/v1/transactions/batch', () => {
     expectValidation(await batch(Array.from({ length: 11 }, () => wide(1000))), { message: /11000 lines in all; a batch has at most 10000/ });
     expect(await transactionCount()).toBe(count);
     expect(await balanceOf(cash)).toBe(balance);
+  });
+
+  it("the README's batch runs as written: the first posting made, the second refused alone", async () => {
+    const readme = /<!-- batch:begin -->\s*```sh\n([\s\S]*?)```\s*<!-- batch:end -->/.exec(readFileSync('README.md', 'utf8'));
+    expect(readme, 'README has the batch block').not.toBeNull();
+    const prelude = `json() { node -pe "JSON.parse(require('fs').readFileSync(0, 'utf8'))$1"; }\n`;
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', prelude + readme![1]!], {
+      env: { ...process.env, API: `${t.url}/api/v1`, AUTH: `Authorization: Bearer ${t.tenant.apiKey.rawKey}`, CASH: cash, SALES: sales },
+      timeout: 30_000,
+    });
+    const [first, second] = stdout.trim().split('\n');
+    expect(first).toMatch(/^0 201 [0-9a-f-]{36}$/);
+    expect(second).toBe('1 422 UNBALANCED');
   });
 
   it('needs TRANSACTIONS_WRITE', async () => {
