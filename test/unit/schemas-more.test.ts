@@ -91,3 +91,52 @@ describe('request schemas, further', () => {
     expect(refusal(() => parseWith(s.agentSessionIdSchema, undefined, 'header', 'X-Agent-Session-Id')).message).toBe('is required');
   });
 });
+
+describe('request schemas of accounts, reversals, batches and the lists', () => {
+  it('an account change names at least one field; currency and type cannot change', () => {
+    expect(body(s.updateAccountBody, { name: 'x' })).toEqual({ name: 'x' });
+    expect(bodyRefusal(s.updateAccountBody, {})).toEqual({ path: '', message: 'must name at least one of name, description and metadata' });
+    expect(bodyRefusal(s.updateAccountBody, { currency: 'USD' })).toEqual({ path: 'currency', message: "cannot be changed: an account's currency is fixed when it is created" });
+    expect(bodyRefusal(s.updateAccountBody, { type: 'ASSET' })).toEqual({ path: 'type', message: "cannot be changed: an account's type is fixed when it is created" });
+    expect(bodyRefusal(s.updateAccountBody, { name: 'x', colour: 'red' })).toEqual({ path: 'colour', message: 'is not a known field' });
+  });
+
+  it("a reversal's metadata may not name the link the ledger sets; no other field", () => {
+    expect(body(s.reverseTransactionBody, { metadata: { a: '1' }, description: 'd' })).toEqual({ metadata: { a: '1' }, description: 'd' });
+    expect(bodyRefusal(s.reverseTransactionBody, { metadata: { reversesTransactionId: 'x' } })).toMatchObject({ path: 'metadata', message: expect.stringMatching(/^must not have the key reversesTransactionId/) });
+    expect(bodyRefusal(s.reverseTransactionBody, { amount: 1 })).toEqual({ path: 'amount', message: 'is not a known field' });
+  });
+
+  it('a batch: atomic a boolean (false when absent), 1 to 500 postings, each with its key and no other field', () => {
+    const item = { idempotencyKey: 'k', ...posting(line(fiat)) };
+    expect(body(s.postBatchBody, { transactions: [item] }).atomic).toBe(false);
+    expect(body(s.postBatchBody, { atomic: true, transactions: [item] }).atomic).toBe(true);
+    expect(bodyRefusal(s.postBatchBody, { atomic: 'yes', transactions: [item] })).toEqual({ path: 'atomic', message: 'must be true or false' });
+    expect(bodyRefusal(s.postBatchBody, { transactions: [] })).toEqual({ path: 'transactions', message: 'must have 1 to 500 transactions' });
+    expect(bodyRefusal(s.postBatchBody, { transactions: Array.from({ length: 501 }, () => item) })).toMatchObject({ path: 'transactions', message: expect.stringMatching(/1 to 500 transactions/) });
+    expect(bodyRefusal(s.postBatchBody, { transactions: [posting(line(fiat))] })).toMatchObject({ path: 'transactions.0.idempotencyKey' });
+    expect(bodyRefusal(s.postBatchBody, { transactions: [{ ...item, extra: 1 }] })).toEqual({ path: 'transactions.0.extra', message: 'is not a known field' });
+    expect(bodyRefusal(s.postBatchBody, { transactions: [item], more: 1 })).toEqual({ path: 'more', message: 'is not a known field' });
+  });
+
+  it('the lists: transactions by account, time, metadata and key; accounts by type, currency and name; a history by interval', () => {
+    expect(query(s.transactionsQuery, { accountId: UUID, from: '2030-01-01T00:00:00.0001Z', metadata: { order: '1' }, idempotencyKey: 'k' })).toMatchObject({
+      accountId: UUID,
+      from: Date.parse('2030-01-01T00:00:00.001Z'),
+      metadata: { order: '1' },
+      idempotencyKey: 'k',
+    });
+    expect(queryRefusal(s.transactionsQuery, { metadata: { '': 'x' } })).toMatchObject({ message: 'keys must not be empty' });
+    expect(queryRefusal(s.transactionsQuery, { metadata: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i}`, 'v'])) })).toMatchObject({ message: 'must name at most 5 keys' });
+    expect(queryRefusal(s.transactionsQuery, { metadata: { k: 'v'.repeat(1025) } })).toMatchObject({ message: expect.stringMatching(/^values must be at most 1024/) });
+    expect(query(s.accountsQuery, { type: 'ASSET', currency: 'BRL', name: 'Cash' })).toMatchObject({ type: 'ASSET', currency: 'BRL', name: 'Cash' });
+    expect(queryRefusal(s.accountsQuery, { type: 'asset' })).toEqual({ path: 'type', message: 'must be one of ASSET, LIABILITY, EQUITY, REVENUE, EXPENSE' });
+    expect(queryRefusal(s.accountsQuery, { currency: 'XXX' })).toMatchObject({ path: 'currency', message: 'must be one of BRL, USD, MXN, EUR' });
+    expect(queryRefusal(s.accountsQuery, { name: 'n'.repeat(256) })).toMatchObject({ path: 'name', message: expect.stringMatching(/^must be at most 255/) });
+    expect(query(s.balanceHistoryQuery, { from: '2030-01-01T00:00:00.0001Z', to: '2030-01-02' })).toEqual({ from: Date.parse('2030-01-01T00:00:00.001Z'), to: Date.parse('2030-01-02T00:00:00.000Z') });
+    expect(query(s.balanceHistoryQuery, { from: '2030-01-01', to: '2030-01-02', interval: 'week' }).interval).toBe('week');
+    expect(queryRefusal(s.balanceHistoryQuery, { from: '2030-01-01', to: '2030-01-02', interval: 'year' })).toEqual({ path: 'interval', message: 'must be one of hour, day, week, month' });
+    expect(queryRefusal(s.balanceHistoryQuery, { to: '2030-01-02' })).toEqual({ path: 'from', message: 'is required' });
+    expect(query(s.trialBalanceQuery, { asOf: '2030-01-01T00:00:00.0009Z', limit: '7' })).toEqual({ asOf: Date.parse('2030-01-01T00:00:00.000Z'), limit: 7 });
+  });
+});
