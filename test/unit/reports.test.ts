@@ -3,6 +3,7 @@
 // suite (test/api/reports.test.ts) checks the same against the balance endpoint on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, auditOf, chainLine, fiatLine, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
+import { CursorScope } from '../../src/core/cursor.js';
 
 const json = (value: unknown) => JSON.parse(toJsonText(value));
 
@@ -101,6 +102,25 @@ describe('reports (use cases)', () => {
     expect(seen).toEqual(whole.items);
     // Asked afresh, the same instant counts them.
     expect((await report()).totals[0].debit).toBeGreaterThan(whole.totals[0].debit);
+    // A cursor sealed by this database but holding no position of a trial balance is refused.
+    const scope = new CursorScope(`trial-balance:${h.tenantId}`, { asOf: null });
+    for (const bad of [
+      'x',
+      ['2030-02-01T00:00:00.000Z', 1, 1, 0, 'a'],
+      [1, 1, 1, 0, 'a', 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1.5, 1, 0, 'a', 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1, 'x', 0, 'a', 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1, 1, -1, 'a', 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1, 1, 5, 'a', 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1, 1, 0, 7, 'USD'],
+      ['2030-02-01T00:00:00.000Z', 1, 1, 0, 'a', null],
+    ]) {
+      const cursor = h.ledger.deps.cursors.encode(scope, bad, h.clock.now().getTime());
+      await expect(h.ledger.reports.trialBalance(h.tenantId, { cursor }), JSON.stringify(bad)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    // Of another list, another tenant's: refused too.
+    const otherList = h.ledger.deps.cursors.encode(new CursorScope(`entries:${h.tenantId}`, { asOf: null }), ['2030-02-01T00:00:00.000Z', 1, 1, 0, 'a', 'USD'], h.clock.now().getTime());
+    await expect(h.ledger.reports.trialBalance(h.tenantId, { cursor: otherList })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     // A cursor belongs to its query.
     const first = await report({ limit: 1 });
     await expect(h.ledger.reports.trialBalance(h.tenantId, { limit: 1, asOf: Date.parse('2030-01-01T00:00:00.000Z'), cursor: first.nextCursor })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -121,7 +141,14 @@ describe('reports (use cases)', () => {
       ['2029-12-31T00:00:00.000Z', 0], // a Monday
       ['2030-01-07T00:00:00.000Z', -5],
     ]);
-    await expect(h.ledger.reports.balanceHistory(h.tenantId, cash, { from: 2, to: 1 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(h.ledger.reports.balanceHistory(h.tenantId, cash, { from: 2, to: 1 })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'from', message: 'is after to' }] });
+    // from = to is a range of one instant: a point when it is a boundary.
+    const one = json(await h.ledger.reports.balanceHistory(h.tenantId, cash, { from: Date.parse('2030-01-02T00:00:00.000Z'), to: Date.parse('2030-01-02T00:00:00.000Z') }));
+    expect(one.points.map((p: { at: string }) => p.at)).toEqual(['2030-01-02T00:00:00.000Z']);
+    // Exactly 1,000 points are answered; 1,001 are refused at `to`.
+    const thousand = json(await h.ledger.reports.balanceHistory(h.tenantId, cash, { from: 0, to: 999 * 3_600_000, interval: 'hour' }));
+    expect(thousand.points).toHaveLength(1000);
+    await expect(h.ledger.reports.balanceHistory(h.tenantId, cash, { from: 0, to: 1000 * 3_600_000, interval: 'hour' })).rejects.toMatchObject({ details: [{ path: 'to', message: 'range needs 1001 points' }] });
     await expect(h.ledger.reports.balanceHistory(h.tenantId, cash, { from: 0, to: 1001 * 3_600_000, interval: 'hour' })).rejects.toThrow(/1002 .*at most 1000 points/);
     await expect(h.ledger.reports.balanceHistory(h.tenantId, '0193a5f0-6c1e-7b3a-9d42-1f5e8c7a2b10', { from: 0, to: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
