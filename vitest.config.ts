@@ -44,6 +44,7 @@ const POSTGRES_ONLY = [
   'test/pg-write-buffer.test.ts',
   'test/multi-process.test.ts',
   'test/multi-process-reversals.test.ts',
+  'test/multi-process-batches.test.ts',
   'test/multi-process-events.test.ts',
   'test/multi-process-limits.test.ts',
   'test/multi-sweepers.test.ts',

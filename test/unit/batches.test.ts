@@ -79,6 +79,22 @@ describe('batches (use cases)', () => {
     expect(audited).toEqual(['single-1', 'n-1', 'single-1-other', 'n-1-again']);
   });
 
+  it('a key another request of this process holds: 409 for that item alone, or for the whole atomic batch, naming it', async () => {
+    // The single posting holds its key from the moment it is asked for until it is answered; both are asked in one turn.
+    const single = h.ledger.transactions.post(h.tenantId, h.actor, 'held-1', { lines: pay('1.00', 'x').lines });
+    const mixed = post([pay('1.00', 'free-1'), pay('1.00', 'held-1')]);
+    const atomic = refusal(post([pay('1.00', 'free-2'), pay('1.00', 'held-1')], true));
+    await single;
+    expect(summary(await mixed)).toEqual([
+      [0, 201],
+      [1, 'IDEMPOTENCY_IN_PROGRESS'],
+    ]);
+    expect(await atomic).toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS', details: [{ path: 'transactions[1].idempotencyKey', message: 'is in use by a request in progress' }] });
+    // Nothing of the atomic batch was written: its free key posts afresh.
+    const again = await post([pay('1.00', 'free-2')], true);
+    expect(summary(again)).toEqual([[0, 201]]);
+  });
+
   it('atomic: every item or none; the first refused is named with its place; a retry answers the same', async () => {
     const before = await balance();
     const refused = await refusal(post([pay('1.00', 'a-1'), pay('1.00', 'a-2'), { idempotencyKey: 'a-3', lines: [fiatLine(cash, 'DEBIT', '1.00'), fiatLine('0193a5f0-6c1e-7b3a-9d42-1f5e8c7a2b10', 'CREDIT', '1.00')] }], true));
