@@ -26,6 +26,7 @@ import { benchFairness, fairnessMet, fairnessTarget, printFairness } from './fai
 import { benchSearch } from './search.js';
 import { benchReports } from './reports.js';
 import { benchBatch } from './batch.js';
+import { benchStorage } from './storage.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BIG_ENTRIES = Number(process.env.BENCH_BIG_ENTRIES ?? (process.env.BENCH_ONLY === 'hot' ? 10_000 : 1_000_000));
@@ -543,6 +544,7 @@ async function main() {
   if (process.env.BENCH_ONLY === 'search') return void (await benchSearch());
   if (process.env.BENCH_ONLY === 'reports') return void (await benchReports());
   if (process.env.BENCH_ONLY === 'batch') return void (await benchBatch());
+  if (process.env.BENCH_ONLY === 'storage') return void (await benchStorage());
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const dbPath = join(dir, 'bench.db');
   let child: ChildProcess | undefined;
