@@ -17,6 +17,7 @@ import * as m0014 from './0014_transaction_reversals.js';
 import * as m0015 from './0015_transaction_search.js';
 import * as m0016 from './0016_account_metadata.js';
 import * as m0017 from './0017_trial_balance.js';
+import * as m0018 from './0018_documents_from_entries.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0015_transaction_search': m0015,
   '0016_account_metadata': m0016,
   '0017_trial_balance': m0017,
+  '0018_documents_from_entries': m0018,
 };
 
 export const migrationProvider: MigrationProvider = {
