@@ -19,10 +19,14 @@ import { nodeRequestOf } from '../src/server/route.js';
 
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 const dir = mkdtempSync(join(tmpdir(), 'ledger-floor-'));
-const opened = await openLedger(join(dir, 'floor.db'), { writer: 'local' });
+// Writes as `ledger serve` makes them: on a writer thread.
+const opened = await openLedger(join(dir, 'floor.db'), { writer: 'thread' });
 const { ledger } = opened;
 const tenant = await ledger.createTenant('floor', actor);
 const accountId = (await ledger.createAccount(tenant.tenantId, { name: 'floor', currency: 'USD', type: 'ASSET' }, actor)).id;
+// Accounts the posting cases post between.
+const accounts: string[] = [];
+for (let i = 0; i < 64; i++) accounts.push((await ledger.createAccount(tenant.tenantId, { name: `p${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
 
 const OK = '{"status":"ok"}';
 const json = (text: string) => new FastResponse(text, { headers: { 'content-type': 'application/json' } });
@@ -56,7 +60,7 @@ const ports = {
   h3: await listen(toNodeHandler(bare.fetch) as RequestListener),
   app: await listen(toNodeHandler(app.fetch) as RequestListener),
 };
-console.log(JSON.stringify({ ports, rawKey: tenant.apiKey.rawKey, accountId }));
+console.log(JSON.stringify({ ports, rawKey: tenant.apiKey.rawKey, accountId, accounts }));
 process.once('SIGTERM', async () => {
   await opened.close();
   rmSync(dir, { recursive: true, force: true });
