@@ -8,18 +8,14 @@ import { deferrable, query } from './query.js';
 
 /**
  * The entry of alias `e` as the entries listing shows it, `{entryId, transactionId, type, monetary, description?,
- * createdAt}` (core/views.ts entryText of entryViewHead): its stored view when it has one (written before migration
- * 0018), else assembled from its columns and its details as the view writes them. Ids, types and times are written
- * as they are: they hold nothing JSON escapes. One concat() makes the text in one piece (a chain of || copies it at
- * each step); both engines have it (SQLite 3.44 and later). `open`: without its closing brace, for a line to extend.
+ * createdAt}` (core/views.ts entryText of entryViewHead), without its closing brace: its stored view when it has one
+ * (written before migration 0018), else assembled from its columns and its details as the view writes them. Ids,
+ * types and times are written as they are: they hold nothing JSON escapes.
  */
-export function entryViewOf(e: string, open = false): RawBuilder<string> {
-  const view = sql.ref(`${e}.view`);
-  const stored = open ? sql`substr(${view}, 1, length(${view}) - 1)` : view;
-  return sql<string>`CASE WHEN ${view} <> '' THEN ${stored} ELSE
-    concat('{"entryId":"', ${sql.ref(`${e}.id`)}, '","transactionId":"', ${sql.ref(`${e}.transaction_id`)}, '","type":"', ${sql.ref(`${e}.entry_type`)},
-      '","monetary":', ${sql.ref(`${e}.details_view`)}, ',"createdAt":"', ${sql.ref(`${e}.created_at`)}, ${open ? sql`'"'` : sql`'"}'`}) END`;
-}
+export const openEntryViewOf = (e: string): RawBuilder<string> =>
+  sql<string>`CASE WHEN ${sql.ref(`${e}.view`)} <> '' THEN substr(${sql.ref(`${e}.view`)}, 1, length(${sql.ref(`${e}.view`)}) - 1) ELSE
+    '{"entryId":"' || ${sql.ref(`${e}.id`)} || '","transactionId":"' || ${sql.ref(`${e}.transaction_id`)} || '","type":"' || ${sql.ref(`${e}.entry_type`)} ||
+    '","monetary":' || ${sql.ref(`${e}.details_view`)} || ',"createdAt":"' || ${sql.ref(`${e}.created_at`)} || '"' END`;
 
 export function entriesStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -111,7 +107,7 @@ export function entriesStatements(prepare: Preparer) {
     entryViews: prepare<string>(
       (q) =>
         entriesWindow(q)
-          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${entryViewOf('entries')}`.as('positioned'))
+          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${openEntryViewOf('entries')} || '}'`.as('positioned'))
           .limit(param<number>('limit')),
       { pluck: true },
     ),

@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 import { isPostgres } from '../migrations/columns.js';
-import { entryViewOf } from './entries.js';
+import { openEntryViewOf } from './entries.js';
 
 /**
  * The transaction of alias `t` as the API shows it, `{transactionId, metadata, lines, createdAt}` (core/views.ts
@@ -13,17 +13,16 @@ import { entryViewOf } from './entries.js';
  * and times are written as they are: they hold nothing JSON escapes.
  */
 export function documentOf(q: Kysely<Database>, t: string): RawBuilder<string> {
-  const line = sql`concat(${entryViewOf('e', true)}, ',"accountId":"', e.account_id, '"}')`;
+  const line = sql`${openEntryViewOf('e')} || ',"accountId":"' || e.account_id || '"}'`;
   // In line order: PostgreSQL sorts the aggregate's input; SQLite reads it in that order from the index it is told
   // to use (whose sort would cost a third of a page of transactions' time).
   const lines = isPostgres(q)
     ? sql`(SELECT string_agg(${line}, ',' ORDER BY e.line_no) FROM entries e`
     : sql`(SELECT group_concat(${line}, ',') FROM entries e INDEXED BY entries_tenant_transaction`;
-  // Null where there is no transaction (an event of another kind, outer-joined): concat() would give a text.
-  return sql<string>`CASE WHEN ${sql.ref(`${t}.document`)} <> '' THEN ${sql.ref(`${t}.document`)} WHEN ${sql.ref(`${t}.id`)} IS NOT NULL THEN
-    concat('{"transactionId":"', ${sql.ref(`${t}.id`)}, '","metadata":', ${sql.ref(`${t}.metadata`)}, ',"lines":[',
-      ${lines} WHERE e.tenant_id = ${sql.ref(`${t}.tenant_id`)} AND e.transaction_id = ${sql.ref(`${t}.id`)}),
-      '],"createdAt":"', ${sql.ref(`${t}.created_at`)}, '"}') END`;
+  return sql<string>`CASE WHEN ${sql.ref(`${t}.document`)} <> '' THEN ${sql.ref(`${t}.document`)} ELSE
+    '{"transactionId":"' || ${sql.ref(`${t}.id`)} || '","metadata":' || ${sql.ref(`${t}.metadata`)} || ',"lines":[' ||
+    ${lines} WHERE e.tenant_id = ${sql.ref(`${t}.tenant_id`)} AND e.transaction_id = ${sql.ref(`${t}.id`)}) ||
+    '],"createdAt":"' || ${sql.ref(`${t}.created_at`)} || '"}' END`;
 }
 
 /** A tenant's transactions with their reversal links: what each reverses, and what reversed it. */
