@@ -1,7 +1,7 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset, type FiatCurrency, type Token } from './money.js';
 import { jsonNumber, toJsonText } from './json.js';
-import type { Account, ApiKey, Chain, Entry, FiatDetails, LineInput, OnchainDetails, Rail, ReversalLinks } from './types.js';
+import type { Account, ApiKey, Entry, LineInput, ReversalLinks } from './types.js';
 import { normalBalanceOf } from './types.js';
 import type * as r from './responses.js';
 import type { Out } from './responses.js';
@@ -46,23 +46,6 @@ export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>
  */
 export const entryViewDetails = (e: Pick<Entry, 'asset' | 'amountMinor' | 'details' | 'description'>): string =>
   toJsonText({ monetary: monetaryView(e), ...(e.description !== null ? { description: e.description } : {}) }).slice('{"monetary":'.length, -1);
-
-/**
- * An entry's monetary details read back from `entryViewDetails` (the store keeps no other copy of them since migration
- * 0018); the amount and the asset are the entry's columns.
- */
-export function detailsOfView(detailsView: string): FiatDetails | OnchainDetails {
-  const m = (JSON.parse(`{"m":${detailsView}}`) as { m: Record<string, unknown> }).m;
-  if (m.type === 'FIAT') return { kind: 'FIAT', rail: m.rail as Rail, bankReference: m.bankReference as string | null };
-  return {
-    kind: 'ONCHAIN',
-    chainId: m.chainId as Chain,
-    txHash: m.txHash as string,
-    blockNumber: m.blockNumber as number,
-    walletAddress: m.walletAddress as string,
-    tokenContract: m.tokenContract as string,
-  };
-}
 
 /** An entry's view without its last field, `createdAt`, and without the closing brace (`entryText`, `lineText`). */
 export const entryViewHead = (e: Pick<Entry, 'id' | 'transactionId' | 'entryType' | 'asset' | 'amountMinor' | 'details' | 'description'>): string =>

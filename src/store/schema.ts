@@ -84,7 +84,6 @@ export interface EntriesTable {
   entry_type: string;
   asset: string;
   amount: string;
-  /** The monetary details (JSON) as written before migration 0018; '' since: read from `details_view`. */
   details: string;
   description: string | null;
   created_at: string;

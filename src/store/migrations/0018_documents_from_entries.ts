@@ -1,7 +1,6 @@
 // Views are assembled when read instead of stored beside the columns they repeat (issue 33, part 3):
 // - an entry's view from its columns and `details_view`, the part no column holds as the view writes it (its monetary
-//   details and description as JSON text) (queries/entries.ts, openEntryViewOf); its `details` are read from that
-//   text too (core/views.ts detailsOfView), and new rows store '' there;
+//   details and description as JSON text) (queries/entries.ts, entryViewOf);
 // - a transaction's document from its metadata, kept as text, and its entries' views, which it repeated
 //   (queries/transactions.ts, documentOf). Its entries are found by its id in line order through one index, which
 //   also serves its on-chain lines (the partial index of 0006 is dropped).

@@ -134,7 +134,7 @@ export function entriesStatements(prepare: Preparer) {
         entry_type: param('entryType'),
         asset: param('asset'),
         amount: param('amount'),
-        details: '',
+        details: param('details'),
         description: param('description'),
         created_at: param('createdAt'),
         balance_after: param('balanceAfter'),

@@ -7,7 +7,7 @@ import type { StoredAuditRecord } from '../../core/ports.js';
 import type { Settlement } from '../../core/settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
 import type { PolicyRule } from '../../core/policy.js';
-import { detailsOfView, linkedTransactionText } from '../../core/views.js';
+import { linkedTransactionText } from '../../core/views.js';
 import { inputFromJson, type AgentStatus, type AgentTransaction } from '../../core/agent.js';
 import type { Asset } from '../../core/money.js';
 import type { Scope } from '../../core/scopes.js';
@@ -47,8 +47,7 @@ export const toEntry = (r: Row<Database['entries']>): Entry => ({
   entryType: r.entry_type as Entry['entryType'],
   asset: r.asset as Asset,
   amountMinor: BigInt(r.amount),
-  // Since migration 0018 the details are read from the view's (stored once); rows written before kept them apart.
-  details: r.details !== '' ? (JSON.parse(r.details) as Entry['details']) : detailsOfView(r.details_view!),
+  details: JSON.parse(r.details) as Entry['details'],
   description: r.description,
   createdAt: r.created_at,
   balanceAfterMinor: BigInt(r.balance_after),

@@ -158,6 +158,7 @@ export const entriesPart = part({
       entryType: e.entryType,
       asset: e.asset,
       amount: e.amountMinor.toString(),
+      details: JSON.stringify(e.details),
       description: e.description,
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
