@@ -1,6 +1,5 @@
 // The floor of a posting's write (issue 33): the rows POST /api/v1/transactions writes for a 2-line posting (the
-// transaction with its metadata, its accounts for the search, two entries with running balances and their details as
-// the view writes them (migration 0018: views and documents are assembled when read), two
+// transaction with its document, its accounts for the search, two entries with running balances and views, two
 // kept balances, the idempotency record, the audit record with its chained hash, the event), written straight through
 // better-sqlite3 with prepared statements into the ledger's own schema and indexes, WAL and synchronous=FULL, in
 // groups of `group` a transaction, with no savepoint and nothing else. What the ledger's path costs beyond it is its
@@ -21,10 +20,10 @@ export function rawWrites(file: string, tenantId: string, accounts: readonly str
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    const insertTransaction = db.prepare("INSERT INTO transactions (tenant_id, id, document, metadata, created_at) VALUES (?, ?, '', '{}', ?)");
+    const insertTransaction = db.prepare('INSERT INTO transactions (tenant_id, id, document, created_at) VALUES (?, ?, ?, ?)');
     const insertAccounts = db.prepare('INSERT INTO transaction_accounts (tenant_id, account_id, tx_seq) VALUES (?, ?, ?), (?, ?, ?)');
     const insertEntry = db.prepare(
-      "INSERT INTO entries (tenant_id, id, transaction_id, account_id, line_no, entry_type, asset, amount, details, description, created_at, balance_after, view, details_view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL, ?, ?, '', ?)",
+      'INSERT INTO entries (tenant_id, id, transaction_id, account_id, line_no, entry_type, asset, amount, details, description, created_at, balance_after, view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)',
     );
     const setBalance = db.prepare('INSERT INTO balances (tenant_id, account_id, asset, balance) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, account_id, asset) DO UPDATE SET balance = excluded.balance');
     const insertIdempotency = db.prepare('INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, 201, ?, ?)');
@@ -32,7 +31,7 @@ export function rawWrites(file: string, tenantId: string, accounts: readonly str
     const insertOutbox = db.prepare('INSERT INTO outbox (tenant_id, id, type, payload, created_at, transaction_id) VALUES (?, ?, ?, ?, ?, ?)');
     const balances = new Map<string, bigint>();
     let prevHash: string | null = null;
-    const detailsView = JSON.stringify({ type: 'FIAT', amount: 12.34, currency: 'USD', rail: 'ACH', bankReference: null });
+    const details = JSON.stringify({ kind: 'FIAT', rail: 'ACH', bankReference: null });
     const write = (k: number) => {
       const id = randomUUID();
       const at = new Date().toISOString();
@@ -42,14 +41,16 @@ export function rawWrites(file: string, tenantId: string, accounts: readonly str
         const signed = lineNo === 0 ? 1234n : -1234n;
         const balance = (balances.get(accountId) ?? 0n) + signed;
         balances.set(accountId, balance);
-        return { accountId, entryId, lineNo, balance };
+        const view = JSON.stringify({ entryId, transactionId: id, type: lineNo === 0 ? 'DEBIT' : 'CREDIT', monetary: { type: 'FIAT', amount: 12.34, currency: 'USD', rail: 'ACH', bankReference: null }, createdAt: at });
+        return { accountId, entryId, lineNo, balance, view };
       });
-      const seq = insertTransaction.run(tenantId, id, at).lastInsertRowid;
+      const document = JSON.stringify({ transactionId: id, metadata: {}, lines: lines.map((l) => ({ ...JSON.parse(l.view), accountId: l.accountId })), createdAt: at });
+      const seq = insertTransaction.run(tenantId, id, document, at).lastInsertRowid;
       insertAccounts.run(tenantId, pair[0], seq, tenantId, pair[1], seq);
-      for (const l of lines) insertEntry.run(tenantId, l.entryId, id, l.accountId, l.lineNo, l.lineNo === 0 ? 'DEBIT' : 'CREDIT', 'USD', '1234', at, l.balance.toString(), detailsView);
+      for (const l of lines) insertEntry.run(tenantId, l.entryId, id, l.accountId, l.lineNo, l.lineNo === 0 ? 'DEBIT' : 'CREDIT', 'USD', '1234', details, at, l.balance.toString(), l.view);
       for (const l of lines) setBalance.run(tenantId, l.accountId, 'USD', l.balance.toString());
       const key = `raw-${k}`;
-      insertIdempotency.run(tenantId, 'POST /api/v1/transactions', key, createHash('sha256').update(`${id}|${key}`).digest('hex'), JSON.stringify({ transactionId: id }), at);
+      insertIdempotency.run(tenantId, 'POST /api/v1/transactions', key, createHash('sha256').update(document).digest('hex'), JSON.stringify({ transactionId: id }), at);
       const payload = JSON.stringify({ transactionId: id, lineCount: 2, idempotencyKey: key });
       const hash = createHash('sha256').update(`${prevHash ?? ''}|${at}|POST_TRANSACTION|${payload}`).digest('hex');
       insertAudit.run(tenantId, randomUUID(), 'HUMAN', 'POST_TRANSACTION', 'bench', at, payload, prevHash, hash);
