@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, NewTransaction, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, FiatCurrency, Token } from './money.js';
 import type { AccountType } from './types.js';
 import type { ActorType, AuditRecord } from './audit.js';
@@ -294,11 +294,10 @@ export interface WriteTx extends ReadStore {
   insertAccount(account: Omit<Account, 'seq'>): Promise<void>;
   /** Replaces an account's name, description and metadata (its metadata entries with it). */
   updateAccount(account: Pick<Account, 'tenantId' | 'id' | 'name' | 'description' | 'metadata'>): Promise<void>;
-  insertTransaction(row: NewTransaction): Promise<void>;
+  insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
   /** What the filters find a transaction by (its metadata entries, its accounts): written with it. */
   indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void>;
-  /** `detailsView`: its monetary details and description as its view writes them (views.ts entryViewDetails). */
-  insertEntry(entry: Omit<Entry, 'seq'>, detailsView: string): Promise<void>;
+  insertEntry(entry: Omit<Entry, 'seq'>, view: string): Promise<void>;
   /** Records that a transaction was reversed, and by which: the database refuses a second reversal of it. */
   insertReversal(tenantId: string, link: { transactionId: string; reversalId: string; createdAt: string }): Promise<void>;
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void>;

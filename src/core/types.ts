@@ -84,20 +84,8 @@ export interface TransactionRecord {
   id: string;
   tenantId: string;
   seq: number;
-  /**
-   * The transaction as the API shows it (JSON text, views.ts transactionText): its metadata and its entries' views,
-   * assembled by the store when read.
-   */
+  /** The transaction as the API shows it (JSON text), rendered at commit. */
   document: string;
-  createdAt: string;
-}
-
-/** A transaction's own row, written before its entries: with them it makes the document it is read as. */
-export interface NewTransaction {
-  id: string;
-  tenantId: string;
-  /** The metadata as the document shows it (toJsonText). */
-  metadataText: string;
   createdAt: string;
 }
 

@@ -39,17 +39,18 @@ export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>
 }
 
 /**
- * The part of an entry's view that no column holds as the view writes it: `<monetary>[,"description":<text>]`, the
- * text between `"monetary":` and `,"createdAt"`. The store keeps it and assembles the view, and its transaction's
- * document, from it when read (store/queries/entries.ts entryViewOf, transactions.ts documentOf), as `entryText` and
- * `lineText` below write them. Rendered before the write, off the writer.
+ * An entry as the entries listing shows it, rendered without its last field, `createdAt`, and without the closing
+ * brace: the commit time is known only inside the write, which closes the text with it (`entryText`, `lineText`).
+ * Rendering the rest before the write keeps that work off the writer.
  */
-export const entryViewDetails = (e: Pick<Entry, 'asset' | 'amountMinor' | 'details' | 'description'>): string =>
-  toJsonText({ monetary: monetaryView(e), ...(e.description !== null ? { description: e.description } : {}) }).slice('{"monetary":'.length, -1);
-
-/** An entry's view without its last field, `createdAt`, and without the closing brace (`entryText`, `lineText`). */
 export const entryViewHead = (e: Pick<Entry, 'id' | 'transactionId' | 'entryType' | 'asset' | 'amountMinor' | 'details' | 'description'>): string =>
-  `${toJsonText({ entryId: e.id, transactionId: e.transactionId, type: e.entryType }).slice(0, -1)},"monetary":${entryViewDetails(e)}`;
+  toJsonText({
+    entryId: e.id,
+    transactionId: e.transactionId,
+    type: e.entryType,
+    monetary: monetaryView(e),
+    ...(e.description !== null ? { description: e.description } : {}),
+  }).slice(0, -1);
 
 /** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt}`. */
 export const entryText = (head: string, createdAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)}}`;

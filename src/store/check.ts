@@ -190,18 +190,45 @@ async function checkSettlements(k: Kysely<Database>, tally: Tally): Promise<void
 /** How many transactions with entries each tenant has (checkEntries counts them as their entries stream by). */
 type GroupsByTenant = Map<string, number>;
 
-/** A tenant's transactions that have no entries, in commit order: each is looked for by its id (an index, 0018). */
+/**
+ * A tenant's transactions that have no entries, in commit order, a batch at a time: each is looked for by its first
+ * line's account and its time, which the entries' index leads with (a transaction's entries carry its time).
+ */
 async function* transactionsWithoutEntries(k: Kysely<Database>, tenant: string): AsyncGenerator<string> {
-  const rows = await k
-    .selectFrom('transactions as t')
-    .select('t.id')
-    .where('t.tenant_id', '=', tenant)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('entries as e').select('e.seq').whereRef('e.tenant_id', '=', 't.tenant_id').whereRef('e.transaction_id', '=', 't.id'))),
-    )
-    .orderBy('t.seq')
-    .execute();
-  for (const r of rows) yield r.id;
+  const batchRows = 25;
+  let after = 0n;
+  for (;;) {
+    const batch = await k
+      .selectFrom('transactions')
+      .select(['seq', 'id', 'document', 'created_at'])
+      .where('tenant_id', '=', tenant)
+      .where('seq', '>', after as never)
+      .orderBy('seq')
+      .limit(batchRows)
+      .execute();
+    if (batch.length === 0) return;
+    const probes = batch.flatMap((t) => {
+      try {
+        const account = (JSON.parse(t.document) as { lines?: Array<{ accountId?: unknown }> }).lines?.[0]?.accountId;
+        return typeof account === 'string' ? [[account, t.created_at] as const] : [];
+      } catch {
+        return [];
+      }
+    });
+    const found = new Set<string>();
+    if (probes.length > 0) {
+      const rows = await k
+        .selectFrom('entries')
+        .select('transaction_id')
+        .where('tenant_id', '=', tenant)
+        .where((eb) => eb(eb.refTuple('account_id', 'created_at'), 'in', probes.map(([account, at]) => eb.tuple(account, at))))
+        .execute();
+      for (const r of rows) found.add(r.transaction_id);
+    }
+    for (const t of batch) if (!found.has(t.id)) yield t.id;
+    after = batch[batch.length - 1]!.seq as unknown as bigint;
+    if (batch.length < batchRows) return;
+  }
 }
 
 /**

@@ -4,7 +4,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { rowsOf } from './ledgerTables.js';
-import { documentOf } from './queries/transactions.js';
 import { parseJson, toJsonText } from '../core/json.js';
 import { REVERSES_KEY } from '../core/reversal.js';
 
@@ -52,9 +51,9 @@ export async function checkReversals(k: Kysely<Database>, tally: Tallied): Promi
     const documents = new Map(
       (
         await k
-          .selectFrom('transactions as t')
-          .select(['t.tenant_id', 't.id', documentOf(k, 't').as('document')])
-          .where((eb) => eb(eb.refTuple('t.tenant_id', 't.id'), 'in', ids.map(([tenant, id]) => eb.tuple(tenant, id))))
+          .selectFrom('transactions')
+          .select(['tenant_id', 'id', 'document'])
+          .where((eb) => eb(eb.refTuple('tenant_id', 'id'), 'in', ids.map(([tenant, id]) => eb.tuple(tenant, id))))
           .execute()
       ).map((t) => [`${t.tenant_id}|${t.id}`, t.document]),
     );

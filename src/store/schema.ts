@@ -44,10 +44,7 @@ export interface TransactionsTable {
   seq: Generated<bigint>;
   tenant_id: string;
   id: string;
-  /** The document as written before migration 0018; '' since: it is assembled from the entries (documentOf). */
   document: string;
-  /** The metadata as the document shows it (JSON text); null on rows written before migration 0018. */
-  metadata: string | null;
   created_at: string;
 }
 
@@ -88,10 +85,7 @@ export interface EntriesTable {
   description: string | null;
   created_at: string;
   balance_after: string;
-  /** The view as written before migration 0018; '' since: it is assembled from the columns (entryViewOf). */
   view: string;
-  /** The view's monetary details and description as it writes them; null on rows written before migration 0018. */
-  details_view: string | null;
 }
 
 export interface BalancesTable {

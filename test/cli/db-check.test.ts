@@ -203,7 +203,7 @@ describe('ledger db check, reversals', () => {
     expect(run.of('reversals')).toEqual({ kind: 'reversals', checked: 2, problems: 0, first: null });
 
     // The first reversal's first line edited by hand: it no longer moves what the original moved.
-    expect((await sqlOn(t.dbPath, `update entries set details_view = replace(details_view, '"amount":3', '"amount":5') where transaction_id = ? and line_no = 0`, [reversals[0]])).changes).toBe(1);
+    expect((await sqlOn(t.dbPath, `update transactions set document = replace(document, '"amount":3', '"amount":5') where id = ?`, [reversals[0]])).changes).toBe(1);
     run = await check();
     expect(run.code).toBe(1);
     expect(run.of('reversals').problems).toBe(1);
@@ -212,7 +212,7 @@ describe('ledger db check, reversals', () => {
     );
 
     // Mended; then a link whose reversal is another tenant's transaction.
-    await sqlOn(t.dbPath, `update entries set details_view = replace(details_view, '"amount":5', '"amount":3') where transaction_id = ? and line_no = 0`, [reversals[0]]);
+    await sqlOn(t.dbPath, `update transactions set document = replace(document, '"amount":5', '"amount":3') where id = ?`, [reversals[0]]);
     expect((await check()).code).toBe(0);
     const beta = await createTenant(t.dbPath, 'Beta');
     const betaClient = client(t.url, beta.apiKey.rawKey);

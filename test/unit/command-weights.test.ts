@@ -11,7 +11,7 @@ import type { LineInput } from '../../src/core/types.js';
 const actor = { type: 'HUMAN' as const, keyId: 'k' };
 const line: LineInput = { accountId: 'a', entryType: 'DEBIT', asset: 'USD', amountMinor: 1n, details: { kind: 'FIAT', rail: 'PIX', bankReference: null }, description: null };
 const input = (n: number) => ({ metadata: {}, lines: Array.from({ length: n }, () => line) });
-const rendered = (n: number) => ({ transactionId: 't', entryIds: Array.from({ length: n }, () => 'e'), details: Array.from({ length: n }, () => '{}') });
+const rendered = (n: number) => ({ transactionId: 't', entryIds: Array.from({ length: n }, () => 'e'), heads: Array.from({ length: n }, () => '{}') });
 const transfer = { chain: 'EVM', txHash: '0x1', logIndex: 0, token: 'USDC', tokenContract: '0x2', from: '0x3', to: '0x4', amountMinor: 1n, blockNumber: 1, blockHash: '0x5' } as const;
 const plan = (withCandidates: boolean) => ({ transactionId: 't', found: true, onchain: true, candidates: withCandidates ? { byLine: new Map([[0, []]]) } : null });
 

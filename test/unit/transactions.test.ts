@@ -156,14 +156,13 @@ describe('transactions', () => {
     await expect(checkAccounts(tx, h.tenantId, { metadata: {}, lines: [usdLine(cash, 'DEBIT', 1n), usdLine(brl, 'CREDIT', 1n, { asset: 'BRL' })] })).resolves.not.toThrow();
   });
 
-  it('renderPosting gives each line an id and its details as the view writes them, under the transaction id given or a new one', () => {
+  it('renderPosting gives each line an id and a head, under the transaction id given or a new one', () => {
     let n = 0;
     const ids = { next: () => `id-${++n}` };
     const input: TransactionInput = { metadata: {}, lines: [usdLine('a', 'DEBIT', 100n), usdLine('b', 'CREDIT', 100n)] };
     const r = renderPosting(input, ids, 'tx-1');
-    expect(r).toEqual({ transactionId: 'tx-1', entryIds: ['id-1', 'id-2'], details: expect.any(Array) });
-    expect(r.details).toHaveLength(2);
-    expect(JSON.parse(`{"monetary":${r.details[0]}}`)).toEqual({ monetary: { type: 'FIAT', amount: 1, currency: 'USD', rail: 'ACH', bankReference: null } });
+    expect(r).toEqual({ transactionId: 'tx-1', entryIds: ['id-1', 'id-2'], heads: expect.any(Array) });
+    expect(JSON.parse(`${r.heads[0]}}`)).toEqual({ entryId: 'id-1', transactionId: 'tx-1', type: 'DEBIT', monetary: { type: 'FIAT', amount: 1, currency: 'USD', rail: 'ACH', bankReference: null } });
     const fresh = renderPosting(input, ids);
     expect(fresh.transactionId).toBe('id-3');
     expect(fresh.entryIds).toEqual(['id-4', 'id-5']);

@@ -8,8 +8,8 @@ import { batchItems, batchPath, type BatchResult } from './batches.js';
 import { NO_PENDING, type Account, type BalanceState, type Entry, type TransactionInput } from '../types.js';
 import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
 import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
-import { RawJson, toJsonText } from '../json.js';
-import { entryViewDetails, linkedTransactionText } from '../views.js';
+import { RawJson } from '../json.js';
+import { entryText, entryViewHead, linkedTransactionText, lineText, transactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
 import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
@@ -47,18 +47,19 @@ export async function checkAccounts(tx: WriteTx, tenantId: string, input: Transa
 }
 
 /**
- * What a posting's text needs before its write: its ids, and each entry's details as its view writes them. Made
- * outside the writer where possible (the HTTP thread).
+ * What a posting's text needs before its write: its ids, and each entry's view without the commit time. Made outside
+ * the writer where possible (the HTTP thread), so the writer only closes each text with the time.
  */
 export interface RenderedPosting {
   transactionId: string;
   entryIds: string[];
-  details: string[];
+  heads: string[];
 }
 
 export function renderPosting(input: TransactionInput, ids: IdGenerator, transactionId = ids.next()): RenderedPosting {
   const entryIds = input.lines.map(() => ids.next());
-  return { transactionId, entryIds, details: input.lines.map(entryViewDetails) };
+  const heads = input.lines.map((line, i) => entryViewHead({ ...line, id: entryIds[i]!, transactionId }));
+  return { transactionId, entryIds, heads };
 }
 
 /**
@@ -90,9 +91,9 @@ export interface Posting {
 export async function writePosting(ctx: WriteContext, p: Posting): Promise<void> {
   const { tx, ids } = ctx;
   const { tenantId, actor, input, createdAt } = p;
-  const { transactionId, entryIds, details } = p.rendered;
+  const { transactionId, entryIds, heads } = p.rendered;
   // Stryker disable next-line LogicalOperator,StringLiteral: an invariant (every caller renders the posting from the same input), and its message.
-  assert(entryIds.length === input.lines.length && details.length === input.lines.length, 'a rendered posting has a text per line');
+  assert(entryIds.length === input.lines.length && heads.length === input.lines.length, 'a rendered posting has a text per line');
   const accounts = await checkAccounts(tx, tenantId, input);
   // The balance of each account and asset before the posting, with its limits, read first (one read brings both);
   // the entries are then built without a read.
@@ -122,11 +123,12 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   });
   // Before anything is written: a posting that would take a balance past its limits changes nothing.
   if (p.checkLimits !== false) checkLimits(accounts, [...running.values()]);
-  // The parent row first: entries reference it. Its document is read assembled from it and its entries' views.
-  await tx.insertTransaction({ id: transactionId, tenantId, metadataText: toJsonText(input.metadata), createdAt });
+  // The parent row first: entries reference it.
+  const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
+  await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
   await tx.indexTransaction(tenantId, transactionId, input.metadata, [...accounts.keys()]);
   for (const entry of entries) {
-    await tx.insertEntry(entry, details[entry.lineNo]!);
+    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
     if (entry.details.kind === 'ONCHAIN') await tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
   }

@@ -116,7 +116,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('prev_hash', t.text)
     .addColumn('hash', t.text, req)
     .execute();
-  // Covering: the chain head (last hash of a tenant) read from the index alone. Migration 0020 drops the hash from it.
+  // Covering: the chain head (last hash of a tenant) read from the index alone. Migration 0019 drops the hash from it.
   await db.schema.createIndex('audit_log_tenant_seq').on('audit_log').columns(['tenant_id', 'seq', 'hash']).execute();
   await db.schema.createIndex('audit_log_tenant_time').on('audit_log').columns(['tenant_id', 'occurred_at', 'seq']).execute();
 

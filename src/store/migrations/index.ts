@@ -17,9 +17,8 @@ import * as m0014 from './0014_transaction_reversals.js';
 import * as m0015 from './0015_transaction_search.js';
 import * as m0016 from './0016_account_metadata.js';
 import * as m0017 from './0017_trial_balance.js';
-import * as m0018 from './0018_documents_from_entries.js';
-import * as m0019 from './0019_keyed_tables_without_rowid.js';
-import * as m0020 from './0020_audit_head_by_row.js';
+import * as m0018 from './0018_keyed_tables_without_rowid.js';
+import * as m0019 from './0019_audit_head_by_row.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -39,9 +38,8 @@ const migrations: Record<string, Migration> = {
   '0015_transaction_search': m0015,
   '0016_account_metadata': m0016,
   '0017_trial_balance': m0017,
-  '0018_documents_from_entries': m0018,
-  '0019_keyed_tables_without_rowid': m0019,
-  '0020_audit_head_by_row': m0020,
+  '0018_keyed_tables_without_rowid': m0018,
+  '0019_audit_head_by_row': m0019,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,21 +1,10 @@
 // Entries and kept balances: a balance row per account and asset, and on every entry the running balance after it.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { tokens } from '../../core/money.js';
 import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../core/limits.js';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
-
-/**
- * The entry of alias `e` as the entries listing shows it, `{entryId, transactionId, type, monetary, description?,
- * createdAt}` (core/views.ts entryText of entryViewHead), without its closing brace: its stored view when it has one
- * (written before migration 0018), else assembled from its columns and its details as the view writes them. Ids,
- * types and times are written as they are: they hold nothing JSON escapes.
- */
-export const openEntryViewOf = (e: string): RawBuilder<string> =>
-  sql<string>`CASE WHEN ${sql.ref(`${e}.view`)} <> '' THEN substr(${sql.ref(`${e}.view`)}, 1, length(${sql.ref(`${e}.view`)}) - 1) ELSE
-    '{"entryId":"' || ${sql.ref(`${e}.id`)} || '","transactionId":"' || ${sql.ref(`${e}.transaction_id`)} || '","type":"' || ${sql.ref(`${e}.entry_type`)} ||
-    '","monetary":' || ${sql.ref(`${e}.details_view`)} || ',"createdAt":"' || ${sql.ref(`${e}.created_at`)} || '"' END`;
 
 export function entriesStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -107,7 +96,7 @@ export function entriesStatements(prepare: Preparer) {
     entryViews: prepare<string>(
       (q) =>
         entriesWindow(q)
-          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${openEntryViewOf('entries')} || '}'`.as('positioned'))
+          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${sql.ref('view')}`.as('positioned'))
           .limit(param<number>('limit')),
       { pluck: true },
     ),
@@ -138,8 +127,7 @@ export function entriesStatements(prepare: Preparer) {
         description: param('description'),
         created_at: param('createdAt'),
         balance_after: param('balanceAfter'),
-        view: '',
-        details_view: param('detailsView'),
+        view: param('view'),
       }),
       deferrable,
     ),

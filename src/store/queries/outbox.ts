@@ -3,7 +3,6 @@ import { type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
-import { documentOf } from './transactions.js';
 
 /**
  * A tenant's events with their bodies: a `transaction.committed` event's body is its transaction's document, with
@@ -14,7 +13,7 @@ const outboxEvents = (q: Kysely<Database>) =>
     .selectFrom('outbox as o')
     .leftJoin('transactions as t', (join) => join.onRef('t.tenant_id', '=', 'o.tenant_id').onRef('t.id', '=', 'o.transaction_id'))
     .leftJoin('transaction_reversals as r', (join) => join.onRef('r.tenant_id', '=', 'o.tenant_id').onRef('r.reversal_id', '=', 'o.transaction_id'))
-    .select(['o.seq', 'o.id', 'o.tenant_id', 'o.type', 'o.created_at', (eb) => eb.fn.coalesce(documentOf(q, 't'), 'o.payload').as('payload'), 'r.transaction_id as reverses_id'])
+    .select(['o.seq', 'o.id', 'o.tenant_id', 'o.type', 'o.created_at', (eb) => eb.fn.coalesce('t.document', 'o.payload').as('payload'), 'r.transaction_id as reverses_id'])
     .where('o.tenant_id', '=', param('tenantId'));
 
 export function outboxStatements(prepare: Preparer) {

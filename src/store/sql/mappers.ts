@@ -53,7 +53,7 @@ export const toEntry = (r: Row<Database['entries']>): Entry => ({
   balanceAfterMinor: BigInt(r.balance_after),
 });
 
-export const toTransaction = (r: Omit<Row<Database['transactions']>, 'metadata'> & { reverses_id: string | null; reversed_by_id: string | null }): LinkedTransaction => ({
+export const toTransaction = (r: Row<Database['transactions']> & { reverses_id: string | null; reversed_by_id: string | null }): LinkedTransaction => ({
   id: r.id,
   tenantId: r.tenant_id,
   seq: Number(r.seq),

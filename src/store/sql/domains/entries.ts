@@ -148,7 +148,7 @@ export const entriesPart = part({
     return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(m.toEntry);
   },
 
-  async insertEntry(e: Omit<Entry, 'seq'>, detailsView: string): Promise<void> {
+  async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
     await this.s.insertEntry.run({
       tenantId: e.tenantId,
       id: e.id,
@@ -162,7 +162,7 @@ export const entriesPart = part({
       description: e.description,
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
-      detailsView,
+      view,
     });
   },
 

@@ -1,5 +1,5 @@
 // The SQL store's transactions and idempotency records.
-import type { LinkedTransaction, NewTransaction, ReversalLinks } from '../../../core/types.js';
+import type { LinkedTransaction, ReversalLinks, TransactionRecord } from '../../../core/types.js';
 import type { Rows, StoredIdempotency, TransactionFilter } from '../../../core/ports.js';
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
 import { metadataParams } from '../../queries/metadataMatch.js';
@@ -37,8 +37,8 @@ export const transactionsPart = part({
     await this.s.insertTransactionAccounts.run({ tenantId, transactionId, accountIds: JSON.stringify(accountIds) });
   },
 
-  async insertTransaction(row: NewTransaction): Promise<void> {
-    await this.s.insertTransaction.run({ tenantId: row.tenantId, id: row.id, metadata: row.metadataText, createdAt: row.createdAt });
+  async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
+    await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
   },
 
   async reversalLinks(tenantId: string, transactionId: string): Promise<ReversalLinks> {
