@@ -56,7 +56,9 @@ export function asPgStoreError(error: unknown): unknown {
   if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
     return new LedgerError('UNAVAILABLE', `The database is busy: no connection was free within ${ACQUIRE_TIMEOUT_MS / 1000} s. Retry shortly.`);
   }
-  if (error instanceof Error && /Connection terminated|connection timeout/i.test(error.message)) {
+  // pg's own words for a connection lost under a query, or for a client used after it lost its connection (seen
+  // when PostgreSQL restarts under load).
+  if (error instanceof Error && /Connection terminated|connection timeout|is not queryable/i.test(error.message)) {
     return new LedgerError('UNAVAILABLE', 'The database connection was lost; nothing was written. Retry shortly.');
   }
   return error;
