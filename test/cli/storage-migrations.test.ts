@@ -1,0 +1,73 @@
+// Migrations 0018 and 0019 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
+// records rebuilt WITHOUT ROWID on SQLite (untouched on PostgreSQL) keep every row as it was, and a key used before
+// still finds its record; the audit index without the hash still gives the chain head.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
+import { openSchema } from '../../src/store/migrate.js';
+import { migrationProvider } from '../../src/store/migrations/index.js';
+import { openLedger } from '../../src/store/open.js';
+import { cli, testDb } from '../helpers/server.js';
+import { TEST_ENGINE } from '../helpers/postgres.js';
+import { sqlOn } from '../helpers/sql.js';
+
+const KEYED = [
+  ['transaction_metadata', 'tenant_id, key, value, tx_seq'],
+  ['transaction_accounts', 'tenant_id, account_id, tx_seq'],
+  ['account_metadata', 'tenant_id, key, value, account_seq'],
+  ['idempotency', 'tenant_id, endpoint, key'],
+] as const;
+
+describe('migrations 0018 and 0019 on a ledger written before them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-0019-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps every row of the rebuilt tables, and a key used before still finds its record', async () => {
+    const db = await testDb(dir);
+    if (TEST_ENGINE === 'sqlite') new BetterSqlite3(db).close();
+    const schema = (await openSchema(db, { migrate: false }))!;
+    try {
+      const { error } = await new Migrator({ db: schema.kysely, provider: migrationProvider }).migrateTo('0017_trial_balance');
+      expect(error).toBeUndefined();
+    } finally {
+      await schema.close();
+    }
+    const [tenant, account, tx] = Array.from({ length: 3 }, () => randomUUID());
+    const at = '2030-01-01T00:00:00.000Z';
+    await sqlOn(db, 'INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)', [tenant, 'Old', at]);
+    await sqlOn(db, "INSERT INTO transaction_metadata (tenant_id, key, value, tx_seq) VALUES (?, 'order', '1001', 1), (?, 'order', '1002', 2)", [tenant, tenant]);
+    await sqlOn(db, 'INSERT INTO transaction_accounts (tenant_id, account_id, tx_seq) VALUES (?, ?, 1), (?, ?, 2)', [tenant, account, tenant, account]);
+    await sqlOn(db, "INSERT INTO account_metadata (tenant_id, key, value, account_seq) VALUES (?, 'team', 'ops', 1)", [tenant]);
+    const answer = JSON.stringify({ transactionId: tx });
+    await sqlOn(db, "INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, 'POST /api/v1/transactions', 'k-1', 'h', 201, ?, ?)", [tenant, answer, at]);
+    const rowsOf = async () => {
+      const all: Record<string, unknown[]> = {};
+      for (const [table, key] of KEYED) all[table] = (await sqlOn(db, `SELECT * FROM ${table} ORDER BY ${key}`)).rows;
+      return all;
+    };
+    const before = await rowsOf();
+
+    const migrated = await cli(['--db', db, 'db', 'migrate']);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toContain('0018_keyed_tables_without_rowid');
+    expect(migrated.stdout).toContain('0019_audit_head_by_row');
+    expect(await rowsOf()).toEqual(before);
+    if (TEST_ENGINE === 'sqlite') {
+      for (const [table] of KEYED) {
+        const { rows } = await sqlOn<{ sql: string }>(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]);
+        expect(rows[0]!.sql, table).toMatch(/WITHOUT ROWID$/);
+      }
+    }
+    // The store reads the carried record as it reads one written since: a replay would answer it.
+    const opened = await openLedger(db, { writer: 'local' });
+    try {
+      expect(await opened.store.idempotency(tenant!, 'POST /api/v1/transactions', 'k-1')).toMatchObject({ requestHash: 'h', status: 201, body: answer });
+    } finally {
+      await opened.close();
+    }
+  });
+});
