@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { cpuMeter } from './cpu.js';
 import { postRequestFor } from './requests.js';
 import { rawWrites } from './rawWrites.js';
+import { bundleBenchServer } from './bundle.js';
 import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 
@@ -49,7 +50,8 @@ async function rawWritesOnce(group: number): Promise<{ cpuUs: number; perSecond:
 }
 
 const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/floor-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The servers run as the ledger ships, bundled and without tsx (bench/bundle.ts).
+const child = spawn(process.execPath, [...profile, await bundleBenchServer('bench/floor-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const { ports, rawKey, accountId, accounts } = JSON.parse(line) as { ports: Record<'node' | 'h3' | 'app', number>; rawKey: string; accountId: string; accounts: string[] };
@@ -94,7 +96,9 @@ try {
   const figures = new Map<string, Array<{ rps: number; us: number }>>();
   const raw = new Map<number, Array<{ cpuUs: number; perSecond: number }>>();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, options] of cases) {
+    // A B B A: each case runs first in one round and last in the next, so that what a case leaves behind (its garbage,
+    // a busier machine) falls on the others alike.
+    for (const [name, options] of round % 2 === 0 ? cases : [...cases].reverse()) {
       if (process.env.BENCH_CASES && !process.env.BENCH_CASES.split(',').some((c) => name.includes(c))) continue;
       const meter = cpuMeter([child.pid!]);
       const result = await autocannon({ connections: 64, duration: SECONDS, ...options });

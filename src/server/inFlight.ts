@@ -4,14 +4,26 @@ export class InFlightRequests {
   private count = 0;
   private waiting: Array<() => void> = [];
 
-  async track<T>(work: () => Promise<T>): Promise<T> {
+  /** Counts `work` as running until it settles: at once when it answers at once (it never throws: it answers errors). */
+  track<T>(work: () => T | Promise<T>): T | Promise<T> {
     this.count++;
+    let result: T | Promise<T>;
     try {
-      return await work();
-    } finally {
-      if (--this.count === 0) for (const wake of this.waiting.splice(0)) wake();
+      result = work();
+    } catch (error) {
+      this.done();
+      throw error;
     }
+    if (!(result instanceof Promise)) {
+      this.done();
+      return result;
+    }
+    return result.finally(this.done);
   }
+
+  private readonly done = (): void => {
+    if (--this.count === 0) for (const wake of this.waiting.splice(0)) wake();
+  };
 
   /** Handlers running now. */
   get size(): number {
