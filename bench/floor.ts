@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMeter } from './cpu.js';
+import { cpuMeter, describeCpu } from './cpu.js';
 import { postRequestFor } from './requests.js';
 import { rawWrites } from './rawWrites.js';
 import { bundleBenchServer } from './bundle.js';
@@ -106,7 +106,7 @@ try {
       const cpu = meter.stop(result.requests.total);
       const row = { rps: result.requests.average, us: cpu?.usPerRequest ?? Number.NaN };
       figures.set(name, [...(figures.get(name) ?? []), row]);
-      console.error(`  round ${round + 1}: ${name}: ${Math.round(row.rps)} req/s, ${Math.round(row.us)} µs/req`);
+      console.error(`  round ${round + 1}: ${name}: ${Math.round(row.rps)} req/s, ${describeCpu(cpu)}`);
     }
     if (process.env.BENCH_CASES) continue;
     for (const group of [16, BATCH]) {

@@ -71,12 +71,20 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-export function auditHash(record: Omit<AuditRecord, 'hash'>): string {
+/**
+ * The text a record's hash covers: canonicalJson of its fields, with the record's own keys written out in their sorted
+ * order (the same text, test/unit/audit.test.ts checks it for any record; a third of the cost, paid on every write).
+ */
+export function auditedText(record: Omit<AuditRecord, 'hash'>): string {
   const { id, type, action, actorKeyId, occurredAt, payload, prevHash } = record;
-  return createHash('sha256')
-    .update(canonicalJson({ id, type, action, actorKeyId, occurredAt, payload, prevHash }))
-    .digest('hex');
+  const fields = { id, type, action, actorKeyId, occurredAt, payload, prevHash };
+  // A field left out (never, typed as they are) is left out of the text, as canonicalJson leaves it.
+  if ((Object.values(fields) as unknown[]).includes(undefined)) return canonicalJson(fields);
+  const q = JSON.stringify;
+  return `{"action":${q(action)},"actorKeyId":${q(actorKeyId)},"id":${q(id)},"occurredAt":${q(occurredAt)},"payload":${canonicalJson(payload)},"prevHash":${q(prevHash)},"type":${q(type)}}`;
 }
+
+export const auditHash = (record: Omit<AuditRecord, 'hash'>): string => createHash('sha256').update(auditedText(record)).digest('hex');
 
 export async function appendAudit(
   tx: WriteTx,

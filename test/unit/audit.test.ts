@@ -2,7 +2,8 @@ import { collect } from '../helpers/rows.js';
 // The audit log (src/core/audit.ts, src/core/usecases/auditLog.ts): canonical JSON and hashing, the chain verifier,
 // the NDJSON export of a window in pages, and verification of a stored chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendAudit, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
+import fc from 'fast-check';
+import { appendAudit, auditActions, auditedText, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
 import { exportAudit, verifyStoredChain, withPayload } from '../../src/core/usecases/auditLog.js';
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
@@ -22,6 +23,19 @@ const record = (fields: Partial<AuditRecord> = {}): Omit<AuditRecord, 'hash'> =>
 });
 
 describe('canonical JSON and the record hash', () => {
+  it('the text a hash covers is canonicalJson of the record\'s fields, for any record', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 10 });
+    const payload = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.constant(null), fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+    fc.assert(
+      fc.property(
+        fc.record({ id: text, type: fc.constantFrom('HUMAN' as const, 'AGENT' as const), action: fc.constantFrom(...auditActions), actorKeyId: text, occurredAt: text, payload, prevHash: fc.option(text, { nil: null }) }),
+        (r) => {
+          expect(auditedText(r)).toBe(canonicalJson({ ...r }));
+        },
+      ),
+    );
+  });
+
   it('sorts keys at every depth, drops undefined values, keeps arrays in order and JsonNumbers as written', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, 1, { z: 1, y: 2 }], c: undefined, b: 'x' } })).toBe('{"a":{"b":"x","d":[3,1,{"y":2,"z":1}]},"b":1}');
     expect(canonicalJson(null)).toBe('null');

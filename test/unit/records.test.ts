@@ -1,6 +1,8 @@
 // The small pure parts of src/core: agent records, webhook bodies and retries, commit times, views, paging limits,
 // command weights, dependencies, scopes and errors.
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { chains, fiatCurrencies, rails, tokens } from '../../src/core/money.js';
 import { rowsOf } from '../helpers/rows.js';
 import { agentTransactionView, inputFromJson, inputToJson, type AgentTransaction } from '../../src/core/agent.js';
 import { reverseOf } from '../../src/core/reversal.js';
@@ -159,6 +161,29 @@ describe('views', () => {
     expect(entryText(head, 'T')).toBe(`${head},"createdAt":"T"}`);
     expect(lineText(head, 'T', 'acc')).toBe(`${head},"createdAt":"T","accountId":"acc"}`);
     expect(transactionText('tx', { k: 'v' }, ['{"a":1}', '{"b":2}'], 'T')).toBe('{"transactionId":"tx","metadata":{"k":"v"},"lines":[{"a":1},{"b":2}],"createdAt":"T"}');
+  });
+
+  it('an entry\'s head is the text of its view for any entry (written out field by field, not stringified)', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 12 });
+    const details = fc.oneof(
+      fc.record({ kind: fc.constant('FIAT' as const), rail: fc.constantFrom(...rails), bankReference: fc.option(text, { nil: null }) }),
+      fc.record({ kind: fc.constant('ONCHAIN' as const), chainId: fc.constantFrom(...chains), txHash: text, blockNumber: fc.nat(), walletAddress: text, tokenContract: text }),
+    );
+    const entry = fc.record({
+      id: text,
+      transactionId: text,
+      entryType: fc.constantFrom('DEBIT' as const, 'CREDIT' as const),
+      amountMinor: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+      details,
+      description: fc.option(text, { nil: null }),
+    });
+    fc.assert(
+      fc.property(entry, fc.constantFrom(...fiatCurrencies), fc.constantFrom(...tokens), (e, currency, token) => {
+        const line = { ...e, asset: e.details.kind === 'FIAT' ? currency : token } as Parameters<typeof entryViewHead>[0];
+        const view = { entryId: line.id, transactionId: line.transactionId, type: line.entryType, monetary: monetaryView(line), ...(line.description !== null ? { description: line.description } : {}) };
+        expect(entryViewHead(line)).toBe(toJsonText(view).slice(0, -1));
+      }),
+    );
   });
 
   it('api keys: the list view and the created view', () => {
