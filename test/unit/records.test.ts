@@ -155,9 +155,9 @@ describe('views', () => {
   });
 
   it('an entry and a transaction are written as one text closed with the commit time', () => {
-    const head = entryViewHead({ ...fiatLine, id: 'e', transactionId: 'tx' });
+    const head = entryViewHead(fiatLine, 'e', 'tx');
     expect(head).toBe('{"entryId":"e","transactionId":"tx","type":"DEBIT","monetary":{"type":"FIAT","amount":1.5,"currency":"USD","rail":"PIX","bankReference":"ref"},"description":"d"');
-    expect(entryViewHead({ ...chainLine, id: 'e', transactionId: 'tx' })).not.toContain('description');
+    expect(entryViewHead(chainLine, 'e', 'tx')).not.toContain('description');
     expect(entryText(head, 'T')).toBe(`${head},"createdAt":"T"}`);
     expect(lineText(head, 'T', 'acc')).toBe(`${head},"createdAt":"T","accountId":"acc"}`);
     expect(transactionText('tx', { k: 'v' }, ['{"a":1}', '{"b":2}'], 'T')).toBe('{"transactionId":"tx","metadata":{"k":"v"},"lines":[{"a":1},{"b":2}],"createdAt":"T"}');
@@ -179,9 +179,9 @@ describe('views', () => {
     });
     fc.assert(
       fc.property(entry, fc.constantFrom(...fiatCurrencies), fc.constantFrom(...tokens), (e, currency, token) => {
-        const line = { ...e, asset: e.details.kind === 'FIAT' ? currency : token } as Parameters<typeof entryViewHead>[0];
+        const line = { ...e, asset: e.details.kind === 'FIAT' ? currency : token } as Parameters<typeof entryViewHead>[0] & { id: string; transactionId: string };
         const view = { entryId: line.id, transactionId: line.transactionId, type: line.entryType, monetary: monetaryView(line), ...(line.description !== null ? { description: line.description } : {}) };
-        expect(entryViewHead(line)).toBe(toJsonText(view).slice(0, -1));
+        expect(entryViewHead(line, line.id, line.transactionId)).toBe(toJsonText(view).slice(0, -1));
       }),
     );
   });

@@ -58,7 +58,7 @@ export interface RenderedPosting {
 
 export function renderPosting(input: TransactionInput, ids: IdGenerator, transactionId = ids.next()): RenderedPosting {
   const entryIds = input.lines.map(() => ids.next());
-  const heads = input.lines.map((line, i) => entryViewHead({ ...line, id: entryIds[i]!, transactionId }));
+  const heads = input.lines.map((line, i) => entryViewHead(line, entryIds[i]!, transactionId));
   return { transactionId, entryIds, heads };
 }
 
