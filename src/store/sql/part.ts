@@ -1,6 +1,7 @@
 // What the SQL store's domain files share (sql/domains/): how a domain's methods are written, what the store
 // remembers, and the keyset bounds and helpers of their queries.
 import type { Account, BalanceLimits, Pending } from '../../core/types.js';
+import { NO_PENDING } from '../../core/types.js';
 import type { Store, StoredIdempotency, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 
@@ -24,6 +25,26 @@ export class Remembered {
   rememberAccount(key: string, account: Account): void {
     if (this.accounts.size >= Remembered.ACCOUNTS_MAX) this.accounts.clear();
     this.accounts.set(key, account);
+  }
+
+  /**
+   * Holds kept balances read in the open write transaction for its next commands: each row's balance, limits and
+   * holds, then each slot that has no row as 0, without limits or holds. What the transaction has already changed
+   * (a balance it set, a limit) stays as it is.
+   */
+  holdBalances(tenantId: string, rows: readonly BalanceRow[], slots: ReadonlyArray<{ accountId: string; asset: string }>): void {
+    for (const r of rows) {
+      const key = heldKey(tenantId, r.account_id, r.asset);
+      if (!this.balances.has(key)) this.balances.set(key, BigInt(r.balance));
+      if (!this.limits.has(key)) this.limits.set(key, limitsOfRow(r));
+      if (!this.pending.has(key)) this.pending.set(key, pendingOfRow(r));
+    }
+    for (const { accountId, asset } of slots) {
+      const key = heldKey(tenantId, accountId, asset);
+      if (!this.balances.has(key)) this.balances.set(key, 0n);
+      if (!this.limits.has(key)) this.limits.set(key, null);
+      if (!this.pending.has(key)) this.pending.set(key, NO_PENDING);
+    }
   }
 
   /** Ends what is held of the open write transaction. */
@@ -67,6 +88,17 @@ export function accountsArgs(tenantId: string, accountIds: readonly string[], wi
 /** Rows mapped as they are read: the caller stops reading where its page ends (core/paging.ts). */
 export async function* lazy<R, T>(rows: Iterable<R> | AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
   for await (const row of rows) yield map(row);
+}
+
+/** A kept balance's row as the store reads it for a write. */
+export interface BalanceRow {
+  account_id: string;
+  asset: string;
+  balance: string;
+  limit_min: string | null;
+  limit_max: string | null;
+  pending_out: string;
+  pending_in: string;
 }
 
 /** A balance row's limits, or null where it has none. */

@@ -2,8 +2,7 @@
 // one round trip with the group's BEGIN) and held for the group.
 import type { ReadAhead } from '../../../core/ports.js';
 import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../../core/limits.js';
-import { NO_PENDING } from '../../../core/types.js';
-import { accountsArgs, heldIdempotencyKey, heldKey, limitsOfRow, part, pendingOfRow } from '../part.js';
+import { accountsArgs, heldIdempotencyKey, heldKey, part } from '../part.js';
 
 export const readAheadPart = part({
   /**
@@ -23,16 +22,7 @@ export const readAheadPart = part({
       const ids = [...accounts];
       for (let i = 0; i < ids.length; i += BALANCE_READ_AHEAD_ACCOUNTS) {
         const args = accountsArgs(tenantId, ids.slice(i, i + BALANCE_READ_AHEAD_ACCOUNTS), BALANCE_READ_AHEAD_ACCOUNTS);
-        reads.push(
-          Promise.resolve(this.s.balancesOfMany.all(args)).then((rows) =>
-            rows.forEach((r) => {
-              const key = heldKey(tenantId, r.account_id, r.asset);
-              this.held.balances.set(key, BigInt(r.balance));
-              this.held.limits.set(key, limitsOfRow(r));
-              this.held.pending.set(key, pendingOfRow(r));
-            }),
-          ),
-        );
+        reads.push(Promise.resolve(this.s.balancesOfMany.all(args)).then((rows) => this.held.holdBalances(tenantId, rows, [])));
       }
       if (!this.held.auditHeads.has(tenantId)) reads.push(this.lastAuditHash(tenantId).then((hash) => this.held.auditHeads.set(tenantId, hash)));
     }
@@ -46,13 +36,6 @@ export const readAheadPart = part({
     }
     await Promise.all(reads);
     // A balance with no row yet is 0.
-    for (const { tenantId, balances } of hints) {
-      for (const { accountId, asset } of balances) {
-        const key = heldKey(tenantId, accountId, asset);
-        if (!this.held.balances.has(key)) this.held.balances.set(key, 0n);
-        if (!this.held.limits.has(key)) this.held.limits.set(key, null);
-        if (!this.held.pending.has(key)) this.held.pending.set(key, NO_PENDING);
-      }
-    }
+    for (const { tenantId, balances } of hints) this.held.holdBalances(tenantId, [], balances);
   },
 });
