@@ -126,12 +126,14 @@ const headersOnce = (route: Route | undefined): string[] => {
 function repeatedHeader(event: H3Event, route: Route | undefined): LedgerError | undefined {
   const once = headersOnce(route);
   const raw = nodeRequestOf(event).rawHeaders;
-  const seen = new Set<string>();
+  let seen: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
+    // Compared without lower-casing every header: only a name of a length that one of them has can be one.
+    if (!once.some((name) => name.length === raw[i]!.length)) continue;
     const name = raw[i]!.toLowerCase();
     if (!once.includes(name)) continue;
-    if (seen.has(name)) return invalid(`The ${raw[i]} header is given more than once.`, [{ path: raw[i]!, message: 'repeated' }]);
-    seen.add(name);
+    if (seen?.has(name)) return invalid(`The ${raw[i]} header is given more than once.`, [{ path: raw[i]!, message: 'repeated' }]);
+    (seen ??= new Set()).add(name);
   }
   return undefined;
 }
@@ -204,7 +206,6 @@ class Answering {
 
 /** What a handler is given: plain fields, and the request's own parts read only when asked for. */
 class RequestContext implements RouteContext<unknown, unknown> {
-  readonly actor: Actor;
   constructor(
     readonly event: H3Event,
     readonly ledger: Ledger,
@@ -214,8 +215,10 @@ class RequestContext implements RouteContext<unknown, unknown> {
     readonly params: Record<string, string>,
     readonly query: unknown,
     readonly body: unknown,
-  ) {
-    this.actor = { type: 'HUMAN', keyId: principal.keyId };
+  ) {}
+
+  get actor(): Actor {
+    return { type: 'HUMAN', keyId: this.principal.keyId };
   }
 
   // Handlers take these out of the context (`{ header }`): each is made, bound, when it is taken.

@@ -1,7 +1,7 @@
 // A route is declared once: method, path, scope and schemas. The same declaration serves requests and the OpenAPI document.
 import type * as v from 'valibot';
 import type { H3Event } from 'h3';
-import { respond } from './respond.js';
+import { JSON_TYPE, respond, respondJson } from './respond.js';
 import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Ledger } from '../core/ledger.js';
@@ -192,7 +192,6 @@ export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!
 /** The response as Node sends it: its 'close' tells when the answer is over. */
 export const nodeResponseOf = (event: H3Event): ServerResponse => event.runtime!.node!.res as ServerResponse;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const STREAM_BUFFER_BYTES = 256 * 1024;
 
 /** The answer to the reply; to a HEAD request, the same status and headers without the body (a stream is never started). */
@@ -207,6 +206,7 @@ export function toResponse(reply: Reply, head = false): Response {
   // A handler that forgot an await would otherwise answer `{}`.
   if (typeof (reply.body as { then?: unknown } | null)?.then === 'function') throw new Error('A route answered a Promise as its body.');
   const text = reply.raw ?? toJsonText(reply.body);
+  if (!head && reply.headers === undefined && reply.contentType === undefined) return respondJson(text, reply.status);
   const headers = { ...reply.headers, 'content-type': reply.contentType ?? JSON_TYPE };
   if (head) return respond(null, reply.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
   return respond(text, reply.status, headers);
