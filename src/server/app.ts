@@ -189,7 +189,7 @@ class Answering {
   private withBody(event: H3Event, principal: Principal, rawKey: string): Now<Response> {
     const { route } = this;
     const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
-    const query = parseQuery(route, event.url);
+    const query = parseQuery(route, nodeRequestOf(event).url?.includes('?') ? event.url : undefined);
     if (!route.body) return this.handled(new RequestContext(event, this.ledger, this.settings, principal, rawKey, params, query, undefined));
     return readRouteBody(route, event, this.settings).then((raw) => {
       // Parsed, checked and written; in its turn when the body is large (server/turns.ts).

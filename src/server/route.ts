@@ -134,10 +134,11 @@ export function parseParams(route: Route, raw: Record<string, string>): Record<s
   return params;
 }
 
-export function parseQuery(route: Route, url: URL): unknown {
+/** The query of a request's URL; none (undefined) for a request whose target has no `?`, whose URL is then never parsed. */
+export function parseQuery(route: Route, url: URL | undefined): unknown {
   if (!route.query) return undefined;
   const query: Record<string, string | Record<string, string>> = {};
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of url?.searchParams ?? []) {
     const mapped = /^(\w+)\[(.*)\]$/s.exec(key);
     if (mapped && route.queryMaps?.includes(mapped[1]!)) {
       const [, name, entry] = mapped as unknown as [string, string, string];
