@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { Agent, get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDb, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
@@ -111,6 +112,29 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
       expect(await accountNames()).toEqual(['cash', 'sales']);
     });
   }
+
+  it('a request without a body, answered in the turn it arrived, keeps its connection: three on one keep-alive socket', async () => {
+    // /healthz answers before Node has marked the request complete; one without Content-Length or Transfer-Encoding
+    // has nothing more to read, so it is not taken for one whose body is still arriving (which would close).
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const sockets = new Set<unknown>();
+      for (const path of ['/healthz', '/healthz', `/api/v1/accounts/${cash}/balance`]) {
+        const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+          const req = httpGet(`${t.url}${path}`, { agent, headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}` } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+          });
+          req.on('socket', (socket) => sockets.add(socket));
+          req.on('error', reject);
+        });
+        expect(answer).toEqual({ status: 200, connection: 'keep-alive' });
+      }
+      expect(sockets.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it('a 12 MiB body to an unknown path or a wrong method, written before reading, gets its whole 404 or 405 and a lingering close', async () => {
     for (const [method, path, status, code] of [
