@@ -79,13 +79,14 @@ export class ShapeBreach extends Error {
 
 interface Frame {
   container: Record<string, unknown> | unknown[];
+  isArray: boolean;
   shape: BodyShape;
-  /** Position of this container in its parent, for messages. */
-  path: string;
+  /** The container this one is in (null for the root), and its key or index there: its path, made only for a message. */
+  parent: Frame | null;
+  at: string | number;
   count: number;
   /** The key whose value is being read (objects). */
   key: string | null;
-  keys: Set<string> | null;
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -93,6 +94,9 @@ const CONTROL = /[\u0000-\u001f]/;
 const describeChar = (text: string, at: number) => (at >= text.length ? 'the end of the input' : `${JSON.stringify(text[at])} at position ${at}`);
 const syntax = (text: string, at: number, expected: string) => invalid(`Invalid JSON: expected ${expected}, found ${describeChar(text, at)}.`);
 const join = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
+/** The path of what is at `at` in `parent` (the root's is ''), as valibot writes it: made only when a message needs it. */
+const pathAt = (parent: Frame | null, at: string | number): string => (parent === null ? '' : join(pathAt(parent.parent, parent.at), at));
+const pathOf = (frame: Frame): string => pathAt(frame.parent, frame.at);
 
 function childShape(frame: Frame): BodyShape {
   const shape = frame.shape;
@@ -118,6 +122,9 @@ export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOp
   // Stryker disable next-line BooleanLiteral: equivalent; the root is always an opened object (checked below), so it is always set.
   let rootSet = false;
   const n = text.length;
+  // A text with no control character at all (compact JSON has none, not even whitespace) has none in a string either:
+  // one scan of the whole text instead of one a string.
+  const controls = CONTROL.test(text);
   const skip = () => {
     while (i < n) {
       const c = text.charCodeAt(i);
@@ -146,7 +153,7 @@ export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOp
       return decoded;
     }
     escaped = false;
-    if (CONTROL.test(raw)) throw invalid(`Invalid JSON: the string at position ${i} holds an unescaped control character.`);
+    if (controls && CONTROL.test(raw)) throw invalid(`Invalid JSON: the string at position ${i} holds an unescaped control character.`);
     i = j + 1;
     return raw;
   };
@@ -162,40 +169,41 @@ export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOp
       frame.container[frame.key!] = value;
     }
   };
-  const open = (kind: 'object' | 'array', shapeHere: BodyShape, path: string) => {
-    if (shapeHere.kind === 'scalar') throw new ShapeBreach({ path, message: shapeHere.messages[kind] });
+  const open = (kind: 'object' | 'array', shapeHere: BodyShape, parent: Frame | null, at: string | number) => {
+    if (shapeHere.kind === 'scalar') throw new ShapeBreach({ path: pathAt(parent, at), message: shapeHere.messages[kind] });
     // An array where an object belongs, or the other way round (`mismatch` is what the schema says of it).
     if (shapeHere.kind !== 'any' && (shapeHere.kind === 'array') !== (kind === 'array')) {
-      throw new ShapeBreach({ path, message: shapeHere.mismatch ?? `must not be an ${kind}` });
+      throw new ShapeBreach({ path: pathAt(parent, at), message: shapeHere.mismatch ?? `must not be an ${kind}` });
     }
     if (stack.length >= JSON_DEPTH_MAX) throw invalid(`Invalid JSON: nesting deeper than ${JSON_DEPTH_MAX} levels.`);
-    const container = kind === 'array' ? [] : {};
+    const isArray = kind === 'array';
+    const container = isArray ? [] : {};
     place(container);
-    stack.push({ container, shape: shapeHere, path, count: 0, key: null, keys: kind === 'object' ? new Set() : null });
+    stack.push({ container, isArray, shape: shapeHere, parent, at, count: 0, key: null });
   };
   /** Counts one more element of the current container against its limit, before the element is read. */
   const countOne = (frame: Frame) => {
     frame.count++;
     const s = frame.shape;
-    if ((s.kind === 'array' || s.kind === 'record') && frame.count > s.max) throw new ShapeBreach({ path: frame.path, message: s.message });
+    if ((s.kind === 'array' || s.kind === 'record') && frame.count > s.max) throw new ShapeBreach({ path: pathOf(frame), message: s.message });
   };
-  /** Reads one value at i: a scalar is placed at once, a container is opened. */
-  const value = (shapeHere: BodyShape, path: string) => {
+  /** Reads one value at i, at `at` in `parent`: a scalar is placed at once, a container is opened. */
+  const value = (shapeHere: BodyShape, parent: Frame | null, at: string | number) => {
     const c = text.charCodeAt(i);
     if (c === 123 /* { */) {
-      open('object', shapeHere, path);
+      open('object', shapeHere, parent, at);
       i++;
       return;
     }
     if (c === 91 /* [ */) {
-      open('array', shapeHere, path);
+      open('array', shapeHere, parent, at);
       i++;
       return;
     }
     if (c === 34 /* " */) {
       const string = readString();
       const problem = storable && escaped ? textProblem(string) : undefined;
-      if (problem !== undefined) throw new ShapeBreach({ path, message: problem });
+      if (problem !== undefined) throw new ShapeBreach({ path: pathAt(parent, at), message: problem });
       return place(string);
     }
     if (c === 116 && text.startsWith('true', i)) {
@@ -222,13 +230,13 @@ export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOp
     if (i >= n) throw invalid('Invalid JSON: the body is empty.');
     throw invalid('Invalid JSON: the body must be a JSON object.');
   }
-  value(shape, '');
+  value(shape, null, '');
   // Each turn: the current container has just been opened, or has just received a value.
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     skip();
     const c = text.charCodeAt(i);
-    const isArray = frame.keys === null;
+    const isArray = frame.isArray;
     const close = isArray ? 93 : 125;
     if (c === close) {
       i++;
@@ -242,26 +250,26 @@ export function parseJson(text: string, shape: BodyShape = ANY, options: ParseOp
     }
     countOne(frame);
     if (isArray) {
-      value(childShape(frame), join(frame.path, frame.count - 1));
+      value(childShape(frame), frame, frame.count - 1);
       continue;
     }
     if (text.charCodeAt(i) !== 34) throw syntax(text, i, 'a key in double quotes');
     const at = i;
     const key = readString();
     const keyProblem = storable && escaped ? textProblem(key) : undefined;
-    if (keyProblem !== undefined) throw new ShapeBreach({ path: join(frame.path, keyInPath(key)), message: `as a key, ${keyProblem}` });
+    if (keyProblem !== undefined) throw new ShapeBreach({ path: pathAt(frame, keyInPath(key)), message: `as a key, ${keyProblem}` });
     if (FORBIDDEN_KEYS.has(key)) throw invalid(`Invalid JSON: the key "${key}" is not allowed.`);
-    if (frame.keys!.has(key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
-    frame.keys!.add(key);
+    // Every key read so far has its value placed (a container as soon as it opens), and no prototype key gets here.
+    if (Object.hasOwn(frame.container, key)) throw invalid(`Invalid JSON: the key "${key}" appears twice in one object.`);
     if (frame.shape.kind === 'object' && frame.shape.strict && !frame.shape.fields.has(key)) {
-      throw new ShapeBreach({ path: join(frame.path, key), message: 'is not a known field' });
+      throw new ShapeBreach({ path: pathAt(frame, key), message: 'is not a known field' });
     }
     skip();
     if (text.charCodeAt(i) !== 58 /* : */) throw syntax(text, i, `":" after the key at position ${at}`);
     i++;
     skip();
     frame.key = key;
-    value(childShape(frame), join(frame.path, key));
+    value(childShape(frame), frame, key);
   }
   skip();
   if (i < n) throw syntax(text, i, 'the end of the input');
