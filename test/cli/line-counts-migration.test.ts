@@ -3,29 +3,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
-import { openSchema } from '../../src/store/migrate.js';
-import { migrationProvider } from '../../src/store/migrations/index.js';
-import { cli, testDb } from '../helpers/server.js';
-import { TEST_ENGINE } from '../helpers/postgres.js';
+import { cli } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
+import { ledgerAtMigration } from '../helpers/migrations.js';
 
 describe('migration 0013: line counts of holds and agent transactions', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-0013-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('counts the lines of every hold and agent transaction written before it', async () => {
-    const db = await testDb(dir);
-    if (TEST_ENGINE === 'sqlite') new BetterSqlite3(db).close();
-    const schema = (await openSchema(db, { migrate: false }))!;
-    try {
-      const { error } = await new Migrator({ db: schema.kysely, provider: migrationProvider }).migrateTo('0012_holds');
-      expect(error).toBeUndefined();
-    } finally {
-      await schema.close();
-    }
+    const db = await ledgerAtMigration(dir, '0012_holds');
     const input = (n: number) => JSON.stringify({ metadata: {}, lines: Array.from({ length: n }, () => ({ accountId: 'a', amountMinor: '1' })) });
     await sqlOn(db, "INSERT INTO tenants (id, name, created_at) VALUES ('t', 'T', '2030-01-01T00:00:00.000Z')");
     for (const [id, n] of [['h3', 3], ['h1000', 1000]] as const) {

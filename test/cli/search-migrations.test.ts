@@ -4,29 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
-import { openSchema } from '../../src/store/migrate.js';
-import { migrationProvider } from '../../src/store/migrations/index.js';
-import { cli, testDb } from '../helpers/server.js';
-import { TEST_ENGINE } from '../helpers/postgres.js';
+import { cli } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
+import { ledgerAtMigration } from '../helpers/migrations.js';
 
 describe('migrations 0014 to 0016 on a ledger written before them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-0016-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('links earlier rollbacks, indexes earlier metadata and accounts, and gives earlier accounts {}', async () => {
-    const db = await testDb(dir);
-    if (TEST_ENGINE === 'sqlite') new BetterSqlite3(db).close();
-    const schema = (await openSchema(db, { migrate: false }))!;
-    try {
-      const { error } = await new Migrator({ db: schema.kysely, provider: migrationProvider }).migrateTo('0013_line_counts');
-      expect(error).toBeUndefined();
-    } finally {
-      await schema.close();
-    }
+    const db = await ledgerAtMigration(dir, '0013_line_counts');
     const [tenant, cash, sales, original, reversal] = Array.from({ length: 5 }, () => randomUUID());
     const at = '2030-01-01T00:00:00.000Z';
     await sqlOn(db, 'INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)', [tenant, 'Old', at]);

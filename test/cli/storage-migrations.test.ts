@@ -5,15 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
-import { openSchema } from '../../src/store/migrate.js';
-import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openLedger } from '../../src/store/open.js';
-import { cli, testDb } from '../helpers/server.js';
+import { cli } from '../helpers/server.js';
 import { TEST_ENGINE } from '../helpers/postgres.js';
 import { sqlOn } from '../helpers/sql.js';
+import { ledgerAtMigration } from '../helpers/migrations.js';
 
 const KEYED = [
   ['transaction_metadata', 'tenant_id, key, value, tx_seq'],
@@ -27,15 +24,7 @@ describe('migrations 0018 and 0019 on a ledger written before them', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keeps every row of the rebuilt tables, and a key used before still finds its record', async () => {
-    const db = await testDb(dir);
-    if (TEST_ENGINE === 'sqlite') new BetterSqlite3(db).close();
-    const schema = (await openSchema(db, { migrate: false }))!;
-    try {
-      const { error } = await new Migrator({ db: schema.kysely, provider: migrationProvider }).migrateTo('0017_trial_balance');
-      expect(error).toBeUndefined();
-    } finally {
-      await schema.close();
-    }
+    const db = await ledgerAtMigration(dir, '0017_trial_balance');
     const [tenant, account, tx] = Array.from({ length: 3 }, () => randomUUID());
     const at = '2030-01-01T00:00:00.000Z';
     await sqlOn(db, 'INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)', [tenant, 'Old', at]);
