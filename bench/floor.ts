@@ -95,21 +95,21 @@ try {
     ],
   ];
   let failedItems = 0;
+  const chosen = process.env.BENCH_CASES?.split(',');
+  const measured = chosen ? cases.filter(([name]) => chosen.some((c) => name.includes(c))) : cases;
   const figures = new Map<string, Array<{ rps: number; us: number }>>();
   const raw = new Map<number, Array<{ cpuUs: number; perSecond: number }>>();
   // A round of every case first, not counted: the first seconds of a case run code the JIT has not compiled yet (the
   // ledger's first round of postings cost 1.5x its next ones; the bare cases warm up at once).
-  for (const [name, options] of cases) {
-    if (process.env.BENCH_CASES && !process.env.BENCH_CASES.split(',').some((c) => name.includes(c))) continue;
+  for (const [name, options] of measured) {
     const result = await autocannon({ connections: 64, duration: WARMUP_SECONDS, ...options });
     if (result.non2xx + result.errors + failedItems > 0) throw new Error(`${name} (warm-up): ${result.non2xx} answers not 2xx, ${result.errors} errors`);
   }
-  if (!process.env.BENCH_CASES) for (const group of [16, BATCH]) await rawWritesOnce(group);
+  if (!chosen) for (const group of [16, BATCH]) await rawWritesOnce(group);
   for (let round = 0; round < ROUNDS; round++) {
     // A B B A: each case runs first in one round and last in the next, so that what a case leaves behind (its garbage,
     // a busier machine) falls on the others alike.
-    for (const [name, options] of round % 2 === 0 ? cases : [...cases].reverse()) {
-      if (process.env.BENCH_CASES && !process.env.BENCH_CASES.split(',').some((c) => name.includes(c))) continue;
+    for (const [name, options] of round % 2 === 0 ? measured : [...measured].reverse()) {
       const meter = cpuMeter([child.pid!]);
       const result = await autocannon({ connections: 64, duration: SECONDS, ...options });
       if (result.non2xx + result.errors + failedItems > 0) throw new Error(`${name}: ${result.non2xx} answers not 2xx, ${result.errors} errors, ${failedItems} batches with an item not posted`);
@@ -118,7 +118,7 @@ try {
       figures.set(name, [...(figures.get(name) ?? []), row]);
       console.error(`  round ${round + 1}: ${name}: ${Math.round(row.rps)} req/s, ${describeCpu(cpu)}`);
     }
-    if (process.env.BENCH_CASES) continue;
+    if (chosen) continue;
     for (const group of [16, BATCH]) {
       const figure = await rawWritesOnce(group);
       raw.set(group, [...(raw.get(group) ?? []), figure]);
@@ -133,7 +133,7 @@ try {
     if (!rows) continue;
     console.log(`| ${name} | ${Math.round(median(rows.map((r) => r.rps)))} | ${Math.round(median(rows.map((r) => r.us)))} |`);
   }
-  if (!process.env.BENCH_CASES) {
+  if (!chosen) {
     const us = (name: string) => median(figures.get(name)!.map((r) => r.us));
     const rps = (name: string) => median(figures.get(name)!.map((r) => r.rps));
     const rawOf = (group: number) => ({ cpuUs: median(raw.get(group)!.map((r) => r.cpuUs)), perSecond: median(raw.get(group)!.map((r) => r.perSecond)) });
