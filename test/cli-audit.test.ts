@@ -42,7 +42,7 @@ describe('ledger audit', () => {
 
   /** The tenant's audit rows of a database file in commit order. */
   function rowsOf(db: SqliteDatabase): AuditRow[] {
-    return db.prepare('SELECT seq, id, payload FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(tenantId) as AuditRow[];
+    return db.prepare('SELECT seq, id, payload FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(tenantId) as AuditRow[];
   }
 
   function tamper<T>(path: string, fn: (db: SqliteDatabase, rows: AuditRow[]) => T): T {

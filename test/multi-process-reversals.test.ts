@@ -77,9 +77,9 @@ describe('reversals raced across two servers on one PostgreSQL database', () => 
     }
 
     // Under the ledger: one original and one reversal per round, beside the first posting; one link each.
-    const stored = await sqlOn(db, 'select 1 from transactions where tenant_id = ?', [acme.tenantId]);
+    const stored = await sqlOn(db, 'select 1 from transactions where tenant_id = (select id from tenants where public_id = ?)', [acme.tenantId]);
     expect(stored.rows).toHaveLength(1 + 2 * TRANSACTIONS);
-    const links = await sqlOn(db, 'select 1 from transaction_reversals where tenant_id = ?', [acme.tenantId]);
+    const links = await sqlOn(db, 'select 1 from transaction_reversals where tenant_id = (select id from tenants where public_id = ?)', [acme.tenantId]);
     expect(links.rows).toHaveLength(TRANSACTIONS);
   });
 });

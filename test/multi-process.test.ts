@@ -30,7 +30,7 @@ describe('three servers on one PostgreSQL database', () => {
     const drift = await sqlOn(
       db,
       `select b.account_id from balances b
-       where b.tenant_id = ? and (b.balance <> (
+       where b.tenant_id = (select id from tenants where public_id = ?) and (b.balance <> (
          select coalesce(sum(case when e.entry_type = 'DEBIT' then e.amount else -e.amount end), 0)
          from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id and e.asset = b.asset)
        or b.balance <> (select e.balance_after from entries e where e.tenant_id = b.tenant_id and e.account_id = b.account_id
@@ -44,7 +44,7 @@ describe('three servers on one PostgreSQL database', () => {
       const backwards = await sqlOn(
         db,
         `select t.seq from ${table} t join ${table} u on u.tenant_id = t.tenant_id and u.seq > t.seq and u.${time} < t.${time}
-         where t.tenant_id = ? limit 1`,
+         where t.tenant_id = (select id from tenants where public_id = ?) limit 1`,
         [tenant],
       );
       expect(backwards.rows, table).toEqual([]);
@@ -85,7 +85,7 @@ describe('three servers on one PostgreSQL database', () => {
     expect(failures).toEqual([]);
     expect(acknowledged).toHaveLength(CLIENTS * POSTINGS_PER_CLIENT);
 
-    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = ?', [tenantId]);
+    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = (select id from tenants where public_id = ?)', [tenantId]);
     expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(acknowledged));
     expect(stored.rows).toHaveLength(acknowledged.length);
 
@@ -121,7 +121,7 @@ describe('three servers on one PostgreSQL database', () => {
     );
     expect(failures).toEqual([]);
     for (const { tenant } of tenants) {
-      const count = await sqlOn(db, 'select 1 from transactions where tenant_id = ?', [tenant.tenantId]);
+      const count = await sqlOn(db, 'select 1 from transactions where tenant_id = (select id from tenants where public_id = ?)', [tenant.tenantId]);
       expect(count.rows).toHaveLength((CLIENTS / tenants.length) * (POSTINGS_PER_CLIENT / 2));
       await expectWhole(tenant.tenantId);
     }
@@ -161,7 +161,7 @@ describe('three servers on one PostgreSQL database', () => {
       const ids = new Set(bodies.flatMap((b) => (b.transactionId ? [b.transactionId] : [])));
       expect(ids.size).toBe(1);
       for (const [i, body] of bodies.entries()) if (statuses[i] === 409) expect(body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-      const stored = await sqlOn(db, 'select 1 from idempotency where tenant_id = ? and key = ?', [tenantId, key]);
+      const stored = await sqlOn(db, 'select 1 from idempotency where tenant_id = (select id from tenants where public_id = ?) and key = ?', [tenantId, key]);
       expect(stored.rows).toHaveLength(1);
     }
   });
@@ -189,7 +189,7 @@ describe('three servers on one PostgreSQL database', () => {
     expect(survivorErrors).toEqual([]);
     // The survivors answer.
     for (const s of servers.slice(0, 2)) expect((await post(s.url, randomUUID(), hot[1]!, cold[0]!)).status).toBe(201);
-    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = ?', [tenantId]);
+    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = (select id from tenants where public_id = ?)', [tenantId]);
     const ids = new Set(stored.rows.map((r) => r.id));
     expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
     const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenantId]);

@@ -49,7 +49,7 @@ describe('three sweepers on one PostgreSQL database', () => {
     await until(
       'every settlement swept',
       async () => {
-        const pending = await sqlOn(db, "select 1 from settlements where tenant_id = ? and status = 'PENDING'", [tenantId]);
+        const pending = await sqlOn(db, "select 1 from settlements where tenant_id = (select id from tenants where public_id = ?) and status = 'PENDING'", [tenantId]);
         return pending.rows.length === 0;
       },
       20_000,
@@ -58,11 +58,11 @@ describe('three sweepers on one PostgreSQL database', () => {
     // Time for a late sweeper to write a second expiry, if one could.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 
-    const unmatched = await sqlOn<{ id: string }>(db, "select id from settlements where tenant_id = ? and status = 'UNMATCHED'", [tenantId]);
+    const unmatched = await sqlOn<{ id: string }>(db, "select id from settlements where tenant_id = (select id from tenants where public_id = ?) and status = 'UNMATCHED'", [tenantId]);
     expect(new Set(unmatched.rows.map((r) => r.id))).toEqual(new Set(ids));
-    const audits = await sqlOn<{ payload: string }>(db, "select payload from audit_log where tenant_id = ? and action = 'SETTLEMENT_UNMATCHED'", [tenantId]);
+    const audits = await sqlOn<{ payload: string }>(db, "select payload from audit_log where tenant_id = (select id from tenants where public_id = ?) and action = 'SETTLEMENT_UNMATCHED'", [tenantId]);
     expect(audits.rows.map((r) => (JSON.parse(r.payload) as { settlementId: string }).settlementId).sort()).toEqual([...ids].sort());
-    const events = await sqlOn<{ payload: string }>(db, "select payload from outbox where tenant_id = ? and type = 'settlement.unmatched'", [tenantId]);
+    const events = await sqlOn<{ payload: string }>(db, "select payload from outbox where tenant_id = (select id from tenants where public_id = ?) and type = 'settlement.unmatched'", [tenantId]);
     expect(events.rows.map((r) => (JSON.parse(r.payload) as { settlementId: string }).settlementId).sort()).toEqual([...ids].sort());
 
     const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenantId]);

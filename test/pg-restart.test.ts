@@ -76,7 +76,7 @@ describe('PostgreSQL restarted under load', () => {
     expect(unavailable.every((retryAfter) => retryAfter !== null && Number(retryAfter) >= 1)).toBe(true);
 
     // Every acknowledged posting is there, once; so is each key's posting, whatever answer its tries got.
-    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = ?', [acme.tenantId]);
+    const stored = await sqlOn<{ id: string }>(db, 'select id from transactions where tenant_id = (select id from tenants where public_id = ?)', [acme.tenantId]);
     expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(acknowledged.values()));
     expect(stored.rows).toHaveLength(acknowledged.size);
 

@@ -69,7 +69,7 @@ describe('storage', () => {
   it('appends an audit record for every state change, chained by hash per tenant', () => {
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     try {
-      const rows = db.prepare('SELECT * FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(t.tenant.tenantId) as Array<Record<string, string | null>>;
+      const rows = db.prepare('SELECT * FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(t.tenant.tenantId) as Array<Record<string, string | null>>;
       expect(rows.map((r) => r.action)).toEqual([
         'CREATE_TENANT',
         'CREATE_API_KEY',
@@ -112,7 +112,7 @@ describe('storage', () => {
       const events = db
         .prepare(
           `SELECT o.type, o.payload AS own, o.transaction_id, t.document AS payload FROM outbox o
-           JOIN transactions t ON t.tenant_id = o.tenant_id AND t.id = o.transaction_id WHERE o.tenant_id = ?`,
+           JOIN transactions t ON t.tenant_id = o.tenant_id AND t.id = o.transaction_id WHERE o.tenant_id = (select id from tenants where public_id = ?)`,
         )
         .all(t.tenant.tenantId) as Array<{ type: string; own: string; transaction_id: string; payload: string }>;
       expect(events).toHaveLength(1);
@@ -176,7 +176,7 @@ describe('storage', () => {
         const kept = db.prepare('SELECT balance FROM balances WHERE account_id = ?').get(account) as { balance: string } | undefined;
         expect(BigInt(kept?.balance ?? '0')).toBe(running);
       }
-      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = ? ORDER BY seq').all(tenantId) as Array<{ prev_hash: string | null; hash: string }>;
+      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(tenantId) as Array<{ prev_hash: string | null; hash: string }>;
       // the tenant's record, its key's, three accounts' and the 48 postings'
       expect(chain).toHaveLength(2 + 3 + 48);
       chain.forEach((r, i) => expect(r.prev_hash).toBe(i === 0 ? null : chain[i - 1]!.hash));

@@ -8,6 +8,10 @@ import { rowsOf, type Table } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../core/audit.js';
 import { checkReversals, type Tallied } from './checkReversals.js';
+import { publicTenantIds } from './tenantNames.js';
+
+/** A tenant's public id by the key its rows hold (tenantNames.ts). */
+type TenantName = (key: unknown) => string;
 
 export const CHECK_KINDS = ['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -54,7 +58,7 @@ class Tally implements Tallied {
   }
 }
 
-const slotName = (tenant: unknown, account: unknown, asset: unknown) => `account ${String(account)} of tenant ${String(tenant)} in ${String(asset)}`;
+const slotName = (tenant: string, account: unknown, asset: unknown) => `account ${String(account)} of tenant ${tenant} in ${String(asset)}`;
 const signed = (entryType: unknown, amount: unknown): bigint => (entryType === 'DEBIT' ? BigInt(String(amount)) : -BigInt(String(amount)));
 
 /** SQLite's own check of the file (every page, index and constraint); PostgreSQL's data checksum failures. */
@@ -77,11 +81,11 @@ async function checkEngine(k: Kysely<Database>, engine: 'sqlite' | 'postgres', t
  * entry's running balance (from the one before it on its account and asset), and each transaction's sum per asset
  * (a tenant's transactions are written one after another, so its entries of one transaction are contiguous).
  */
-async function checkEntries(k: Kysely<Database>, balances: Tally, trial: Tally, running: Tally, transactions: Tally): Promise<GroupsByTenant> {
+async function checkEntries(k: Kysely<Database>, tenantName: TenantName, balances: Tally, trial: Tally, running: Tally, transactions: Tally): Promise<GroupsByTenant> {
   const groups: GroupsByTenant = new Map();
-  const kept = new Map<string, { balance: bigint; tenant: unknown; account: unknown; asset: unknown }>();
+  const kept = new Map<string, { balance: bigint; tenant: string; account: unknown; asset: unknown }>();
   for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
-    for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, { balance: BigInt(String(r.balance)), tenant: r.tenant_id, account: r.account_id, asset: r.asset });
+    for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, { balance: BigInt(String(r.balance)), tenant: tenantName(r.tenant_id), account: r.account_id, asset: r.asset });
   }
   checkTrialBalances(kept.values(), trial);
   const last = new Map<string, bigint>();
@@ -90,7 +94,7 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, trial: Tally, 
     transactions.checked++;
     groups.set(tenant, (groups.get(tenant) ?? 0) + 1);
     for (const [asset, sum] of tx.sums) {
-      if (sum !== 0n) transactions.problem(`transaction ${tx.id} of tenant ${tenant} does not balance in ${asset}: debits minus credits are ${sum} minor units`);
+      if (sum !== 0n) transactions.problem(`transaction ${tx.id} of tenant ${tenantName(tenant)} does not balance in ${asset}: debits minus credits are ${sum} minor units`);
     }
   };
   for await (const batch of rowsOf(k, 'entries', ['seq'])) {
@@ -101,7 +105,7 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, trial: Tally, 
       const expected = (last.get(slot) ?? 0n) + amount;
       const stored = BigInt(String(r.balance_after));
       if (stored !== expected) {
-        running.problem(`entry ${String(r.id)} (transaction ${String(r.transaction_id)}, ${slotName(r.tenant_id, r.account_id, r.asset)}) keeps a running balance of ${stored}; the entry before it and its own amount give ${expected}`);
+        running.problem(`entry ${String(r.id)} (transaction ${String(r.transaction_id)}, ${slotName(tenantName(r.tenant_id), r.account_id, r.asset)}) keeps a running balance of ${stored}; the entry before it and its own amount give ${expected}`);
       }
       last.set(slot, stored);
       const tenant = String(r.tenant_id);
@@ -122,8 +126,8 @@ async function checkEntries(k: Kysely<Database>, balances: Tally, trial: Tally, 
     balances.checked++;
     const row = kept.get(slot);
     const [tenant, account, asset] = slot.split('|');
-    if (!row) balances.problem(`${slotName(tenant, account, asset)} has entries summing to ${sum} but no kept balance`);
-    else if (row.balance !== sum) balances.problem(`the kept balance of ${slotName(tenant, account, asset)} is ${row.balance}; its entries sum to ${sum}`);
+    if (!row) balances.problem(`${slotName(tenantName(tenant), account, asset)} has entries summing to ${sum} but no kept balance`);
+    else if (row.balance !== sum) balances.problem(`the kept balance of ${slotName(tenantName(tenant), account, asset)} is ${row.balance}; its entries sum to ${sum}`);
   }
   for (const [slot, row] of kept) {
     if (last.has(slot)) continue;
@@ -154,12 +158,12 @@ function checkTrialBalances(kept: Iterable<{ balance: bigint; tenant: unknown; a
 }
 
 /** SETTLED settlements point at an on-chain line of their token and amount, one settlement a line; the others at none. */
-async function checkSettlements(k: Kysely<Database>, tally: Tally): Promise<void> {
+async function checkSettlements(k: Kysely<Database>, tenantName: TenantName, tally: Tally): Promise<void> {
   const lines = new Set<string>();
   for await (const batch of rowsOf(k, 'settlements', ['seq'])) {
     for (const s of batch) {
       tally.checked++;
-      const name = `settlement ${String(s.id)} of tenant ${String(s.tenant_id)}`;
+      const name = `settlement ${String(s.id)} of tenant ${tenantName(s.tenant_id)}`;
       const matched = s.matched_transaction_id !== null || s.matched_line_no !== null;
       if (s.status !== 'SETTLED') {
         if (matched) tally.problem(`${name} is ${String(s.status)} but matched to transaction ${String(s.matched_transaction_id)}`);
@@ -236,13 +240,13 @@ async function* transactionsWithoutEntries(k: Kysely<Database>, tenant: string):
  * copy or a restore that stopped half-way). The transactions of each tenant are counted (an index) against its
  * transactions with entries; only a tenant with fewer of these is read transaction by transaction, to name them.
  */
-async function checkTransactionsHaveEntries(k: Kysely<Database>, groups: GroupsByTenant, tally: Tally): Promise<void> {
+async function checkTransactionsHaveEntries(k: Kysely<Database>, tenantName: TenantName, groups: GroupsByTenant, tally: Tally): Promise<void> {
   const counts = await k.selectFrom('transactions').select(['tenant_id', (eb) => eb.fn.countAll().as('n')]).groupBy('tenant_id').orderBy('tenant_id').execute();
   for (const { tenant_id: tenant, n } of counts) {
     if (Number(n) <= (groups.get(tenant) ?? 0)) continue;
     for await (const id of transactionsWithoutEntries(k, tenant)) {
       tally.checked++;
-      tally.problem(`transaction ${id} of tenant ${tenant} has no entries`);
+      tally.problem(`transaction ${id} of tenant ${tenantName(tenant)} has no entries`);
     }
   }
 }
@@ -251,7 +255,7 @@ async function checkTransactionsHaveEntries(k: Kysely<Database>, groups: GroupsB
 async function checkTenantsHaveChains(k: Kysely<Database>, tally: Tally): Promise<void> {
   const unchained = await k
     .selectFrom('tenants')
-    .select('id')
+    .select('public_id as id')
     .where(({ and, or, not, exists, selectFrom }) => {
       const owns = (table: 'api_keys' | 'accounts' | 'transactions' | 'audit_log') =>
         exists(selectFrom(table).select(sql.lit(1).as('one')).whereRef(`${table}.tenant_id`, '=', 'tenants.id'));
@@ -276,7 +280,7 @@ const RESOURCE_TABLES: Record<AuditResourceKind, { table: Table; name: string }>
 /** The ids of a tenant's records of one table, among those asked for (a batch at a time: one indexed lookup). */
 async function existing(k: Kysely<Database>, kind: AuditResourceKind, wanted: ReadonlyArray<readonly [tenant: string, id: string]>): Promise<Set<string>> {
   if (kind === 'tenant') {
-    const rows = await k.selectFrom('tenants').select('id').where('id', 'in', wanted.map(([, id]) => id)).execute();
+    const rows = await k.selectFrom('tenants').select('public_id as id').where('public_id', 'in', wanted.map(([, id]) => id)).execute();
     return new Set(rows.map((r) => `${r.id}|${r.id}`));
   }
   const table = RESOURCE_TABLES[kind].table as 'accounts';
@@ -292,7 +296,7 @@ async function existing(k: Kysely<Database>, kind: AuditResourceKind, wanted: Re
  * Every record an audit record names exists (core/audit.ts, auditResources): records are never deleted, so one
  * missing is a part lost. The audit log is read once in commit order; each batch's names are looked up together.
  */
-async function checkAuditResources(k: Kysely<Database>, tally: Tally): Promise<void> {
+async function checkAuditResources(k: Kysely<Database>, tenantName: TenantName, tally: Tally): Promise<void> {
   for await (const batch of rowsOf(k, 'audit_log', ['seq'])) {
     const named: Array<{ record: string; tenant: string; action: string; kind: AuditResourceKind; id: string }> = [];
     for (const row of batch) {
@@ -314,7 +318,7 @@ async function checkAuditResources(k: Kysely<Database>, tally: Tally): Promise<v
       tally.checked++;
       const key = n.kind === 'tenant' ? `${n.id}|${n.id}` : `${n.tenant}|${n.id}`;
       if (!found.get(n.kind)!.has(key)) {
-        tally.problem(`audit record ${n.record} of tenant ${n.tenant} (${n.action}) names ${RESOURCE_TABLES[n.kind].name} ${n.id}, which does not exist`);
+        tally.problem(`audit record ${n.record} of tenant ${tenantName(n.tenant)} (${n.action}) names ${RESOURCE_TABLES[n.kind].name} ${n.id}, which does not exist`);
       }
     }
   }
@@ -341,13 +345,14 @@ export async function checkLedger(db: string): Promise<CheckReport> {
   let tenants: string[];
   try {
     await checkEngine(handle.kysely, handle.target.engine, tallies.engine);
-    tenants = (await handle.kysely.selectFrom('tenants').select('id').orderBy('seq').execute()).map((t) => t.id);
-    const groups = await checkEntries(handle.kysely, tallies.balances, tallies['trial balances'], tallies['running balances'], tallies.transactions);
-    await checkTransactionsHaveEntries(handle.kysely, groups, tallies.transactions);
-    await checkReversals(handle.kysely, tallies.reversals);
+    tenants = (await handle.kysely.selectFrom('tenants').select('public_id').orderBy('seq').execute()).map((t) => t.public_id);
+    const tenantName = await publicTenantIds(handle.kysely);
+    const groups = await checkEntries(handle.kysely, tenantName, tallies.balances, tallies['trial balances'], tallies['running balances'], tallies.transactions);
+    await checkTransactionsHaveEntries(handle.kysely, tenantName, groups, tallies.transactions);
+    await checkReversals(handle.kysely, tenantName, tallies.reversals);
     await checkTenantsHaveChains(handle.kysely, tallies['audit chains']);
-    await checkAuditResources(handle.kysely, tallies['audit resources']);
-    await checkSettlements(handle.kysely, tallies.settlements);
+    await checkAuditResources(handle.kysely, tenantName, tallies['audit resources']);
+    await checkSettlements(handle.kysely, tenantName, tallies.settlements);
   } finally {
     await handle.close();
   }

@@ -45,7 +45,7 @@ const readDocument = (text: string): Document | null => {
   }
 };
 
-export async function checkReversals(k: Kysely<Database>, tally: Tallied): Promise<void> {
+export async function checkReversals(k: Kysely<Database>, tenantName: (key: unknown) => string, tally: Tallied): Promise<void> {
   for await (const batch of rowsOf(k, 'transaction_reversals', ['tenant_id', 'transaction_id'])) {
     const ids = batch.flatMap((r) => [[String(r.tenant_id), String(r.transaction_id)], [String(r.tenant_id), String(r.reversal_id)]] as const);
     const documents = new Map(
@@ -61,7 +61,7 @@ export async function checkReversals(k: Kysely<Database>, tally: Tallied): Promi
       tally.checked++;
       const tenant = String(link.tenant_id);
       const [originalId, reversalId] = [String(link.transaction_id), String(link.reversal_id)];
-      const name = `the reversal of transaction ${originalId} of tenant ${tenant} by transaction ${reversalId}`;
+      const name = `the reversal of transaction ${originalId} of tenant ${tenantName(tenant)} by transaction ${reversalId}`;
       const original = documents.get(`${tenant}|${originalId}`);
       const reversal = documents.get(`${tenant}|${reversalId}`);
       if (original === undefined) tally.problem(`${name}: transaction ${originalId} is not a transaction of the tenant`);
@@ -72,11 +72,11 @@ export async function checkReversals(k: Kysely<Database>, tally: Tallied): Promi
       if (broken) tally.problem(`${name} does not mirror it: ${broken}`);
     }
   }
-  await checkReversedOnce(k, tally);
+  await checkReversedOnce(k, tenantName, tally);
 }
 
 /** A transaction reversed twice, or a reversal that reverses two: only a link table without its keys can hold them. */
-async function checkReversedOnce(k: Kysely<Database>, tally: Tallied): Promise<void> {
+async function checkReversedOnce(k: Kysely<Database>, tenantName: (key: unknown) => string, tally: Tallied): Promise<void> {
   for (const column of ['transaction_id', 'reversal_id'] as const) {
     const twice = await k
       .selectFrom('transaction_reversals')
@@ -86,7 +86,7 @@ async function checkReversedOnce(k: Kysely<Database>, tally: Tallied): Promise<v
       .execute();
     for (const row of twice) {
       const id = String((row as Record<string, unknown>)[column]);
-      tally.problem(column === 'transaction_id' ? `transaction ${id} of tenant ${row.tenant_id} is reversed ${String(row.n)} times` : `transaction ${id} of tenant ${row.tenant_id} reverses ${String(row.n)} transactions`);
+      tally.problem(column === 'transaction_id' ? `transaction ${id} of tenant ${tenantName(row.tenant_id)} is reversed ${String(row.n)} times` : `transaction ${id} of tenant ${tenantName(row.tenant_id)} reverses ${String(row.n)} transactions`);
     }
   }
   // A rolled-back agent transaction's reversal is the one its link names.
@@ -98,7 +98,7 @@ async function checkReversedOnce(k: Kysely<Database>, tally: Tallied): Promise<v
     .execute();
   for (const a of rolledBack) {
     if (a.reversal_id !== a.reversal_transaction_id) {
-      tally.problem(`agent transaction ${a.id} of tenant ${a.tenant_id} was rolled back by transaction ${a.reversal_transaction_id}, but its reversal record names ${a.reversal_id ?? 'none'}`);
+      tally.problem(`agent transaction ${a.id} of tenant ${tenantName(a.tenant_id)} was rolled back by transaction ${a.reversal_transaction_id}, but its reversal record names ${a.reversal_id ?? 'none'}`);
     }
   }
 }

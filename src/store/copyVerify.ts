@@ -7,6 +7,7 @@ import { countOf, rowsOf, type Table } from './ledgerTables.js';
 import { ChainVerifier } from '../core/audit.js';
 import { checkStoredRecord } from '../core/usecases/auditLog.js';
 import { toStoredAudit } from './sql/mappers.js';
+import { publicTenantIds } from './tenantNames.js';
 
 export interface CopyProof {
   tenantsVerified: number;
@@ -41,12 +42,17 @@ export async function verifyBalances(k: Kysely<Database>): Promise<number> {
       sums.set(slot, (sums.get(slot) ?? 0n) + (r.entry_type === 'DEBIT' ? amount : -amount));
     }
   }
+  const tenantName = await publicTenantIds(k);
+  const named = (slot: string) => {
+    const [tenant, ...rest] = slot.split('|');
+    return [tenantName(tenant), ...rest].join(' ');
+  };
   for (const [slot, sum] of sums) {
     const balance = kept.get(slot);
-    if (balance !== sum) throw failed(`the kept balance of ${slot.replaceAll('|', ' ')} is ${balance ?? 'missing'}, its entries sum to ${sum}.`);
+    if (balance !== sum) throw failed(`the kept balance of ${named(slot)} is ${balance ?? 'missing'}, its entries sum to ${sum}.`);
   }
   for (const [slot, balance] of kept) {
-    if (!sums.has(slot) && balance !== 0n) throw failed(`${slot.replaceAll('|', ' ')} keeps ${balance} with no entries.`);
+    if (!sums.has(slot) && balance !== 0n) throw failed(`${named(slot)} keeps ${balance} with no entries.`);
   }
   return kept.size;
 }
@@ -57,10 +63,13 @@ export async function verifyBalances(k: Kysely<Database>): Promise<number> {
  */
 export async function verifyChains(k: Kysely<Database>): Promise<{ tenants: number; records: number }> {
   const verifiers = new Map<string, ChainVerifier>();
+  const tenantName = await publicTenantIds(k);
   let records = 0;
   for await (const batch of rowsOf(k, 'audit_log', ['seq'])) {
     for (const row of batch) {
-      const tenant = String(row.tenant_id);
+      // The chain's hashes cover the tenant's public id; the row holds its key.
+      const tenant = tenantName(row.tenant_id);
+      row.tenant_id = tenant;
       let verifier = verifiers.get(tenant);
       if (!verifier) verifiers.set(tenant, (verifier = new ChainVerifier(true)));
       const broken = checkStoredRecord(verifier, toStoredAudit(row as never));

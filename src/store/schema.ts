@@ -3,7 +3,10 @@ import type { ColumnType, Generated } from 'kysely';
 
 export interface TenantsTable {
   seq: Generated<bigint>;
+  /** The tenant's key, which every other table's `tenant_id` holds (sql/tenantKeys.ts). */
   id: string;
+  /** The tenant's id as the API and the CLI show it. */
+  public_id: string;
   name: string;
   created_at: string;
 }

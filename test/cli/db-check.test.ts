@@ -81,7 +81,7 @@ describe('ledger db check', () => {
     expect(run.of('transactions').first).toContain(`transaction ${entry.transaction_id}`);
     expect(run.of('transactions').first).toContain('does not balance in USD');
 
-    const record = (await sqlOn<{ id: string }>(t.dbPath, 'select id from audit_log where tenant_id = ? order by seq limit 1 offset 2', [t.tenant.tenantId])).rows[0]!;
+    const record = (await sqlOn<{ id: string }>(t.dbPath, 'select id from audit_log where tenant_id = (select id from tenants where public_id = ?) order by seq limit 1 offset 2', [t.tenant.tenantId])).rows[0]!;
     await sqlOn(t.dbPath, "update audit_log set actor_key_id = 'someone-else' where id = ?", [record.id]);
     run = await check();
     expect(run.of('audit chains').problems).toBe(1);
@@ -150,7 +150,7 @@ describe('ledger db check finds missing parts', () => {
   it('a tenant with keys but no audit chain is named', async () => {
     const beta = await createTenant(t.dbPath, 'Beta');
     expect((await check()).of('audit chains').problems).toBe(0);
-    expect((await sqlOn(t.dbPath, 'delete from audit_log where tenant_id = ?', [beta.tenantId])).changes).toBeGreaterThan(0);
+    expect((await sqlOn(t.dbPath, 'delete from audit_log where tenant_id = (select id from tenants where public_id = ?)', [beta.tenantId])).changes).toBeGreaterThan(0);
     const run = await check();
     expect(run.code).toBe(1);
     expect(run.of('audit chains').problems).toBe(1);

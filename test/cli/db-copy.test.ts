@@ -160,7 +160,7 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
   it('audit verify on PostgreSQL names a record edited or removed by hand (exit 1)', async () => {
     const target = await freshDatabaseUrl();
     expect((await cli(['db', 'copy', '--from', source, '--to', target])).code).toBe(0);
-    const { rows } = await sqlOn<{ seq: string; id: string; payload: string }>(target, 'SELECT seq, id, payload FROM audit_log WHERE tenant_id = ? ORDER BY seq', [tenantId]);
+    const { rows } = await sqlOn<{ seq: string; id: string; payload: string }>(target, 'SELECT seq, id, payload FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq', [tenantId]);
     expect(rows.length).toBeGreaterThanOrEqual(12);
     const verify = () => cli(['--db', target, 'audit', 'verify', '--tenant', tenantId]);
     const broken = async (id: string) => {

@@ -1,6 +1,6 @@
-// Migrations 0018 and 0019 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
-// records rebuilt WITHOUT ROWID on SQLite (untouched on PostgreSQL) keep every row as it was, and a key used before
-// still finds its record; the audit index without the hash still gives the chain head.
+// Migrations 0018 to 0020 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
+// records rebuilt WITHOUT ROWID on SQLite (untouched on PostgreSQL) keep every row as it was, but for the tenant,
+// which every row now names by its key (0020); a key used before still finds its record by the tenant's public id.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ const KEYED = [
   ['idempotency', 'tenant_id, endpoint, key'],
 ] as const;
 
-describe('migrations 0018 and 0019 on a ledger written before them', () => {
+describe('migrations 0018 to 0020 on a ledger written before them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-0019-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -44,7 +44,11 @@ describe('migrations 0018 and 0019 on a ledger written before them', () => {
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(migrated.stdout).toContain('0018_keyed_tables_without_rowid');
     expect(migrated.stdout).toContain('0019_audit_head_by_row');
-    expect(await rowsOf()).toEqual(before);
+    expect(migrated.stdout).toContain('0020_tenant_keys');
+    const { rows: tenants } = await sqlOn<{ id: string; public_id: string }>(db, 'SELECT id, public_id FROM tenants');
+    expect(tenants).toEqual([{ id: '1', public_id: tenant }]);
+    const keyed = Object.fromEntries(Object.entries(before).map(([table, rows]) => [table, rows.map((r) => ({ ...(r as object), tenant_id: '1' }))]));
+    expect(await rowsOf()).toEqual(keyed);
     if (TEST_ENGINE === 'sqlite') {
       for (const [table] of KEYED) {
         const { rows } = await sqlOn<{ sql: string }>(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]);

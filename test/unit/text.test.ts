@@ -89,10 +89,10 @@ describe('the JSON reader of request bodies', () => {
 
 describe("the store's statements", () => {
   it('refuse such a value as input (400), and pass any other value untouched', () => {
-    const bind = compileSlots([param('name'), 7, param('n')]);
-    expect(bind({ name: 'ok 😀', n: 3n })).toEqual(['ok 😀', 7, 3n]);
+    const bind = compileSlots([param('name'), 7, param('n'), param('tenantId')], (publicId) => `key of ${publicId}`);
+    expect(bind({ name: 'ok 😀', n: 3n, tenantId: 't' })).toEqual(['ok 😀', 7, 3n, 'key of t']);
     for (const bad of ['a\u0000', 'a\ud800']) {
-      const error = refusalOf(() => bind({ name: bad, n: 1 }));
+      const error = refusalOf(() => bind({ name: bad, n: 1, tenantId: 't' }));
       expect(error.code).toBe('VALIDATION_FAILED');
       expect(error.message).toMatch(/cannot be stored/);
     }

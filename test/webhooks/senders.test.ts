@@ -66,7 +66,7 @@ describe(`webhook senders in three processes on one ${TEST_ENGINE} database`, ()
       const seen = arrivals('/slow', posted);
       expect(seen).toHaveLength(posted.length);
       // In the order the events were committed (the outbox's sequence).
-      const committed = await sqlOn<{ id: string }>(db, 'select id from outbox where tenant_id = ? order by seq', [tenant.id]);
+      const committed = await sqlOn<{ id: string }>(db, 'select id from outbox where tenant_id = (select id from tenants where public_id = ?) order by seq', [tenant.id]);
       const eventIds = r.received.filter((x) => x.path === '/slow').map((x) => String(x.headers['x-ledger-event-id']));
       expect(eventIds).toEqual(committed.rows.map((row) => row.id));
     } finally {

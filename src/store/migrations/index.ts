@@ -19,6 +19,7 @@ import * as m0016 from './0016_account_metadata.js';
 import * as m0017 from './0017_trial_balance.js';
 import * as m0018 from './0018_keyed_tables_without_rowid.js';
 import * as m0019 from './0019_audit_head_by_row.js';
+import * as m0020 from './0020_tenant_keys.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017_trial_balance': m0017,
   '0018_keyed_tables_without_rowid': m0018,
   '0019_audit_head_by_row': m0019,
+  '0020_tenant_keys': m0020,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -25,7 +25,7 @@ export class PgStore extends SqlStore {
     /** The reader's: a connection of its own to LISTEN on (none for the writer's store). */
     private readonly listenClient?: () => pg.Client,
   ) {
-    super(statements(pgPreparer(kysely, connection, buffer)));
+    super((keys) => statements(pgPreparer(kysely, connection, keys, buffer)));
   }
 
   /**

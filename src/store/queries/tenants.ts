@@ -6,14 +6,16 @@ export function tenantsStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   return {
-    tenant: p((q) => q.selectFrom('tenants').selectAll().where('id', '=', tenant)),
-    insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), name: param('name'), created_at: param('createdAt') })),
-    tenantIds: p((q) => q.selectFrom('tenants').select('id').orderBy('seq', 'asc')),
+    tenant: p((q) => q.selectFrom('tenants').select(['public_id as id', 'name', 'created_at']).where('id', '=', tenant)),
+    // A tenant is written under its public id, then given its key (its sequence as text: sql/tenantKeys.ts).
+    insertTenant: p((q) => q.insertInto('tenants').values({ id: param('id'), public_id: param('id'), name: param('name'), created_at: param('createdAt') })),
+    keyTenant: p((q) => q.updateTable('tenants').set((eb) => ({ id: eb.cast<string>('seq', 'text') })).where('public_id', '=', param('id'))),
+    tenantIds: p((q) => q.selectFrom('tenants').select('public_id as id').orderBy('seq', 'asc')),
     // Every tenant, oldest first, with how many of its keys are not revoked (for operators: `ledger tenants list`).
     tenantsWithKeys: p((q) =>
       q
         .selectFrom('tenants as t')
-        .select(['t.id', 't.name', 't.created_at'])
+        .select(['t.public_id as id', 't.name', 't.created_at'])
         .select((eb) =>
           eb
             .selectFrom('api_keys as k')

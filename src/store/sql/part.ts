@@ -4,6 +4,7 @@ import type { Account, BalanceLimits, Pending } from '../../core/types.js';
 import { NO_PENDING } from '../../core/types.js';
 import type { Store, StoredIdempotency, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
+import type { TenantKeys } from './tenantKeys.js';
 
 /** What the store remembers: accounts once found (they never change), and the state of the open write transaction. */
 export class Remembered {
@@ -61,6 +62,7 @@ export class Remembered {
 export interface SqlThis extends Store, WriteTx {
   readonly s: Statements;
   readonly held: Remembered;
+  readonly tenantKeys: TenantKeys;
 }
 
 /** A domain's methods of the SQL store, put on its prototype (sql/sqlStore.ts); `this` is the store. */

@@ -5,6 +5,7 @@
 import type { Store, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 import { Remembered } from './part.js';
+import { TenantKeys } from './tenantKeys.js';
 import { tenantsPart } from './domains/tenants.js';
 import { accountsPart } from './domains/accounts.js';
 import { entriesPart } from './domains/entries.js';
@@ -40,8 +41,14 @@ export interface SqlStore extends Parts {}
 
 export abstract class SqlStore implements Store, WriteTx {
   protected readonly held = new Remembered();
+  /** The tenants' keys this store has learned (sql/tenantKeys.ts), shared by its statements. */
+  protected readonly tenantKeys = new TenantKeys();
+  protected readonly s: Statements;
 
-  protected constructor(protected readonly s: Statements) {}
+  /** `prepare` makes the store's statements, which translate tenants with the store's keys. */
+  protected constructor(prepare: (keys: TenantKeys) => Statements) {
+    this.s = prepare(this.tenantKeys);
+  }
 
   /** A value that differs once anything was committed since it was read, by any connection. */
   abstract changeVersion(): Promise<string>;
@@ -50,6 +57,7 @@ export abstract class SqlStore implements Store, WriteTx {
   /** Ends what is remembered of the open write transaction (see Remembered). */
   forgetWriteState(): void {
     this.held.forgetWriteState();
+    this.tenantKeys.forgetWriteState();
   }
 }
 

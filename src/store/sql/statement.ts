@@ -4,6 +4,7 @@
 import type { Compilable, Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { assertStorable } from '../../core/text.js';
+import { TENANT_ARG } from './tenantKeys.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 export type Args = Record<string, unknown>;
@@ -42,15 +43,24 @@ export const param = <T = string>(name: string): T => `${MARK}${name}` as unknow
  * The positional values of a compiled query from named arguments; a missing one is a bug, not a NULL. Text the ledger
  * cannot store (core/text.ts) is refused here, on every engine, before it reaches one: PostgreSQL would refuse a NUL
  * (or, written into a batch's text, break the connection's protocol), and SQLite would keep it where PostgreSQL could not.
+ * The `tenantId` argument, a tenant's public id, binds as the tenant's key (`tenantKey`, sql/tenantKeys.ts).
  */
-export function compileSlots(parameters: readonly unknown[]): (args: Args) => unknown[] {
-  const slots: Array<{ name: string } | { value: unknown }> = parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p }));
+export function compileSlots(parameters: readonly unknown[], tenantKey: (publicId: string) => string): (args: Args) => unknown[] {
+  const slots: Array<{ name: string; tenant: boolean } | { value: unknown }> = parameters.map((p) =>
+    typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length), tenant: p.slice(MARK.length) === TENANT_ARG } : { value: p },
+  );
   return (args) =>
     slots.map((slot) => {
       if (!('name' in slot)) return slot.value;
       const value = args[slot.name];
       if (value === undefined) throw new Error(`Missing query parameter ${slot.name}`);
-      if (typeof value === 'string') assertStorable(value);
+      if (typeof value === 'string') {
+        assertStorable(value);
+        if (slot.tenant) return tenantKey(value);
+      }
       return value;
     });
 }
+
+/** Whether a statement's arguments name a tenant (whose key the engine must know before it binds them). */
+export const namesTenant = (parameters: readonly unknown[]): boolean => parameters.includes(`${MARK}${TENANT_ARG}`);

@@ -15,7 +15,7 @@ export class SqliteStore extends SqlStore {
     private readonly db: SqliteDb,
     kysely: Kysely<Database>,
   ) {
-    super(statements(sqlitePreparer(db, kysely)));
+    super((keys) => statements(sqlitePreparer(db, kysely, keys)));
     this.versionStatement = db.prepare("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes() AS v");
   }
 

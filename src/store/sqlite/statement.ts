@@ -4,6 +4,54 @@ import type { Compilable, Kysely } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../schema.js';
 import { compileSlots, type Args, type Preparer, type Statement } from '../sql/statement.js';
+import { NO_TENANT_KEY, TENANT_COLUMN, TENANT_KEY_SQL, type TenantKeys } from '../sql/tenantKeys.js';
+
+/** A tenant's key by its public id and back, from what the store learned or, once, from this connection. */
+class SqliteTenantKeys {
+  private byPublic: BetterSqlite3.Statement | undefined;
+  private byKey: BetterSqlite3.Statement | undefined;
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly keys: TenantKeys,
+  ) {}
+
+  readonly key = (publicId: string): string => {
+    const known = this.keys.key(publicId);
+    if (known !== undefined) return known;
+    this.byPublic ??= this.db.prepare(TENANT_KEY_SQL.key).pluck();
+    const key = this.byPublic.get(publicId) as string | undefined;
+    if (key === undefined) return NO_TENANT_KEY;
+    this.keys.learn(publicId, key);
+    return key;
+  };
+
+  readonly publicId = (key: string): string => {
+    const known = this.keys.publicId(key);
+    if (known !== undefined) return known;
+    this.byKey ??= this.db.prepare(TENANT_KEY_SQL.publicId).pluck();
+    const publicId = this.byKey.get(key) as string | undefined;
+    if (publicId === undefined) return key;
+    this.keys.learn(publicId, key);
+    return publicId;
+  };
+}
+
+/** How a statement's rows (or plucked values) come back with the tenant's public id where they carry its key. */
+function publicTenantOf(statement: BetterSqlite3.Statement, pluck: boolean, tenants: SqliteTenantKeys): ((row: any) => any) | undefined {
+  if (!statement.reader) return undefined;
+  const columns = statement.columns().map((c) => c.name);
+  if (!columns.includes(TENANT_COLUMN)) return undefined;
+  if (pluck) return columns[0] === TENANT_COLUMN ? (value: string) => tenants.publicId(value) : undefined;
+  return (row: Record<string, unknown>) => {
+    row[TENANT_COLUMN] = tenants.publicId(row[TENANT_COLUMN] as string);
+    return row;
+  };
+}
+
+function* mapped<Row>(rows: IterableIterator<Row>, map: (row: Row) => Row): IterableIterator<Row> {
+  for (const row of rows) yield map(row);
+}
 
 class SqliteStatement<Row> implements Statement<Row> {
   constructor(
@@ -11,14 +59,18 @@ class SqliteStatement<Row> implements Statement<Row> {
     private readonly statement: BetterSqlite3.Statement,
     private readonly bind: (args: Args) => unknown[],
     private readonly pluck: boolean,
+    /** Where rows carry a tenant: its key made its public id again. */
+    private readonly publicTenant: ((row: Row) => Row) | undefined,
   ) {}
 
   get(args: Args = {}): Row | undefined {
-    return this.statement.get(...this.bind(args)) as Row | undefined;
+    const row = this.statement.get(...this.bind(args)) as Row | undefined;
+    return row === undefined || !this.publicTenant ? row : this.publicTenant(row);
   }
 
   all(args: Args = {}): Row[] {
-    return this.statement.all(...this.bind(args)) as Row[];
+    const rows = this.statement.all(...this.bind(args)) as Row[];
+    return this.publicTenant ? rows.map(this.publicTenant) : rows;
   }
 
   /**
@@ -31,7 +83,8 @@ class SqliteStatement<Row> implements Statement<Row> {
       statement = this.db.prepare(statement.source);
       if (this.pluck) statement.pluck();
     }
-    return statement.iterate(...this.bind(args)) as IterableIterator<Row>;
+    const rows = statement.iterate(...this.bind(args)) as IterableIterator<Row>;
+    return this.publicTenant ? mapped(rows, this.publicTenant) : rows;
   }
 
   run(args: Args = {}): number {
@@ -39,11 +92,13 @@ class SqliteStatement<Row> implements Statement<Row> {
   }
 }
 
-export function sqlitePreparer(db: BetterSqlite3.Database, kysely: Kysely<Database>): Preparer {
+export function sqlitePreparer(db: BetterSqlite3.Database, kysely: Kysely<Database>, keys: TenantKeys): Preparer {
+  const tenants = new SqliteTenantKeys(db, keys);
   return <Row>(build: (qb: Kysely<Database>) => Compilable<unknown>, options: { pluck?: boolean } = {}): Statement<Row> => {
     const compiled = build(kysely).compile();
     const statement = db.prepare(compiled.sql);
-    if (options.pluck) statement.pluck();
-    return new SqliteStatement<Row>(db, statement, compileSlots(compiled.parameters), options.pluck ?? false);
+    const pluck = options.pluck ?? false;
+    if (pluck) statement.pluck();
+    return new SqliteStatement<Row>(db, statement, compileSlots(compiled.parameters, tenants.key), pluck, publicTenantOf(statement, pluck, tenants));
   };
 }

@@ -38,7 +38,9 @@ export const tenantsPart = part({
   },
 
   async insertTenant(tenant: Tenant): Promise<void> {
+    this.tenantKeys.creating(tenant.id);
     await this.s.insertTenant.run({ id: tenant.id, name: tenant.name, createdAt: tenant.createdAt });
+    await this.s.keyTenant.run({ id: tenant.id });
   },
 
   async insertApiKey(key: ApiKey, keyHash: string): Promise<void> {
