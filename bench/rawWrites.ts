@@ -15,11 +15,13 @@ export interface RawFigures {
 }
 
 /** Writes `postings` 2-line postings between the given accounts of the tenant into a migrated ledger file. */
-export function rawWrites(file: string, tenantId: string, accounts: readonly string[], postings: number, group: number): RawFigures {
+export function rawWrites(file: string, publicTenantId: string, accounts: readonly string[], postings: number, group: number): RawFigures {
   const db = new BetterSqlite3(file);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
+    // The rows hold the tenant's key (src/store/sql/tenantKeys.ts).
+    const tenantId = db.prepare('SELECT id FROM tenants WHERE public_id = ?').pluck().get(publicTenantId) as string;
     const insertTransaction = db.prepare('INSERT INTO transactions (tenant_id, id, document, created_at) VALUES (?, ?, ?, ?)');
     const insertAccounts = db.prepare('INSERT INTO transaction_accounts (tenant_id, account_id, tx_seq) VALUES (?, ?, ?), (?, ?, ?)');
     const insertEntry = db.prepare(
