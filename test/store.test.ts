@@ -4,6 +4,7 @@ import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
+import { toEntry } from '../src/store/sql/mappers.js';
 import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
 
@@ -101,6 +102,22 @@ describe('storage', () => {
       expect(rows[0]!.actor_key_id).toBe('cli');
       // Prefixes (12 characters) may appear; a whole raw key never does.
       for (const r of rows) expect(r.payload).not.toMatch(/sk_live_[0-9a-f]{32}/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("stores a fiat line's details in its view alone, and reads them back from it", () => {
+    const db = new BetterSqlite3(t.dbPath, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT * FROM entries WHERE transaction_id = ? ORDER BY line_no').all(transactionId) as Array<Parameters<typeof toEntry>[0]>;
+      expect(rows.map((r) => r.details)).toEqual(['', '']);
+      expect(rows.map((r) => toEntry(r).details)).toEqual([
+        { kind: 'FIAT', rail: 'ACH', bankReference: null },
+        { kind: 'FIAT', rail: 'ACH', bankReference: null },
+      ]);
+      // Rows written before keep their details' JSON, read as it is.
+      expect(toEntry({ ...rows[0]!, details: '{"kind":"FIAT","rail":"PIX","bankReference":"r-1"}' }).details).toEqual({ kind: 'FIAT', rail: 'PIX', bankReference: 'r-1' });
     } finally {
       db.close();
     }

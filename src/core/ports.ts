@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, StatementEntry, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, FiatCurrency, Token } from './money.js';
 import type { AccountType } from './types.js';
 import type { ActorType, AuditRecord } from './audit.js';
@@ -154,7 +154,7 @@ export interface ReadStore {
     limit: number,
   ): Promise<EntryViewPage>;
   /** Entries of the account in one asset within [from, to], oldest first. */
-  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]>;
+  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<StatementEntry[]>;
   /** A transaction with its reversal links. */
   transaction(tenantId: string, transactionId: string): Promise<LinkedTransaction | undefined>;
   /** What reversed the transaction, and what it reverses (null where nothing). */

@@ -69,6 +69,9 @@ export interface TransactionInput {
   metadata: Record<string, string>;
 }
 
+/** An entry as an account's statement reads it: without its monetary details. */
+export type StatementEntry = Omit<Entry, 'details'>;
+
 export interface Entry extends LineInput {
   id: string;
   seq: number;

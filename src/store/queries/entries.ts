@@ -103,7 +103,7 @@ export function entriesStatements(prepare: Preparer) {
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')
-        .selectAll()
+        .select(['seq', 'tenant_id', 'id', 'transaction_id', 'account_id', 'line_no', 'entry_type', 'asset', 'amount', 'description', 'created_at', 'balance_after'])
         .where('tenant_id', '=', tenant)
         .where('account_id', '=', account)
         .where('asset', '=', param('asset'))

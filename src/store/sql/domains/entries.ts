@@ -1,5 +1,5 @@
 // The SQL store's entries, kept balances (held for the open write transaction) and on-chain lines by hash.
-import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending } from '../../../core/types.js';
+import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending, StatementEntry } from '../../../core/types.js';
 import type { KeyPosition } from '../../../core/ports.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
 import type { Asset, Chain } from '../../../core/money.js';
@@ -133,8 +133,8 @@ export const entriesPart = part({
     return { views, next: { createdAt, seq } };
   },
 
-  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<Entry[]> {
-    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(m.toEntry);
+  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<StatementEntry[]> {
+    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(m.toStatementEntry);
   },
 
   async onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]> {
@@ -151,7 +151,7 @@ export const entriesPart = part({
       entryType: e.entryType,
       asset: e.asset,
       amount: e.amountMinor.toString(),
-      details: JSON.stringify(e.details),
+      details: m.storedDetails(e.details),
       description: e.description,
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
