@@ -25,7 +25,7 @@ export function rawWrites(file: string, publicTenantId: string, accounts: readon
     const insertTransaction = db.prepare('INSERT INTO transactions (tenant_id, id, document, created_at) VALUES (?, ?, ?, ?)');
     const insertAccounts = db.prepare('INSERT INTO transaction_accounts (tenant_id, account_id, tx_seq) VALUES (?, ?, ?), (?, ?, ?)');
     const insertEntry = db.prepare(
-      'INSERT INTO entries (tenant_id, id, transaction_id, account_id, line_no, entry_type, asset, amount, details, description, created_at, balance_after, view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)',
+      'INSERT INTO entries (tenant_id, transaction_id, account_id, line_no, entry_type, asset, amount, details, description, created_at, balance_after, view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)',
     );
     const setBalance = db.prepare('INSERT INTO balances (tenant_id, account_id, asset, balance) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, account_id, asset) DO UPDATE SET balance = excluded.balance');
     const insertIdempotency = db.prepare('INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, 201, ?, ?)');
@@ -33,7 +33,7 @@ export function rawWrites(file: string, publicTenantId: string, accounts: readon
     const insertOutbox = db.prepare('INSERT INTO outbox (tenant_id, id, type, payload, created_at, transaction_id) VALUES (?, ?, ?, ?, ?, ?)');
     const balances = new Map<string, bigint>();
     let prevHash: string | null = null;
-    const details = JSON.stringify({ kind: 'FIAT', rail: 'ACH', bankReference: null });
+    const details = ''; // a fiat line's details are in its view (src/store/sql/mappers.ts, storedDetails)
     const write = (k: number) => {
       const id = randomUUID();
       const at = new Date().toISOString();
@@ -49,7 +49,7 @@ export function rawWrites(file: string, publicTenantId: string, accounts: readon
       const document = JSON.stringify({ transactionId: id, metadata: {}, lines: lines.map((l) => ({ ...JSON.parse(l.view), accountId: l.accountId })), createdAt: at });
       const seq = insertTransaction.run(tenantId, id, document, at).lastInsertRowid;
       insertAccounts.run(tenantId, pair[0], seq, tenantId, pair[1], seq);
-      for (const l of lines) insertEntry.run(tenantId, l.entryId, id, l.accountId, l.lineNo, l.lineNo === 0 ? 'DEBIT' : 'CREDIT', 'USD', '1234', details, at, l.balance.toString(), l.view);
+      for (const l of lines) insertEntry.run(tenantId, id, l.accountId, l.lineNo, l.lineNo === 0 ? 'DEBIT' : 'CREDIT', 'USD', '1234', details, at, l.balance.toString(), l.view);
       for (const l of lines) setBalance.run(tenantId, l.accountId, 'USD', l.balance.toString());
       const key = `raw-${k}`;
       insertIdempotency.run(tenantId, 'POST /api/v1/transactions', key, createHash('sha256').update(document).digest('hex'), JSON.stringify({ transactionId: id }), at);

@@ -1,5 +1,5 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
-import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, StatementEntry, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
+import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, StatementEntry, StoredEntry, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, FiatCurrency, Token } from './money.js';
 import type { AccountType } from './types.js';
 import type { ActorType, AuditRecord } from './audit.js';
@@ -162,7 +162,7 @@ export interface ReadStore {
   /** Whether the tenant has this transaction (its document is not read). */
   hasTransaction(tenantId: string, transactionId: string): Promise<boolean>;
   /** The transaction's on-chain entries in line order, from the columns (no document is parsed). */
-  onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]>;
+  onchainEntries(tenantId: string, transactionId: string): Promise<StoredEntry[]>;
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction>;
   /** The tenant's transactions that pass the filter, newest first, before a position. */
   transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): Rows<LinkedTransaction>;

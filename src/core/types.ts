@@ -69,8 +69,11 @@ export interface TransactionInput {
   metadata: Record<string, string>;
 }
 
+/** An entry as read back: its id is in its view alone (the API's `entryId`). */
+export type StoredEntry = Omit<Entry, 'id'>;
+
 /** An entry as an account's statement reads it: without its monetary details. */
-export type StatementEntry = Omit<Entry, 'details'>;
+export type StatementEntry = Omit<StoredEntry, 'details'>;
 
 export interface Entry extends LineInput {
   id: string;

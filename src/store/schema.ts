@@ -77,7 +77,6 @@ export interface TransactionAccountsTable {
 export interface EntriesTable {
   seq: Generated<bigint>;
   tenant_id: string;
-  id: string;
   transaction_id: string;
   account_id: string;
   line_no: bigint;

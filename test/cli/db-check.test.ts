@@ -74,8 +74,9 @@ describe('ledger db check', () => {
     expect(run.of('trial balances').problems).toBe(1);
     expect(run.of('trial balances').first).toBe(`the trial balance of tenant ${t.tenant.tenantId} in USD does not balance: debit balances exceed credit balances by 1 minor units`);
 
-    const entry = (await sqlOn<{ id: string; transaction_id: string }>(t.dbPath, 'select id, transaction_id from entries where account_id = ? order by seq limit 1', [revenue])).rows[0]!;
-    await sqlOn(t.dbPath, 'update entries set amount = amount + 7 where id = ?', [entry.id]);
+    const row = (await sqlOn<{ seq: string; transaction_id: string; view: string }>(t.dbPath, 'select seq, transaction_id, view from entries where account_id = ? order by seq limit 1', [revenue])).rows[0]!;
+    const entry = { id: (JSON.parse(row.view) as { entryId: string }).entryId, transaction_id: row.transaction_id };
+    await sqlOn(t.dbPath, 'update entries set amount = amount + 7 where seq = ?', [row.seq]);
     run = await check();
     expect(run.of('running balances').first).toContain(`entry ${entry.id}`);
     expect(run.of('transactions').first).toContain(`transaction ${entry.transaction_id}`);

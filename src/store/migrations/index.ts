@@ -20,6 +20,7 @@ import * as m0017 from './0017_trial_balance.js';
 import * as m0018 from './0018_keyed_tables_without_rowid.js';
 import * as m0019 from './0019_audit_head_by_row.js';
 import * as m0020 from './0020_tenant_keys.js';
+import * as m0021 from './0021_entries_without_id.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0018_keyed_tables_without_rowid': m0018,
   '0019_audit_head_by_row': m0019,
   '0020_tenant_keys': m0020,
+  '0021_entries_without_id': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {

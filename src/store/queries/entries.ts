@@ -103,7 +103,7 @@ export function entriesStatements(prepare: Preparer) {
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')
-        .select(['seq', 'tenant_id', 'id', 'transaction_id', 'account_id', 'line_no', 'entry_type', 'asset', 'amount', 'description', 'created_at', 'balance_after'])
+        .select(['seq', 'tenant_id', 'transaction_id', 'account_id', 'line_no', 'entry_type', 'asset', 'amount', 'description', 'created_at', 'balance_after'])
         .where('tenant_id', '=', tenant)
         .where('account_id', '=', account)
         .where('asset', '=', param('asset'))
@@ -116,7 +116,6 @@ export function entriesStatements(prepare: Preparer) {
     insertEntry: p((q) =>
       q.insertInto('entries').values({
         tenant_id: tenant,
-        id: param('id'),
         transaction_id: param('transactionId'),
         account_id: account,
         line_no: param<bigint>('lineNo'),

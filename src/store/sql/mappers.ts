@@ -2,7 +2,7 @@
 // Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
 import type { Hold, HoldStatus } from '../../core/hold.js';
 import type { Selectable } from 'kysely';
-import type { Account, ApiKey, Entry, FiatDetails, LinkedTransaction, StatementEntry } from '../../core/types.js';
+import type { Account, ApiKey, Entry, FiatDetails, LinkedTransaction, StatementEntry, StoredEntry } from '../../core/types.js';
 import type { StoredAuditRecord } from '../../core/ports.js';
 import type { Settlement } from '../../core/settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
@@ -49,10 +49,9 @@ function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry
   return { kind: 'FIAT', rail, bankReference };
 }
 
-export const toEntry = (r: Row<Database['entries']>): Entry => ({ ...toStatementEntry(r), details: detailsOf(r) });
+export const toEntry = (r: Row<Database['entries']>): StoredEntry => ({ ...toStatementEntry(r), details: detailsOf(r) });
 
 export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view'>): StatementEntry => ({
-  id: r.id,
   seq: Number(r.seq),
   tenantId: r.tenant_id,
   transactionId: r.transaction_id,

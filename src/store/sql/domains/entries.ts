@@ -1,5 +1,5 @@
 // The SQL store's entries, kept balances (held for the open write transaction) and on-chain lines by hash.
-import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending, StatementEntry } from '../../../core/types.js';
+import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending, StatementEntry, StoredEntry } from '../../../core/types.js';
 import type { KeyPosition } from '../../../core/ports.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
 import type { Asset, Chain } from '../../../core/money.js';
@@ -137,14 +137,13 @@ export const entriesPart = part({
     return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(m.toStatementEntry);
   },
 
-  async onchainEntries(tenantId: string, transactionId: string): Promise<Entry[]> {
+  async onchainEntries(tenantId: string, transactionId: string): Promise<StoredEntry[]> {
     return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(m.toEntry);
   },
 
   async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
     await this.s.insertEntry.run({
       tenantId: e.tenantId,
-      id: e.id,
       transactionId: e.transactionId,
       accountId: e.accountId,
       lineNo: BigInt(e.lineNo),
