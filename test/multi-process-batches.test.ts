@@ -9,6 +9,7 @@ import { freshDatabaseUrl } from './helpers/postgres.js';
 import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { sqlOn } from './helpers/sql.js';
+import { IDEMPOTENT_ENDPOINTS } from '../src/store/sql/storedNames.js';
 
 const RACERS = 10;
 const POSTINGS = 5;
@@ -67,7 +68,7 @@ describe('batches raced across two servers on one PostgreSQL database', () => {
     }
     for (let i = 0; i < POSTINGS; i++) expect(ids.get(i)?.size, `item ${i}`).toBe(1);
     expect([await balance(0), await balance(1)]).toEqual([30, 30]);
-    const stored = await sqlOn(db, "select count(*) as n from idempotency where tenant_id = (select id from tenants where public_id = ?) and endpoint = 'POST /api/v1/transactions'", [acme.tenantId]);
+    const stored = await sqlOn(db, "select count(*) as n from idempotency where tenant_id = (select id from tenants where public_id = ?) and endpoint = ?", [acme.tenantId, IDEMPOTENT_ENDPOINTS.stored('POST /api/v1/transactions')]);
     expect(Number((stored.rows[0] as { n: unknown }).n)).toBe(2 * POSTINGS);
   });
 });

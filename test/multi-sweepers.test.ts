@@ -7,6 +7,7 @@ import { tenantOver, type HttpTenant } from './helpers/tenant.js';
 import { killAll, spawnServe, type Spawned } from './helpers/spawn.js';
 import { sqlOn } from './helpers/sql.js';
 import { until } from './helpers/poll.js';
+import { EVENT_TYPES } from '../src/store/sql/storedNames.js';
 
 const SERVERS = 3;
 const SETTLEMENTS = 24;
@@ -62,7 +63,7 @@ describe('three sweepers on one PostgreSQL database', () => {
     expect(new Set(unmatched.rows.map((r) => r.id))).toEqual(new Set(ids));
     const audits = await sqlOn<{ payload: string }>(db, "select payload from audit_log where tenant_id = (select id from tenants where public_id = ?) and action = 'SETTLEMENT_UNMATCHED'", [tenantId]);
     expect(audits.rows.map((r) => (JSON.parse(r.payload) as { settlementId: string }).settlementId).sort()).toEqual([...ids].sort());
-    const events = await sqlOn<{ payload: string }>(db, "select payload from outbox where tenant_id = (select id from tenants where public_id = ?) and type = 'settlement.unmatched'", [tenantId]);
+    const events = await sqlOn<{ payload: string }>(db, "select payload from outbox where tenant_id = (select id from tenants where public_id = ?) and type = ?", [tenantId, EVENT_TYPES.stored('settlement.unmatched')]);
     expect(events.rows.map((r) => (JSON.parse(r.payload) as { settlementId: string }).settlementId).sort()).toEqual([...ids].sort());
 
     const verify = await cli(['--db', db, 'audit', 'verify', '--tenant', tenantId]);

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
 import { toEntry } from '../src/store/sql/mappers.js';
+import { EVENT_TYPES } from '../src/store/sql/storedNames.js';
 import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
 
@@ -133,7 +134,9 @@ describe('storage', () => {
         )
         .all(t.tenant.tenantId) as Array<{ type: string; own: string; transaction_id: string; payload: string }>;
       expect(events).toHaveLength(1);
-      expect(events[0]!.type).toBe('transaction.committed');
+      // Its type is stored as a character (src/store/sql/storedNames.ts).
+      expect(events[0]!.type).toBe('c');
+      expect(EVENT_TYPES.name(events[0]!.type)).toBe('transaction.committed');
       // The document is not copied into the event: the event refers to its transaction.
       expect(events[0]!.own).toBe('');
       expect(events[0]!.transaction_id).toBe(transactionId);

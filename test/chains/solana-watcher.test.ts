@@ -11,6 +11,7 @@ import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { testDb, cli, client, createTenant, makeAccount, onchain, post, type Client } from '../helpers/server.js';
 import { startSolanaNode, type SolanaNode } from './solana-node.js';
 import { afterRequests, storedCheckpoint, until } from './support.js';
+import { EVENT_TYPES } from '../../src/store/sql/storedNames.js';
 
 
 /** Small pages, so that the suite sees the watcher page back through getSignaturesForAddress. */
@@ -102,7 +103,7 @@ describe('Solana watcher', () => {
     const records = exported.text.trim().split('\n').map((line) => JSON.parse(line));
     expect(records).toContainEqual(expect.objectContaining({ action: 'SETTLEMENT_MATCHED', actorKeyId: 'system', payload: expect.objectContaining({ settlementId: id, txHash: signature, source: 'CHAIN' }) }));
     expect(records).toContainEqual(expect.objectContaining({ action: 'POST_TRANSACTION', actorKeyId: 'system', payload: expect.objectContaining({ transactionId: done.matchedTransactionId }) }));
-    const events = (await sqlOn<{ payload: string }>(dbPath, "SELECT payload FROM outbox WHERE type = 'settlement.matched'")).rows;
+    const events = (await sqlOn<{ payload: string }>(dbPath, 'SELECT payload FROM outbox WHERE type = ?', [EVENT_TYPES.stored('settlement.matched')])).rows;
     expect(events.map((e) => JSON.parse(e.payload))).toContainEqual(expect.objectContaining({ settlementId: id, status: 'SETTLED', txHash: signature }));
   });
 

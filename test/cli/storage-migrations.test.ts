@@ -1,6 +1,7 @@
-// Migrations 0018 to 0020 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
+// Migrations 0018 to 0022 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
 // records rebuilt WITHOUT ROWID on SQLite (untouched on PostgreSQL) keep every row as it was, but for the tenant,
-// which every row now names by its key (0020); a key used before still finds its record by the tenant's public id.
+// which every row now names by its key (0020), and the endpoint, by its character (0022); a key used before still
+// finds its record by the tenant's public id and the endpoint's name.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ const KEYED = [
   ['idempotency', 'tenant_id, endpoint, key'],
 ] as const;
 
-describe('migrations 0018 to 0020 on a ledger written before them', () => {
+describe('migrations 0018 to 0022 on a ledger written before them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-0019-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,6 +34,8 @@ describe('migrations 0018 to 0020 on a ledger written before them', () => {
     await sqlOn(db, "INSERT INTO account_metadata (tenant_id, key, value, account_seq) VALUES (?, 'team', 'ops', 1)", [tenant]);
     const answer = JSON.stringify({ transactionId: tx });
     await sqlOn(db, "INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, 'POST /api/v1/transactions', 'k-1', 'h', 201, ?, ?)", [tenant, answer, at]);
+    const event = randomUUID();
+    await sqlOn(db, "INSERT INTO outbox (tenant_id, id, type, payload, created_at) VALUES (?, ?, 'settlement.matched', '{}', ?)", [tenant, event, at]);
     const rowsOf = async () => {
       const all: Record<string, unknown[]> = {};
       for (const [table, key] of KEYED) all[table] = (await sqlOn(db, `SELECT * FROM ${table} ORDER BY ${key}`)).rows;
@@ -45,9 +48,13 @@ describe('migrations 0018 to 0020 on a ledger written before them', () => {
     expect(migrated.stdout).toContain('0018_keyed_tables_without_rowid');
     expect(migrated.stdout).toContain('0019_audit_head_by_row');
     expect(migrated.stdout).toContain('0020_tenant_keys');
+    expect(migrated.stdout).toContain('0022_stored_names');
     const { rows: tenants } = await sqlOn<{ id: string; public_id: string }>(db, 'SELECT id, public_id FROM tenants');
     expect(tenants).toEqual([{ id: '1', public_id: tenant }]);
-    const keyed = Object.fromEntries(Object.entries(before).map(([table, rows]) => [table, rows.map((r) => ({ ...(r as object), tenant_id: '1' }))]));
+    // Every row names the tenant by its key (0020); the idempotency record its endpoint by its character (0022).
+    const keyed = Object.fromEntries(
+      Object.entries(before).map(([table, rows]) => [table, rows.map((r) => ({ ...(r as object), tenant_id: '1', ...(table === 'idempotency' ? { endpoint: 't' } : {}) }))]),
+    );
     expect(await rowsOf()).toEqual(keyed);
     if (TEST_ENGINE === 'sqlite') {
       for (const [table] of KEYED) {
@@ -59,6 +66,11 @@ describe('migrations 0018 to 0020 on a ledger written before them', () => {
     const opened = await openLedger(db, { writer: 'local' });
     try {
       expect(await opened.store.idempotency(tenant!, 'POST /api/v1/transactions', 'k-1')).toMatchObject({ requestHash: 'h', status: 201, body: answer });
+      // The carried event is found by its type, and read with its type's name.
+      const found = [];
+      for await (const e of opened.store.eventsPage(tenant!, 0, 10, ['settlement.matched'])) found.push(e);
+      expect(found).toMatchObject([{ id: event, tenantId: tenant, type: 'settlement.matched', payload: '{}' }]);
+      expect((await sqlOn<{ type: string }>(db, 'SELECT type FROM outbox')).rows).toEqual([{ type: 'm' }]);
     } finally {
       await opened.close();
     }

@@ -21,6 +21,7 @@ import * as m0018 from './0018_keyed_tables_without_rowid.js';
 import * as m0019 from './0019_audit_head_by_row.js';
 import * as m0020 from './0020_tenant_keys.js';
 import * as m0021 from './0021_entries_without_id.js';
+import * as m0022 from './0022_stored_names.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0019_audit_head_by_row': m0019,
   '0020_tenant_keys': m0020,
   '0021_entries_without_id': m0021,
+  '0022_stored_names': m0022,
 };
 
 export const migrationProvider: MigrationProvider = {

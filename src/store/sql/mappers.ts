@@ -13,6 +13,7 @@ import type { Asset } from '../../core/money.js';
 import type { Scope } from '../../core/scopes.js';
 import type { ActorType } from '../../core/audit.js';
 import type { Database } from '../schema.js';
+import { EVENT_TYPES } from './storedNames.js';
 
 type Row<T> = Selectable<T>;
 
@@ -122,14 +123,17 @@ export const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({
  * An event as read with its body. A `transaction.committed` event shows the transaction as committed: what it reverses,
  * and nothing reversing it yet (a later reversal has its own event, `transaction.reversed`).
  */
-export const toOutboxEvent = (r: Omit<Row<Database['outbox']>, 'transaction_id'> & { reverses_id: string | null }): OutboxEvent => ({
-  seq: Number(r.seq),
-  id: r.id,
-  tenantId: r.tenant_id,
-  type: r.type,
-  payload: r.type === 'transaction.committed' ? linkedTransactionText(r.payload, { reversesTransactionId: r.reverses_id, reversedByTransactionId: null }) : r.payload,
-  createdAt: r.created_at,
-});
+export function toOutboxEvent(r: Omit<Row<Database['outbox']>, 'transaction_id'> & { reverses_id: string | null }): OutboxEvent {
+  const type = EVENT_TYPES.name(r.type);
+  return {
+    seq: Number(r.seq),
+    id: r.id,
+    tenantId: r.tenant_id,
+    type,
+    payload: type === 'transaction.committed' ? linkedTransactionText(r.payload, { reversesTransactionId: r.reverses_id, reversedByTransactionId: null }) : r.payload,
+    createdAt: r.created_at,
+  };
+}
 
 export const toDelivery = (r: Row<Database['webhook_deliveries']>): DeliveryState & { seq: number } => ({
   seq: Number(r.seq),

@@ -3,6 +3,7 @@ import type { Rows } from '../../../core/ports.js';
 import type { OutboxEvent } from '../../../core/webhook.js';
 import { lazy, part } from '../part.js';
 import * as m from '../mappers.js';
+import { EVENT_TYPES } from '../storedNames.js';
 
 export const eventsPart = part({
   /**
@@ -14,7 +15,7 @@ export const eventsPart = part({
     if (types === null) return lazy(this.s.eventsAfter.iterate({ tenantId, afterSeq: BigInt(afterSeq), limit }), m.toOutboxEvent);
     const eventAt = this.s.eventAt;
     const seqsOf = async () => {
-      const lists = await Promise.all(types.map((type) => this.s.eventSeqsOfType.all({ tenantId, type, afterSeq: BigInt(afterSeq), limit })));
+      const lists = await Promise.all(types.map((type) => this.s.eventSeqsOfType.all({ tenantId, type: EVENT_TYPES.stored(type), afterSeq: BigInt(afterSeq), limit })));
       return (lists.flat() as unknown as Array<number | bigint | string>).map(Number).sort((a, b) => a - b).slice(0, limit);
     };
     return (async function* () {

@@ -4,6 +4,7 @@ import type { Rows, StoredIdempotency, TransactionFilter } from '../../../core/p
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
 import { metadataParams } from '../../queries/metadataMatch.js';
 import * as m from '../mappers.js';
+import { IDEMPOTENT_ENDPOINTS } from '../storedNames.js';
 
 export const transactionsPart = part({
   async hasTransaction(tenantId: string, transactionId: string): Promise<boolean> {
@@ -56,14 +57,14 @@ export const transactionsPart = part({
   async idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined> {
     const held = this.held.idempotency.get(heldIdempotencyKey(tenantId, endpoint, key));
     if (held !== undefined) return held ?? undefined;
-    const r = await this.s.idempotency.get({ tenantId, endpoint, key });
+    const r = await this.s.idempotency.get({ tenantId, endpoint: IDEMPOTENT_ENDPOINTS.stored(endpoint), key });
     return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
   },
 
   async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {
     await this.s.insertIdempotency.run({
       tenantId,
-      endpoint,
+      endpoint: IDEMPOTENT_ENDPOINTS.stored(endpoint),
       key,
       requestHash: stored.requestHash,
       status: BigInt(stored.status),

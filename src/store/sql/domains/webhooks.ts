@@ -3,6 +3,7 @@ import type { OutboxInsert, Rows } from '../../../core/ports.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../../core/webhook.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
+import { EVENT_TYPES } from '../storedNames.js';
 
 export const webhooksPart = part({
   async webhook(tenantId: string): Promise<Webhook | undefined> {
@@ -80,6 +81,6 @@ export const webhooksPart = part({
 
   async insertOutbox(event: OutboxInsert): Promise<void> {
     const body = 'payload' in event ? { payload: event.payload, transactionId: null } : { payload: '', transactionId: event.transactionId };
-    await this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: event.type, createdAt: event.createdAt, ...body });
+    await this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: EVENT_TYPES.stored(event.type), createdAt: event.createdAt, ...body });
   },
 });

@@ -1,0 +1,58 @@
+// Names the ledger repeats in a row of every posting, stored as a character instead: an event's type in the outbox and
+// its type index (`transaction.committed`, 21 characters), and the endpoint of an idempotency record (`POST
+// /api/v1/transactions`, 25, in the record's key). The store writes the character and reads the name back; a name
+// without a character (none today) is stored as it is, and a character is never a name (issue 33, part 3).
+import type { EventType } from '../../core/webhook.js';
+import { AGENT_EXECUTE_ENDPOINT } from '../../core/usecases/agents.js';
+import { CREATE_HOLD_ENDPOINT } from '../../core/usecases/holds.js';
+import { REVERSE_TRANSACTION_ENDPOINT } from '../../core/usecases/reversals.js';
+import { REGISTER_SETTLEMENT_ENDPOINT } from '../../core/usecases/settlements.js';
+import { POST_TRANSACTION_ENDPOINT } from '../../core/usecases/transactions.js';
+
+export class StoredNames {
+  private readonly byStored: ReadonlyMap<string, string>;
+
+  /** Each name's character. A character, once released, keeps its name: a new name takes a new character. */
+  constructor(private readonly byName: ReadonlyMap<string, string>) {
+    this.byStored = new Map([...byName].map(([name, stored]) => [stored, name]));
+  }
+
+  stored(name: string): string {
+    return this.byName.get(name) ?? name;
+  }
+
+  name(stored: string): string {
+    return this.byStored.get(stored) ?? stored;
+  }
+
+  /** Every name with its character, for the migration that stored them so. */
+  pairs(): ReadonlyArray<readonly [name: string, stored: string]> {
+    return [...this.byName];
+  }
+}
+
+const EVENT_TYPE_CHARACTERS: Record<EventType, string> = {
+  'transaction.committed': 'c',
+  'transaction.reversed': 'r',
+  'account.updated': 'a',
+  'settlement.matched': 'm',
+  'settlement.unmatched': 'u',
+  'hold.created': 'h',
+  'hold.captured': 'p',
+  'hold.voided': 'v',
+  'hold.expired': 'x',
+};
+
+/** The outbox's event types (every type of core/webhook.ts has one: the record above is typed by them). */
+export const EVENT_TYPES = new StoredNames(new Map(Object.entries(EVENT_TYPE_CHARACTERS)));
+
+/** The idempotency records' endpoints. */
+export const IDEMPOTENT_ENDPOINTS = new StoredNames(
+  new Map([
+    [POST_TRANSACTION_ENDPOINT, 't'],
+    [CREATE_HOLD_ENDPOINT, 'h'],
+    [REVERSE_TRANSACTION_ENDPOINT, 'r'],
+    [REGISTER_SETTLEMENT_ENDPOINT, 's'],
+    [AGENT_EXECUTE_ENDPOINT, 'a'],
+  ]),
+);
