@@ -4,7 +4,7 @@ import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { randomUUID } from 'node:crypto';
 import { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../src/core/audit.js';
-import { toEntry } from '../src/store/sql/mappers.js';
+import { hexOf, toEntry } from '../src/store/sql/mappers.js';
 import { EVENT_TYPES } from '../src/store/sql/storedNames.js';
 import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from './helpers/server.js';
 import { expectError } from './helpers/expect.js';
@@ -71,7 +71,10 @@ describe('storage', () => {
   it('appends an audit record for every state change, chained by hash per tenant', () => {
     const db = new BetterSqlite3(t.dbPath, { readonly: true });
     try {
-      const rows = db.prepare('SELECT * FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(t.tenant.tenantId) as Array<Record<string, string | null>>;
+      // The hashes are stored as their bytes (migration 0023); the chain is read here in hexadecimal, as the API shows it.
+      const rows = (db.prepare('SELECT * FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(t.tenant.tenantId) as Array<Record<string, string | Buffer | null>>).map(
+        (r) => ({ ...r, hash: hexOf(r.hash as Buffer), prev_hash: r.prev_hash === null ? null : hexOf(r.prev_hash as Buffer) }) as Record<string, string | null>,
+      );
       expect(rows.map((r) => r.action)).toEqual([
         'CREATE_TENANT',
         'CREATE_API_KEY',
@@ -196,10 +199,10 @@ describe('storage', () => {
         const kept = db.prepare('SELECT balance FROM balances WHERE account_id = ?').get(account) as { balance: string } | undefined;
         expect(BigInt(kept?.balance ?? '0')).toBe(running);
       }
-      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(tenantId) as Array<{ prev_hash: string | null; hash: string }>;
+      const chain = db.prepare('SELECT prev_hash, hash FROM audit_log WHERE tenant_id = (select id from tenants where public_id = ?) ORDER BY seq').all(tenantId) as Array<{ prev_hash: Buffer | null; hash: Buffer }>;
       // the tenant's record, its key's, three accounts' and the 48 postings'
       expect(chain).toHaveLength(2 + 3 + 48);
-      chain.forEach((r, i) => expect(r.prev_hash).toBe(i === 0 ? null : chain[i - 1]!.hash));
+      chain.forEach((r, i) => expect(r.prev_hash).toEqual(i === 0 ? null : chain[i - 1]!.hash));
     } finally {
       db.close();
     }

@@ -128,7 +128,8 @@ export interface IdempotencyTable {
   tenant_id: string;
   endpoint: string;
   key: string;
-  request_hash: string;
+  /** A SHA-256 digest, its 32 bytes (migration 0023). */
+  request_hash: Buffer;
   status: bigint;
   body: string;
   created_at: string;
@@ -143,8 +144,9 @@ export interface AuditLogTable {
   actor_key_id: string;
   occurred_at: string;
   payload: string;
-  prev_hash: string | null;
-  hash: string;
+  /** SHA-256 digests, their 32 bytes (migration 0023). */
+  prev_hash: Buffer | null;
+  hash: Buffer;
 }
 
 export interface OutboxTable {

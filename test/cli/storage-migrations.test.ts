@@ -33,7 +33,8 @@ describe('migrations 0018 to 0022 on a ledger written before them', () => {
     await sqlOn(db, 'INSERT INTO transaction_accounts (tenant_id, account_id, tx_seq) VALUES (?, ?, 1), (?, ?, 2)', [tenant, account, tenant, account]);
     await sqlOn(db, "INSERT INTO account_metadata (tenant_id, key, value, account_seq) VALUES (?, 'team', 'ops', 1)", [tenant]);
     const answer = JSON.stringify({ transactionId: tx });
-    await sqlOn(db, "INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, 'POST /api/v1/transactions', 'k-1', 'h', 201, ?, ?)", [tenant, answer, at]);
+    const requestHash = 'ab'.repeat(32);
+    await sqlOn(db, "INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, 'POST /api/v1/transactions', 'k-1', ?, 201, ?, ?)", [tenant, requestHash, answer, at]);
     const event = randomUUID();
     await sqlOn(db, "INSERT INTO outbox (tenant_id, id, type, payload, created_at) VALUES (?, ?, 'settlement.matched', '{}', ?)", [tenant, event, at]);
     const rowsOf = async () => {
@@ -51,9 +52,13 @@ describe('migrations 0018 to 0022 on a ledger written before them', () => {
     expect(migrated.stdout).toContain('0022_stored_names');
     const { rows: tenants } = await sqlOn<{ id: string; public_id: string }>(db, 'SELECT id, public_id FROM tenants');
     expect(tenants).toEqual([{ id: '1', public_id: tenant }]);
-    // Every row names the tenant by its key (0020); the idempotency record its endpoint by its character (0022).
+    // Every row names the tenant by its key (0020); the idempotency record its endpoint by its character (0022) and
+    // its request hash by its bytes (0023).
     const keyed = Object.fromEntries(
-      Object.entries(before).map(([table, rows]) => [table, rows.map((r) => ({ ...(r as object), tenant_id: '1', ...(table === 'idempotency' ? { endpoint: 't' } : {}) }))]),
+      Object.entries(before).map(([table, rows]) => [
+        table,
+        rows.map((r) => ({ ...(r as object), tenant_id: '1', ...(table === 'idempotency' ? { endpoint: 't', request_hash: Buffer.from(requestHash, 'hex') } : {}) })),
+      ]),
     );
     expect(await rowsOf()).toEqual(keyed);
     if (TEST_ENGINE === 'sqlite') {
@@ -65,7 +70,7 @@ describe('migrations 0018 to 0022 on a ledger written before them', () => {
     // The store reads the carried record as it reads one written since: a replay would answer it.
     const opened = await openLedger(db, { writer: 'local' });
     try {
-      expect(await opened.store.idempotency(tenant!, 'POST /api/v1/transactions', 'k-1')).toMatchObject({ requestHash: 'h', status: 201, body: answer });
+      expect(await opened.store.idempotency(tenant!, 'POST /api/v1/transactions', 'k-1')).toMatchObject({ requestHash, status: 201, body: answer });
       // The carried event is found by its type, and read with its type's name.
       const found = [];
       for await (const e of opened.store.eventsPage(tenant!, 0, 10, ['settlement.matched'])) found.push(e);

@@ -22,6 +22,7 @@ import * as m0019 from './0019_audit_head_by_row.js';
 import * as m0020 from './0020_tenant_keys.js';
 import * as m0021 from './0021_entries_without_id.js';
 import * as m0022 from './0022_stored_names.js';
+import * as m0023 from './0023_hashes_as_bytes.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0020_tenant_keys': m0020,
   '0021_entries_without_id': m0021,
   '0022_stored_names': m0022,
+  '0023_hashes_as_bytes': m0023,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -90,9 +90,10 @@ export class WriteBuffer {
   /** `client` is the writer's connection of the moment (a broken one is replaced between groups). */
   constructor(private readonly client: () => pg.PoolClient) {}
 
-  /** A value written in as a literal; the ledger's values are text, integers and null. */
+  /** A value written in as a literal; the ledger's values are text, integers, bytes (digests) and null. */
   private literal(value: unknown): string | undefined {
     if (value === null || value === undefined) return 'NULL';
+    if (Buffer.isBuffer(value)) return quoteLiteral(`\\x${value.toString('hex')}`);
     if (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number') return undefined;
     return quoteLiteral(String(value));
   }

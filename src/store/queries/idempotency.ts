@@ -19,7 +19,7 @@ export function idempotencyStatements(prepare: Preparer) {
         tenant_id: tenant,
         endpoint: param('endpoint'),
         key: param('key'),
-        request_hash: param('requestHash'),
+        request_hash: param<Buffer>('requestHash'),
         status: param<bigint>('status'),
         body: param('body'),
         created_at: param('createdAt'),

@@ -97,6 +97,12 @@ export const toSettlement = (r: Row<Database['settlements']>): Settlement => ({
   createdAt: r.created_at,
 });
 
+/** A digest as the ledger shows it: hexadecimal text (stored as its bytes since migration 0023). */
+export const hexOf = (digest: Buffer | string): string => (typeof digest === 'string' ? digest : digest.toString('hex'));
+
+/** A digest given as hexadecimal text, as it is stored. */
+export const digestBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
+
 export const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord => ({
   seq: Number(r.seq),
   id: r.id,
@@ -105,8 +111,8 @@ export const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord 
   actorKeyId: r.actor_key_id,
   occurredAt: r.occurred_at,
   payloadJson: r.payload,
-  prevHash: r.prev_hash,
-  hash: r.hash,
+  prevHash: r.prev_hash === null ? null : hexOf(r.prev_hash),
+  hash: hexOf(r.hash),
 });
 
 export const toWebhook = (r: Row<Database['webhooks']>): Webhook => ({

@@ -32,7 +32,8 @@ export const auditPart = part({
   async lastAuditHash(tenantId: string): Promise<string | null> {
     const held = this.held.auditHeads.get(tenantId);
     if (held !== undefined) return held;
-    return (await this.s.lastAuditHash.get({ tenantId }))?.hash ?? null;
+    const head = (await this.s.lastAuditHash.get({ tenantId }))?.hash;
+    return head === undefined ? null : m.hexOf(head);
   },
 
   async appendAudit(r: AuditInsert): Promise<void> {
@@ -44,8 +45,8 @@ export const auditPart = part({
       actorKeyId: r.actorKeyId,
       occurredAt: r.occurredAt,
       payload: JSON.stringify(r.payload),
-      prevHash: r.prevHash,
-      hash: r.hash,
+      prevHash: r.prevHash === null ? null : m.digestBytes(r.prevHash),
+      hash: m.digestBytes(r.hash),
     });
     this.held.auditHeads.set(r.tenantId, r.hash);
   },

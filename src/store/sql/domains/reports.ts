@@ -4,6 +4,7 @@ import type { ReportInstant, TrialBalanceRow } from '../../../core/ports.js';
 import type { Asset } from '../../../core/money.js';
 import type { AccountType } from '../../../core/types.js';
 import { part, TIME_MIN } from '../part.js';
+import * as m from '../mappers.js';
 
 const balanceOf = (value: unknown): bigint | null => (value === null || value === undefined ? null : BigInt(String(value)));
 const boundArgs = (at: ReportInstant) => ({ asOf: at.asOf, transactionSeq: BigInt(at.transactionSeq) });
@@ -45,6 +46,6 @@ export const reportsPart = part({
 
   async auditHeadAt(tenantId: string, asOf: string, auditSeq: number): Promise<{ id: string; hash: string; occurredAt: string } | null> {
     const row = await this.s.auditHeadAt.get({ tenantId, asOf, auditSeq: BigInt(auditSeq) });
-    return row ? { id: row.id, hash: row.hash, occurredAt: row.occurred_at } : null;
+    return row ? { id: row.id, hash: m.hexOf(row.hash), occurredAt: row.occurred_at } : null;
   },
 });

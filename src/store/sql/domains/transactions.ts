@@ -58,7 +58,7 @@ export const transactionsPart = part({
     const held = this.held.idempotency.get(heldIdempotencyKey(tenantId, endpoint, key));
     if (held !== undefined) return held ?? undefined;
     const r = await this.s.idempotency.get({ tenantId, endpoint: IDEMPOTENT_ENDPOINTS.stored(endpoint), key });
-    return r && { requestHash: r.request_hash, status: Number(r.status), body: r.body };
+    return r && { requestHash: m.hexOf(r.request_hash), status: Number(r.status), body: r.body };
   },
 
   async insertIdempotency(tenantId: string, endpoint: string, key: string, stored: StoredIdempotency, createdAt: string): Promise<void> {
@@ -66,7 +66,7 @@ export const transactionsPart = part({
       tenantId,
       endpoint: IDEMPOTENT_ENDPOINTS.stored(endpoint),
       key,
-      requestHash: stored.requestHash,
+      requestHash: m.digestBytes(stored.requestHash),
       status: BigInt(stored.status),
       body: stored.body,
       createdAt,

@@ -1,0 +1,22 @@
+// The audit chain's hashes and an idempotency record's request hash are SHA-256 digests: stored as their 32 bytes
+// instead of 64 hexadecimal characters (about 100 bytes less a posting; issue 33, part 3). The store reads them back
+// as the hexadecimal text everything above it uses (sql/mappers.ts, hexOf). A value that is not a digest in hex
+// stops the migration, on both engines.
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './columns.js';
+
+const COLUMNS = [
+  ['audit_log', 'hash'],
+  ['audit_log', 'prev_hash'],
+  ['idempotency', 'request_hash'],
+] as const;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  for (const [table, column] of COLUMNS) {
+    if (isPostgres(db)) {
+      await sql`ALTER TABLE ${sql.table(table)} ALTER COLUMN ${sql.ref(column)} TYPE bytea USING decode(${sql.ref(column)}, 'hex')`.execute(db);
+    } else {
+      await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = unhex(${sql.ref(column)})`.execute(db);
+    }
+  }
+}
