@@ -177,14 +177,16 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
       const input = toTransactionInput({ lines: [usd(a, 'DEBIT', amount), usd(b, 'CREDIT', amount)] });
       return opened.writer.run('postTransaction', { tenantId, actor: cli, input, rendered: renderPosting(input, uuidV7), key: 'dup-1', hash });
     };
-    const [first, again, other] = await Promise.allSettled([write('1.00', 'h1'), write('1.00', 'h1'), write('2.00', 'h2')]);
+    // Request hashes are SHA-256 digests in hexadecimal (stored as their bytes).
+    const [h1, h2] = ['1', '2'].map((c) => c.repeat(64)) as [string, string];
+    const [first, again, other] = await Promise.allSettled([write('1.00', h1), write('1.00', h1), write('2.00', h2)]);
     expect(first).toMatchObject({ status: 'fulfilled', value: { status: 201 } });
     expect(again).toEqual(first);
     expect(other).toMatchObject({ status: 'rejected', reason: { code: 'IDEMPOTENCY_KEY_REUSED' } });
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
     expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
     // In a later group too.
-    await expect(write('1.00', 'h1')).resolves.toEqual((first as PromiseFulfilledResult<unknown>).value);
+    await expect(write('1.00', h1)).resolves.toEqual((first as PromiseFulfilledResult<unknown>).value);
     await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(500n);
   });

@@ -371,7 +371,7 @@ describe('settlements', () => {
         actor: t.actor,
         input: { accountId: acct, token: 'USDC', amountText: '1', amountMinor: 1_000_000n, chain: 'EVM', walletAddress: WALLET, fromAddress: null },
         key: newKey(),
-        hash: 'h',
+        hash: 'ab'.repeat(32), // a request hash is a SHA-256 digest in hexadecimal
         ttlMs: 10_000,
       });
       expect(await t.ledger.settlements.expireDue(10)).toBe(0);
@@ -421,7 +421,7 @@ describe('settlements', () => {
         actor: t.actor,
         input: { accountId: acct, token: 'USDC', amountText: '1', amountMinor: 1_000_000n, chain: 'EVM', walletAddress: WALLET, fromAddress: null },
         key: newKey(),
-        hash: 'h',
+        hash: 'ab'.repeat(32), // a request hash is a SHA-256 digest in hexadecimal
         ttlMs: 1000,
       });
       t.clock.advance(1500);

@@ -100,8 +100,13 @@ export const toSettlement = (r: Row<Database['settlements']>): Settlement => ({
 /** A digest as the ledger shows it: hexadecimal text (stored as its bytes since migration 0023). */
 export const hexOf = (digest: Buffer | string): string => (typeof digest === 'string' ? digest : digest.toString('hex'));
 
-/** A digest given as hexadecimal text, as it is stored. */
-export const digestBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A SHA-256 digest given as hexadecimal text, as it is stored; anything else is a bug, never stored half-read. */
+export function digestBytes(hex: string): Buffer {
+  if (!SHA256_HEX.test(hex)) throw new Error(`Not a SHA-256 digest in hexadecimal: ${JSON.stringify(hex.slice(0, 80))}`);
+  return Buffer.from(hex, 'hex');
+}
 
 export const toStoredAudit = (r: Row<Database['audit_log']>): StoredAuditRecord => ({
   seq: Number(r.seq),

@@ -8,33 +8,27 @@ import { NO_TENANT_KEY, TENANT_COLUMN, TENANT_KEY_SQL, type TenantKeys } from '.
 
 /** A tenant's key by its public id and back, from what the store learned or, once, from this connection. */
 class SqliteTenantKeys {
-  private byPublic: BetterSqlite3.Statement | undefined;
-  private byKey: BetterSqlite3.Statement | undefined;
+  private readonly lookups = new Map<string, BetterSqlite3.Statement>();
 
   constructor(
     private readonly db: BetterSqlite3.Database,
     private readonly keys: TenantKeys,
   ) {}
 
-  readonly key = (publicId: string): string => {
-    const known = this.keys.key(publicId);
-    if (known !== undefined) return known;
-    this.byPublic ??= this.db.prepare(TENANT_KEY_SQL.key).pluck();
-    const key = this.byPublic.get(publicId) as string | undefined;
-    if (key === undefined) return NO_TENANT_KEY;
-    this.keys.learn(publicId, key);
-    return key;
-  };
+  readonly key = (publicId: string): string =>
+    this.keys.key(publicId) ?? this.load(TENANT_KEY_SQL.key, publicId, (key) => this.keys.learn(publicId, key)) ?? NO_TENANT_KEY;
 
-  readonly publicId = (key: string): string => {
-    const known = this.keys.publicId(key);
-    if (known !== undefined) return known;
-    this.byKey ??= this.db.prepare(TENANT_KEY_SQL.publicId).pluck();
-    const publicId = this.byKey.get(key) as string | undefined;
-    if (publicId === undefined) return key;
-    this.keys.learn(publicId, key);
-    return publicId;
-  };
+  readonly publicId = (key: string): string =>
+    this.keys.publicId(key) ?? this.load(TENANT_KEY_SQL.publicId, key, (publicId) => this.keys.learn(publicId, key)) ?? key;
+
+  /** The one value `sql` finds for `value`, learned once found. */
+  private load(sql: string, value: string, learn: (found: string) => void): string | undefined {
+    let lookup = this.lookups.get(sql);
+    if (!lookup) this.lookups.set(sql, (lookup = this.db.prepare(sql).pluck()));
+    const found = lookup.get(value) as string | undefined;
+    if (found !== undefined) learn(found);
+    return found;
+  }
 }
 
 /** How a statement's rows (or plucked values) come back with the tenant's public id where they carry its key. */
