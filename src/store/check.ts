@@ -8,7 +8,7 @@ import { rowsOf, type Table } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../core/audit.js';
 import { checkReversals, type Tallied } from './checkReversals.js';
-import { publicTenantIds } from './tenantNames.js';
+import { tenantNames } from './tenantNames.js';
 
 /** A tenant's public id by the key its rows hold (tenantNames.ts). */
 type TenantName = (key: unknown) => string;
@@ -354,8 +354,9 @@ export async function checkLedger(db: string): Promise<CheckReport> {
   let tenants: string[];
   try {
     await checkEngine(handle.kysely, handle.target.engine, tallies.engine);
-    tenants = (await handle.kysely.selectFrom('tenants').select('public_id').orderBy('seq').execute()).map((t) => t.public_id);
-    const tenantName = await publicTenantIds(handle.kysely);
+    const names = await tenantNames(handle.kysely);
+    tenants = names.publicIds;
+    const tenantName = names.nameOf;
     const groups = await checkEntries(handle.kysely, tenantName, tallies.balances, tallies['trial balances'], tallies['running balances'], tallies.transactions);
     await checkTransactionsHaveEntries(handle.kysely, tenantName, groups, tallies.transactions);
     await checkReversals(handle.kysely, tenantName, tallies.reversals);

@@ -7,7 +7,7 @@ import { countOf, rowsOf, type Table } from './ledgerTables.js';
 import { ChainVerifier } from '../core/audit.js';
 import { checkStoredRecord } from '../core/usecases/auditLog.js';
 import { toStoredAudit } from './sql/mappers.js';
-import { publicTenantIds } from './tenantNames.js';
+import { tenantNames, type TenantNames } from './tenantNames.js';
 
 export interface CopyProof {
   tenantsVerified: number;
@@ -29,7 +29,7 @@ export async function verifyCounts(k: Kysely<Database>, copied: ReadonlyArray<{ 
  * Every kept balance equals the sum of its entries (debits minus credits), summed with bigint as the entries stream
  * by: memory holds one sum per account and asset, however many entries there are.
  */
-export async function verifyBalances(k: Kysely<Database>): Promise<number> {
+export async function verifyBalances(k: Kysely<Database>, nameOf: TenantNames['nameOf']): Promise<number> {
   const kept = new Map<string, bigint>();
   for await (const batch of rowsOf(k, 'balances', ['tenant_id', 'account_id', 'asset'])) {
     for (const r of batch) kept.set(`${r.tenant_id}|${r.account_id}|${r.asset}`, BigInt(r.balance as string));
@@ -42,10 +42,9 @@ export async function verifyBalances(k: Kysely<Database>): Promise<number> {
       sums.set(slot, (sums.get(slot) ?? 0n) + (r.entry_type === 'DEBIT' ? amount : -amount));
     }
   }
-  const tenantName = await publicTenantIds(k);
   const named = (slot: string) => {
     const [tenant, ...rest] = slot.split('|');
-    return [tenantName(tenant), ...rest].join(' ');
+    return [nameOf(tenant), ...rest].join(' ');
   };
   for (const [slot, sum] of sums) {
     const balance = kept.get(slot);
@@ -61,15 +60,12 @@ export async function verifyBalances(k: Kysely<Database>): Promise<number> {
  * Every tenant's audit chain recomputed from the copied rows, in one pass in commit order, by the rule
  * `ledger audit verify` applies (core/usecases/auditLog.ts): what the copy wrote is what the chain's hashes cover.
  */
-export async function verifyChains(k: Kysely<Database>): Promise<{ tenants: number; records: number }> {
+export async function verifyChains(k: Kysely<Database>, nameOf: TenantNames['nameOf']): Promise<{ tenants: number; records: number }> {
   const verifiers = new Map<string, ChainVerifier>();
-  const tenantName = await publicTenantIds(k);
   let records = 0;
   for await (const batch of rowsOf(k, 'audit_log', ['seq'])) {
     for (const row of batch) {
-      // The chain's hashes cover the tenant's public id; the row holds its key.
-      const tenant = tenantName(row.tenant_id);
-      row.tenant_id = tenant;
+      const tenant = nameOf(row.tenant_id);
       let verifier = verifiers.get(tenant);
       if (!verifier) verifiers.set(tenant, (verifier = new ChainVerifier(true)));
       const broken = checkStoredRecord(verifier, toStoredAudit(row as never));
@@ -83,7 +79,8 @@ export async function verifyChains(k: Kysely<Database>): Promise<{ tenants: numb
 /** The whole proof, in the order of its cost. */
 export async function proveCopy(k: Kysely<Database>, copied: ReadonlyArray<{ table: Table; rows: number }>): Promise<CopyProof> {
   await verifyCounts(k, copied);
-  const balancesVerified = await verifyBalances(k);
-  const chains = await verifyChains(k);
+  const { nameOf } = await tenantNames(k);
+  const balancesVerified = await verifyBalances(k, nameOf);
+  const chains = await verifyChains(k, nameOf);
   return { tenantsVerified: chains.tenants, auditRecordsVerified: chains.records, balancesVerified };
 }

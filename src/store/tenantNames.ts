@@ -3,9 +3,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** Each tenant's public id by its key (one entry a tenant); a key that names no tenant is shown as it is. */
-export async function publicTenantIds(k: Kysely<Database>): Promise<(key: unknown) => string> {
-  const rows = await k.selectFrom('tenants').select(['id', 'public_id']).execute();
+export interface TenantNames {
+  /** Every tenant's public id, oldest first. */
+  publicIds: string[];
+  /** A tenant's public id by the key its rows hold; a key that names no tenant is shown as it is. */
+  nameOf: (key: unknown) => string;
+}
+
+/** The tenants, read once (one entry a tenant). */
+export async function tenantNames(k: Kysely<Database>): Promise<TenantNames> {
+  const rows = await k.selectFrom('tenants').select(['id', 'public_id']).orderBy('seq').execute();
   const byKey = new Map(rows.map((r) => [r.id, r.public_id]));
-  return (key) => byKey.get(String(key)) ?? String(key);
+  return { publicIds: rows.map((r) => r.public_id), nameOf: (key) => byKey.get(String(key)) ?? String(key) };
 }

@@ -1,7 +1,7 @@
 // Migrations 0018 to 0022 (issue 33, part 3) on a ledger written before them: the keyed tables and the idempotency
 // records rebuilt WITHOUT ROWID on SQLite (untouched on PostgreSQL) keep every row as it was, but for the tenant,
-// which every row now names by its key (0020), and the endpoint, by its character (0022); a key used before still
-// finds its record by the tenant's public id and the endpoint's name.
+// which every row now names by its key (0020), the endpoint, by its character (0022), and the hashes, by their bytes
+// (0023); a key used before still finds its record, and an audit chain written before still verifies.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { cli } from '../helpers/server.js';
 import { TEST_ENGINE } from '../helpers/postgres.js';
 import { sqlOn } from '../helpers/sql.js';
 import { ledgerAtMigration } from '../helpers/migrations.js';
+import { auditHash } from '../../src/core/audit.js';
 
 const KEYED = [
   ['transaction_metadata', 'tenant_id, key, value, tx_seq'],
@@ -35,6 +36,16 @@ describe('migrations 0018 to 0022 on a ledger written before them', () => {
     const answer = JSON.stringify({ transactionId: tx });
     const requestHash = 'ab'.repeat(32);
     await sqlOn(db, "INSERT INTO idempotency (tenant_id, endpoint, key, request_hash, status, body, created_at) VALUES (?, 'POST /api/v1/transactions', 'k-1', ?, 201, ?, ?)", [tenant, requestHash, answer, at]);
+    // A chain of two audit records, hashed as the ledger hashes them: carried over the tenant's key (0020) and the
+    // hashes' bytes (0023), it still verifies.
+    const chain: string[] = [];
+    for (const [action, payload] of [['CREATE_TENANT', { tenantId: tenant, name: 'Old' }], ['CREATE_ACCOUNT', { accountId: account }]] as const) {
+      const record = { id: randomUUID(), type: 'HUMAN' as const, action, actorKeyId: 'cli', occurredAt: at, payload, prevHash: chain.at(-1) ?? null };
+      chain.push(auditHash(record));
+      await sqlOn(db, 'INSERT INTO audit_log (tenant_id, id, type, action, actor_key_id, occurred_at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+        tenant, record.id, record.type, action, record.actorKeyId, at, JSON.stringify(payload), record.prevHash, chain.at(-1),
+      ]);
+    }
     const event = randomUUID();
     await sqlOn(db, "INSERT INTO outbox (tenant_id, id, type, payload, created_at) VALUES (?, ?, 'settlement.matched', '{}', ?)", [tenant, event, at]);
     const rowsOf = async () => {
@@ -71,7 +82,11 @@ describe('migrations 0018 to 0022 on a ledger written before them', () => {
     const opened = await openLedger(db, { writer: 'local' });
     try {
       expect(await opened.store.idempotency(tenant!, 'POST /api/v1/transactions', 'k-1')).toMatchObject({ requestHash, status: 201, body: answer });
-      // The carried event is found by its type, and read with its type's name.
+      expect((await opened.store.auditChainPage(tenant!, 0, 10)).map((r) => [r.prevHash, r.hash])).toEqual([[null, chain[0]], [chain[0], chain[1]]]);
+    expect((await sqlOn<{ n: number | string }>(db, 'SELECT length(hash) AS n FROM audit_log')).rows.map((r) => Number(r.n))).toEqual([32, 32]);
+    const verified = await cli(['--db', db, 'audit', 'verify', '--tenant', tenant!]);
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    // The carried event is found by its type, and read with its type's name.
       const found = [];
       for await (const e of opened.store.eventsPage(tenant!, 0, 10, ['settlement.matched'])) found.push(e);
       expect(found).toMatchObject([{ id: event, tenantId: tenant, type: 'settlement.matched', payload: '{}' }]);
