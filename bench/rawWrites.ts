@@ -6,6 +6,7 @@
 // own.
 import { createHash, randomUUID } from 'node:crypto';
 import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
+import { EVENT_TYPES, IDEMPOTENT_ENDPOINTS } from '../src/store/sql/storedNames.js';
 
 export interface RawFigures {
   postings: number;
@@ -32,7 +33,10 @@ export function rawWrites(file: string, publicTenantId: string, accounts: readon
     const insertAudit = db.prepare('INSERT INTO audit_log (tenant_id, id, type, action, actor_key_id, occurred_at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const insertOutbox = db.prepare('INSERT INTO outbox (tenant_id, id, type, payload, created_at, transaction_id) VALUES (?, ?, ?, ?, ?, ?)');
     const balances = new Map<string, bigint>();
-    let prevHash: string | null = null;
+    // Names and digests as the ledger stores them (src/store/sql/storedNames.ts, mappers.ts).
+    const endpoint = IDEMPOTENT_ENDPOINTS.stored('POST /api/v1/transactions');
+    const committed = EVENT_TYPES.stored('transaction.committed');
+    let prevHash: Buffer | null = null;
     const details = ''; // a fiat line's details are in its view (src/store/sql/mappers.ts, storedDetails)
     const write = (k: number) => {
       const id = randomUUID();
@@ -52,12 +56,12 @@ export function rawWrites(file: string, publicTenantId: string, accounts: readon
       for (const l of lines) insertEntry.run(tenantId, id, l.accountId, l.lineNo, l.lineNo === 0 ? 'DEBIT' : 'CREDIT', 'USD', '1234', details, at, l.balance.toString(), l.view);
       for (const l of lines) setBalance.run(tenantId, l.accountId, 'USD', l.balance.toString());
       const key = `raw-${k}`;
-      insertIdempotency.run(tenantId, 'POST /api/v1/transactions', key, createHash('sha256').update(document).digest('hex'), JSON.stringify({ transactionId: id }), at);
+      insertIdempotency.run(tenantId, endpoint, key, createHash('sha256').update(document).digest(), JSON.stringify({ transactionId: id }), at);
       const payload = JSON.stringify({ transactionId: id, lineCount: 2, idempotencyKey: key });
-      const hash = createHash('sha256').update(`${prevHash ?? ''}|${at}|POST_TRANSACTION|${payload}`).digest('hex');
+      const hash = createHash('sha256').update(`${prevHash?.toString('hex') ?? ''}|${at}|POST_TRANSACTION|${payload}`).digest();
       insertAudit.run(tenantId, randomUUID(), 'HUMAN', 'POST_TRANSACTION', 'bench', at, payload, prevHash, hash);
       prevHash = hash;
-      insertOutbox.run(tenantId, randomUUID(), 'transaction.committed', '{}', at, id);
+      insertOutbox.run(tenantId, randomUUID(), committed, '{}', at, id);
     };
     const groupOf = db.transaction((from: number, to: number) => {
       for (let k = from; k < to; k++) write(k);

@@ -3,6 +3,7 @@
 // gathers them under load), BENCH_POSTINGS in all (default 4,000). Prints the CPU per posting of the whole path, the
 // time of each statement per posting, the commit's own CPU, and the WAL pages each commit writes (every page a
 // posting's rows and index entries touch is written whole at its commit, and costs the commit's CPU).
+// BENCH_RAW_STATEMENTS=1 prints the raw writes' statements the same way, beside the ledger's.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -103,7 +104,10 @@ try {
     const rawAccounts: string[] = [];
     for (let i = 0; i < ACCOUNTS; i++) rawAccounts.push((await fresh.ledger.createAccount(rawTenant, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
     await fresh.close();
+    timings.clear();
     const raw = rawWrites(rawFile, rawTenant, rawAccounts, POSTINGS, group);
+    if (process.env.BENCH_RAW_STATEMENTS) console.log(`\nthe raw writes' statements, groups of ${group}:\n\n| µs per posting | calls per posting | statement |\n|---:|---:|---|`);
+    if (process.env.BENCH_RAW_STATEMENTS) for (const [key, t] of [...timings].sort((a, b) => Number(b[1].ns - a[1].ns))) console.log(`| ${per(Number(t.ns) / 1e3)} | ${(t.calls / POSTINGS).toFixed(2)} | \`${key}\` |`);
     console.log(`| raw writes (bench/rawWrites.ts) | ${group} | ${raw.cpuUsPerPosting.toFixed(1)} | ${Math.round(1e6 / raw.wallUsPerPosting)} |`);
     if (group === GROUP) console.log(`\nthe ledger's path: ${(ledgerUs / raw.cpuUsPerPosting).toFixed(2)}x the raw writes' CPU at groups of ${GROUP}`);
   }
