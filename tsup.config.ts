@@ -10,8 +10,8 @@ import { defineConfig } from 'tsup';
  */
 const BUNDLED = ['kysely', 'h3', 'srvx', 'valibot', '@valibot/to-json-schema', 'decimal.js', 'commander', 'cli-table3', 'uuid', 'ipaddr.js', '@inquirer/prompts', 'pg', 'pg-cursor'];
 
-// ESM bundles for the CLI and the store's threads.
-export default defineConfig({
+// ESM bundles for the CLI and the store's threads; and the console's script and stylesheet, for the browser.
+export default defineConfig([{
   // The writer and checkpoint threads are entries of their own: the server starts them as workers from dist/.
   entry: {
     cli: 'src/cli/main.ts',
@@ -22,7 +22,8 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   outDir: 'dist',
-  clean: true,
+  // dist/console is the console's build's own (below); the two builds run side by side.
+  clean: ['!console/**'],
   sourcemap: true,
   // Chunks: a command loads the server, the workers and the chain watchers only when it runs them (`ledger serve`,
   // `watch`, `webhooks send`); the others start without them.
@@ -31,4 +32,25 @@ export default defineConfig({
   external: ['pg-native'],
   // The CommonJS among them (commander, cli-table3, pg, ipaddr.js) call require(), which an ES module lacks.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-});
+},
+{
+  // The console (src/console, served at /console by src/server/console.ts): one script and one stylesheet with
+  // everything they use inside, minified; nothing is loaded from anywhere else.
+  entry: { app: 'src/console/main.tsx' },
+  format: ['esm'],
+  platform: 'browser',
+  target: 'es2022',
+  outDir: 'dist/console',
+  clean: true,
+  minify: true,
+  splitting: false,
+  sourcemap: false,
+  noExternal: [/.*/],
+  tsconfig: 'src/console/tsconfig.json',
+  outExtension: () => ({ js: '.js' }),
+  esbuildOptions(options) {
+    options.jsx = 'automatic';
+    options.jsxImportSource = 'preact';
+    options.legalComments = 'none';
+  },
+}]);

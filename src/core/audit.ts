@@ -1,7 +1,9 @@
 // The audit log: append-only, hash-chained per tenant. Each record's hash covers its fields and the hash before it.
 import { createHash } from 'node:crypto';
 import type { IdGenerator, StoredAuditRecord, WriteTx } from './ports.js';
-import { JsonNumber } from './json.js';
+import { auditedText, ChainWalk, type ChainBreak } from './auditChain.js';
+
+export { auditedText, canonicalJson, type ChainBreak } from './auditChain.js';
 
 export const auditActions = [
   'CREATE_TENANT',
@@ -59,32 +61,8 @@ export const CLI_ACTOR_ID = 'cli';
 /** The actor of what the service does by itself, such as expiring a settlement. */
 export const SYSTEM_ACTOR: Actor = { type: 'HUMAN', keyId: 'system' };
 
-/** JSON with object keys sorted at every depth, so the same record always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  // A number read back losslessly (verification) is written as it was: the same text JSON.stringify gave it.
-  if (value instanceof JsonNumber) return value.text;
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
-
-/**
- * The text a record's hash covers: canonicalJson of its fields, with the record's own keys written out in their sorted
- * order (the same text, test/unit/audit.test.ts checks it for any record; a third of the cost, paid on every write).
- */
-export function auditedText(record: Omit<AuditRecord, 'hash'>): string {
-  const { id, type, action, actorKeyId, occurredAt, payload, prevHash } = record;
-  const fields = { id, type, action, actorKeyId, occurredAt, payload, prevHash };
-  // A field left out (never, typed as they are) is left out of the text, as canonicalJson leaves it.
-  if ((Object.values(fields) as unknown[]).includes(undefined)) return canonicalJson(fields);
-  const q = JSON.stringify;
-  return `{"action":${q(action)},"actorKeyId":${q(actorKeyId)},"id":${q(id)},"occurredAt":${q(occurredAt)},"payload":${canonicalJson(payload)},"prevHash":${q(prevHash)},"type":${q(type)}}`;
-}
-
-export const auditHash = (record: Omit<AuditRecord, 'hash'>): string => createHash('sha256').update(auditedText(record)).digest('hex');
+export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+export const auditHash = (record: Omit<AuditRecord, 'hash'>): string => sha256Hex(auditedText(record));
 
 export async function appendAudit(
   tx: WriteTx,
@@ -106,44 +84,10 @@ export const auditLine = (r: StoredAuditRecord): string =>
   `"actorKeyId":${JSON.stringify(r.actorKeyId)},"occurredAt":${JSON.stringify(r.occurredAt)},"payload":${r.payloadJson},` +
   `"hash":${JSON.stringify(r.hash)},"prevHash":${JSON.stringify(r.prevHash)}}\n`;
 
-/** Where a chain stops holding: the record at a position (1-based, in commit order) and what is wrong with it. */
-export interface ChainBreak {
-  position: number;
-  id: string;
-  reason: string;
-}
-
-/**
- * Walks records in commit order and names the first one that was changed, or that does not follow the one before it
- * (a record removed or the order changed). `fromStart`: the first record must open the tenant's chain (prevHash null);
- * an export of a time window starts wherever the window does.
- */
-export class ChainVerifier {
-  private previousHash: string | null = null;
-  private seen = 0;
-
-  constructor(private readonly fromStart: boolean) {}
-
-  get count(): number {
-    return this.seen;
-  }
-
-  /** A record that cannot be read as one (its text was edited into something else). */
-  unreadable(id: string): ChainBreak {
-    return { position: ++this.seen, id, reason: 'was changed: it can no longer be read as an audit record' };
-  }
-
+/** Walks records in commit order, each hashed here (the console's walk hashes with Web Crypto: core/auditChain.ts). */
+export class ChainVerifier extends ChainWalk {
   check(record: Omit<AuditRecord, 'action'> & { action: string }): ChainBreak | null {
-    const position = ++this.seen;
-    const at = (reason: string): ChainBreak => ({ position, id: record.id, reason });
-    if (position > 1 || this.fromStart) {
-      if (record.prevHash !== (position === 1 ? null : this.previousHash)) {
-        return at('does not follow the record before it: a record was removed before it, or the order was changed');
-      }
-    }
-    if (auditHash(record as AuditRecord) !== record.hash) return at('was changed: its hash does not match its content');
-    this.previousHash = record.hash;
-    return null;
+    return this.follows(record, auditHash(record as AuditRecord));
   }
 }
 

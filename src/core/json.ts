@@ -1,12 +1,11 @@
 // JSON text in and out without losing a digit: numbers arrive as JsonNumber and leave as their exact text.
-import { randomBytes } from 'node:crypto';
 import { invalid, type ErrorDetail } from './errors.js';
 import { JSON_DEPTH_MAX } from './limits.js';
 import { keyInPath, textProblem } from './text.js';
 
 // Serialization uses the native JSON.stringify (fast) and writes each JsonNumber as a marked string, then replaces the
 // marks with the bare digits. The mark carries a random nonce of this process, so no input string can forge one.
-const MARK = `\u0000${randomBytes(12).toString('hex')}:`;
+const MARK = `\u0000${Array.from(globalThis.crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}:`;
 const marked = new RegExp(`"${MARK.replace('\u0000', '\\\\u0000')}(?:#(\\d+)|(-?[0-9.eE+-]+))"`, 'g');
 
 /** Raw JSON parts collected while one toJsonText call runs (it is synchronous). */

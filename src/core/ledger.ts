@@ -52,6 +52,7 @@ export class Ledger {
   authenticate = (...a: Tail<typeof apiKeys.authenticate>) => apiKeys.authenticate(this.deps, ...a);
   createApiKey = (...a: Tail<typeof apiKeys.createApiKey>) => apiKeys.createApiKey(this.deps, ...a);
   listApiKeys = (...a: Tail<typeof apiKeys.listApiKeys>) => apiKeys.listApiKeys(this.deps, ...a);
+  currentApiKey = (...a: Tail<typeof apiKeys.currentApiKey>) => apiKeys.currentApiKey(this.deps, ...a);
   revokeApiKey = (...a: Tail<typeof apiKeys.revokeApiKey>) => apiKeys.revokeApiKey(this.deps, ...a);
   createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
   getAccount = (...a: Tail<typeof accounts.getAccount>) => accounts.getAccount(this.deps, ...a);

@@ -6,7 +6,7 @@ import { invalid, LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { errorResponse, type Logger } from './errors.js';
-import { isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type RouteContext, type ServerSettings } from './route.js';
+import { ANY_KEY, isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type RouteContext, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
 import { respond } from './respond.js';
@@ -27,6 +27,7 @@ import { Turns } from './turns.js';
 import { LARGE_BODIES_IN_FLIGHT_MAX } from '../core/limits.js';
 import { openApiDocument } from './openapi.js';
 import { docsPage, type DocumentLike } from './docs.js';
+import { mountConsole } from './console.js';
 import { VERSION } from '../version.js';
 
 export const apiRoutes: Route[] = [
@@ -181,7 +182,7 @@ class Answering {
     return this.ledger.authenticate(token).then((principal) => {
       // Before any other work, the scope check included: a refused request still counts.
       this.settings.rateLimiter?.take(principal.keyId);
-      this.ledger.requireScope(principal, scope);
+      if (scope !== ANY_KEY) this.ledger.requireScope(principal, scope);
       return this.withBody(event, principal, token ?? '');
     });
   }
@@ -259,6 +260,7 @@ export function createApp(ledger: Ledger, given: Omit<ServerSettings, 'largeBodi
     // HEAD on every GET route: the same status and headers, no body.
     if (route.method === 'GET') app.on('HEAD', route.path, handler);
   }
+  if (settings.console !== false) mountConsole(app, (error) => errorResponse(error, log));
   const patterns = allRoutes.map((route) => ({ route, pattern: patternOf(route.path) }));
   app.all('/**', (event) => {
     const allowed = patterns.filter((p) => p.pattern.test(event.url.pathname)).flatMap((p) => (p.route.method === 'GET' ? ['GET', 'HEAD'] : [p.route.method]));

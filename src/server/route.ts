@@ -21,6 +21,9 @@ import type { RateLimiter } from './rateLimit.js';
 import type { ResponseName } from '../core/responses.js';
 import type { EventStreams } from './eventStreams.js';
 
+/** A route's scope when any live key may call it (its own key's description: GET /api/v1/api-keys/current). */
+export const ANY_KEY = 'any key';
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Reply {
@@ -47,6 +50,8 @@ export interface ServerSettings {
   rateLimiter?: RateLimiter;
   /** Turns that requests with large bodies take on this thread (server/turns.ts). */
   largeBodies: Turns;
+  /** Whether /console is served (server/console.ts); it is unless turned off (`--no-console`). */
+  console?: boolean;
 }
 
 export interface RouteContext<Q, B> {
@@ -75,8 +80,8 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   /** h3 path pattern, e.g. /api/v1/accounts/:accountId */
   path: string;
   summary: string;
-  /** Omitted only for public routes (health, the OpenAPI document). */
-  scope?: Scope;
+  /** Omitted only for public routes (health, the OpenAPI document); ANY_KEY: any live key, whatever its scopes. */
+  scope?: Scope | typeof ANY_KEY;
   /** What a path id that is not a UUID answers: 400 where the spec lists it, else 404 (it names nothing). */
   badIdStatus?: 400 | 404;
   query?: QS;

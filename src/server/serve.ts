@@ -59,6 +59,8 @@ export interface ServeOptions extends WorkerSettings {
   maxConnectionsPerClient?: number;
   /** Event streams one tenant may hold open at once (`--max-streams-per-tenant`). */
   maxStreamsPerTenant?: number;
+  /** Serve the console at /console (default true; `--no-console`, LEDGER_CONSOLE=0). */
+  console?: boolean;
   /** Tests: an event stream's heartbeat, and how long a client may take nothing before it is dropped. */
   eventStream?: { heartbeatMs?: number; stallMs?: number };
 }
@@ -121,7 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const maxConnections = options.maxConnections ?? MAX_CONNECTIONS_DEFAULT;
   const caps = streamCapsFor({ maxConnections, maxConnectionsPerClient: options.maxConnectionsPerClient, maxStreamsPerTenant: options.maxStreamsPerTenant });
   const eventStreams = new EventStreams(ledger, options.log, { ...options.eventStream, caps });
-  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter, eventStreams }, options.log, inFlight);
+  const app = createApp(ledger, { urlPolicy: urlPolicyOf(options.webhooks), bodyIdleTimeoutMs, rateLimiter, eventStreams, console: options.console ?? true }, options.log, inFlight);
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const settings: HttpServerOptions = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_DEFAULT_MS,

@@ -92,6 +92,32 @@ describe('API keys', () => {
     expectError(await client(t.url, created.body.rawKey).get('/api/v1/accounts'), 401, 'UNAUTHENTICATED');
   });
 
+  it('GET /api-keys/current describes the key the request is made with, whatever its scopes', async () => {
+    const made = await admin.post('/api/v1/api-keys', { scopes: ['WEBHOOK_MANAGE'] });
+    const own = client(t.url, made.body.rawKey);
+    const res = await own.get('/api/v1/api-keys/current');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ id: made.body.id, prefix: made.body.prefix, scopes: ['WEBHOOK_MANAGE'], createdAt: made.body.createdAt, revokedAt: null });
+    // As the listing shows it, never its raw value or hash.
+    expect(res.text).not.toContain(made.body.rawKey);
+    const admins = await admin.get('/api/v1/api-keys/current');
+    expect(admins.body.id).toBe(t.tenant.apiKey.id);
+    expect(admins.body.scopes).toEqual(['ADMIN']);
+    expect((await admin.request('HEAD', '/api/v1/api-keys/current')).status).toBe(200);
+  });
+
+  it('GET /api-keys/current is 401 without a key, with a malformed one, and once the key is revoked', async () => {
+    expectError(await client(t.url).get('/api/v1/api-keys/current'), 401, 'UNAUTHENTICATED');
+    expectError(await client(t.url, 'sk_live_nope').get('/api/v1/api-keys/current'), 401, 'UNAUTHENTICATED');
+    const made = await admin.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
+    const own = client(t.url, made.body.rawKey);
+    expect((await own.get('/api/v1/api-keys/current')).status).toBe(200);
+    expect((await admin.del(`/api/v1/api-keys/${made.body.id}`)).status).toBe(204);
+    expectError(await own.get('/api/v1/api-keys/current'), 401, 'UNAUTHENTICATED');
+    // The path names no key to delete: a DELETE there is a request about a key id that is not one.
+    expectError(await admin.del('/api/v1/api-keys/current'), 404, 'NOT_FOUND');
+  });
+
   it('DELETE of an unknown id is 404', async () => {
     expectError(await admin.del(`/api/v1/api-keys/${randomUUID()}`), 404, 'NOT_FOUND');
   });

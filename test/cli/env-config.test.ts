@@ -101,6 +101,7 @@ describe('serve configured through the environment', () => {
     ['LEDGER_BODY_TIMEOUT_SECONDS', '0'],
     ['LEDGER_RATE_LIMIT', 'fast'],
     ['LEDGER_PORT', '70000'],
+    ['LEDGER_CONSOLE', 'maybe'],
   ])('%s=%s is refused with exit 2, naming the option', async (name, value) => {
     const run = name.startsWith('--') ? await cli(['--db', db, 'serve', '--port', '0', name, value]) : await cli(['--db', db, 'serve', ...(name === 'LEDGER_PORT' ? [] : ['--port', '0'])], { [name]: value });
     expect(run.code, run.stderr).toBe(2);
@@ -112,6 +113,30 @@ describe('serve configured through the environment', () => {
   it.each([['1'], [String(SETTLEMENT_TTL_MAX_SECONDS)]])('--settlement-ttl %s, a bound, is accepted', async (ttl) => {
     const served = await spawnServe(db, ['--settlement-ttl', ttl]);
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+  });
+
+  it('serves the console at /console unless --no-console or LEDGER_CONSOLE=0 turns it off: then 404', async () => {
+    const on = await spawnServe(db);
+    const page = await fetch(`${on.url}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect((await fetch(`${on.url}/console/app.js`)).status).toBe(200);
+    // One server a file: each stopped before the next starts.
+    on.kill();
+    await on.exited;
+    for (const [args, env] of [[['--no-console'], {}], [[], { LEDGER_CONSOLE: '0' }]] as const) {
+      const off = await spawnServe(db, [...args], { env });
+      for (const path of ['/console', '/console/app.js', '/console/app.css']) {
+        const res = await fetch(`${off.url}${path}`);
+        expect(res.status, path).toBe(404);
+        expect(((await res.json()) as { code: string }).code).toBe('NOT_FOUND');
+      }
+      // The API is served all the same.
+      expect((await fetch(`${off.url}/healthz`)).status).toBe(200);
+      off.kill();
+      await off.exited;
+    }
   });
 
   it('LEDGER_RATE_LIMIT limits each key: a burst past it is 429 RATE_LIMITED with Retry-After', async () => {

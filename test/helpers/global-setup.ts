@@ -20,9 +20,9 @@ function newest(path: string): number {
   return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
 }
 
-/** The oldest of the outputs the tests use (the CLI and the store's threads), or 0 when one is missing. */
+/** The oldest of the outputs the tests use (the CLI, the store's threads, the console's script), or 0 when one is missing. */
 function oldestOutput(dist: string): number {
-  const outputs = ['cli', ...STORE_THREADS];
+  const outputs = ['cli', ...STORE_THREADS, 'console/app'];
   return Math.min(...outputs.map((name) => statSync(join(dist, `${name}.js`), { throwIfNoEntry: false })?.mtimeMs ?? 0));
 }
 

@@ -7,8 +7,8 @@ import { action, withLedger } from '../common.js';
 import { auditExportQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
-import { parseJsonObject } from '../../core/json.js';
-import { ChainVerifier, type AuditRecord, type ChainBreak } from '../../core/audit.js';
+import { ChainWalk, walkLine } from '../../core/auditChain.js';
+import { sha256Hex } from '../../core/audit.js';
 import type { ChainReport } from '../../core/usecases/auditLog.js';
 
 interface ExportOptions {
@@ -32,26 +32,13 @@ async function writeExport(chunks: AsyncIterable<string>): Promise<void> {
   if (progress) process.stderr.write(`\rexported ${records.toLocaleString('en-US')} records\n`);
 }
 
-const isRecord = (value: Record<string, unknown>): boolean =>
-  ['id', 'type', 'action', 'actorKeyId', 'occurredAt', 'hash'].every((k) => typeof value[k] === 'string') &&
-  (value.prevHash === null || typeof value.prevHash === 'string') &&
-  value.payload !== null &&
-  typeof value.payload === 'object' &&
-  !Array.isArray(value.payload);
-
 /** Checks an export file line by line; a window of the log starts its chain wherever the window does. */
 async function verifyFile(path: string): Promise<ChainReport> {
-  const verifier = new ChainVerifier(false);
+  const verifier = new ChainWalk(false);
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    let broken: ChainBreak | null;
-    try {
-      const value = parseJsonObject(line);
-      broken = isRecord(value) ? verifier.check(value as unknown as AuditRecord) : verifier.unreadable(String(value.id ?? '(no id)'));
-    } catch {
-      broken = verifier.unreadable('(unreadable line)');
-    }
+    const broken = await walkLine(verifier, line, sha256Hex);
     if (broken) {
       lines.close();
       return { ok: false, count: verifier.count, ...broken };

@@ -8,13 +8,10 @@ import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
 import type { Ledger } from '../../core/ledger.js';
+import { TOTAL_ROW_NAME, trialBalanceCsvRows } from '../../core/trialBalanceCsv.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
-
-/** The CSV's columns: an item's fields; a total's row has no account and is named TOTAL. */
-export const TRIAL_BALANCE_CSV_COLUMNS = ['accountId', 'name', 'type', 'normalBalance', 'asset', 'debit', 'credit'] as const;
-export const TOTAL_ROW_NAME = 'TOTAL';
 
 type Report = Awaited<ReturnType<Ledger['reports']['trialBalance']>>;
 
@@ -56,12 +53,10 @@ export function registerReports(program: Command): void {
 
 async function print(report: Report, format: Format): Promise<void> {
   if (format === 'json') return printJson(report);
-  const itemRows = report.items.map((i) => [i.accountId, i.name, i.type, i.normalBalance, i.asset, String(i.debit), String(i.credit)]);
-  const totalRows = report.totals.map((t) => ['', TOTAL_ROW_NAME, '', '', t.asset, String(t.debit), String(t.credit)]);
   if (format === 'csv') {
     // Loaded here: no other command needs it.
     const { stringify } = await import('csv-stringify/sync');
-    process.stdout.write(stringify([[...TRIAL_BALANCE_CSV_COLUMNS], ...itemRows, ...totalRows]));
+    process.stdout.write(stringify(trialBalanceCsvRows(report)));
     return;
   }
   const head = report.auditHead ? `audit record ${report.auditHead.id} (hash ${report.auditHead.hash}, ${report.auditHead.occurredAt})` : 'no audit record yet';

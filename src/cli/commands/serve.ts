@@ -80,6 +80,14 @@ function parsePort(value: string): number {
   return Number(value);
 }
 
+/** LEDGER_CONSOLE: unset or 1 serves the console, 0 does not (true/false, on/off, yes/no read the same). */
+export function consoleFromEnv(value: string | undefined): boolean {
+  const v = (value ?? '').trim().toLowerCase();
+  if (['', '1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  throw invalid(`Invalid LEDGER_CONSOLE: ${JSON.stringify(value)}; use 1 to serve the console or 0 not to.`, [{ path: 'LEDGER_CONSOLE', message: 'must be 0 or 1' }]);
+}
+
 interface ServeFlags {
   host: string;
   port: string;
@@ -87,6 +95,7 @@ interface ServeFlags {
   bodyTimeout: string;
   rateLimit?: string;
   workers: string | false;
+  console: boolean;
   tlsCert?: string;
   tlsKey?: string;
   headersTimeout: string;
@@ -123,6 +132,7 @@ export function registerServe(program: Command): void {
       `what runs beside the API: all, none, or a comma-separated list of ${WORKER_NAMES.join(', ')} (LEDGER_WORKERS)`,
       process.env.LEDGER_WORKERS ?? 'all',
     )
+    .option('--no-console', 'do not serve the console at /console (LEDGER_CONSOLE=0)')
     .option('--no-workers', 'the API alone, no worker (the same as --workers none)')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain), read again on SIGHUP (LEDGER_TLS_CERT)', process.env.LEDGER_TLS_CERT)
     .option('--tls-key <file>', 'the PEM private key of --tls-cert (LEDGER_TLS_KEY)', process.env.LEDGER_TLS_KEY)
@@ -177,6 +187,7 @@ export function registerServe(program: Command): void {
           webhooks: webhookSettingsOf(options),
           chains: chainSettingsOf(options),
           workers: parseWorkers(options.workers),
+          console: options.console && consoleFromEnv(process.env.LEDGER_CONSOLE),
           eventRetentionDays:
             options.eventRetention === undefined || options.eventRetention === ''
               ? undefined

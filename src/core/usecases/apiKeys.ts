@@ -56,6 +56,14 @@ export const createApiKey = (deps: Deps, tenantId: string, scopes: Scope[], acto
 
 export const listApiKeys = async (deps: Deps, tenantId: string) => (await deps.store.apiKeys(tenantId)).map(apiKeyListView);
 
+/** The key the request was made with, as the listing shows it: what a client (the console) may offer its holder. */
+export async function currentApiKey(deps: Deps, principal: Principal) {
+  const key = await deps.store.apiKey(principal.tenantId, principal.keyId);
+  // Revoked between authentication and this read: as a request after it would be.
+  if (!key || key.revokedAt !== null) throw unauthenticated('The API key is unknown or revoked.');
+  return apiKeyListView(key);
+}
+
 export const revokeApiKey = (deps: Deps, tenantId: string, keyId: string, actor: Actor) =>
   deps.writer.run('revokeApiKey', { tenantId, keyId, actor });
 

@@ -1,6 +1,6 @@
-// API keys of the caller's tenant (ADMIN).
+// API keys of the caller's tenant (ADMIN), and the caller's own key (any key).
 import { createApiKeyBody } from '../../core/schemas.js';
-import { defineRoute } from '../route.js';
+import { ANY_KEY, defineRoute } from '../route.js';
 
 export const apiKeyRoutes = [
   defineRoute({
@@ -24,6 +24,15 @@ export const apiKeyRoutes = [
     scope: 'ADMIN',
     responses: { 200: { description: 'The tenant\'s keys, newest first', schema: 'ApiKeys' }, 401: 'Unauthenticated', 403: 'Forbidden' },
     handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listApiKeys(principal.tenantId) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/api-keys/current',
+    summary: 'The key this request is made with: its id, prefix and scopes (any live key may read its own)',
+    operationId: 'getCurrentApiKey',
+    scope: ANY_KEY,
+    responses: { 200: { description: 'The key, as the listing shows it', schema: 'ApiKey' }, 401: 'Unauthenticated' },
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.currentApiKey(principal) }),
   }),
   defineRoute({
     method: 'DELETE',

@@ -1,0 +1,393 @@
+// Accounts: the list (filtered by type, currency and metadata; each with its balance) and an account's page (its
+// balance, pending and available amounts, on-chain balances, limits, balance history and entries).
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { amountText, withQuery, type Api } from '../api.js';
+import { BalanceChart } from '../chart.js';
+import { ACCOUNT_TYPES, FIAT_CURRENCIES, HISTORY_INTERVALS } from '../enums.js';
+import { href } from '../route.js';
+import { Amount, Empty, ErrorNote, Loading, NeedsScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { MetadataFields, metadataQuery, type MetadataPair } from './metadata.js';
+import { assetOf, Monetary, type Line } from './lines.js';
+
+interface Account {
+  id: string;
+  name: string;
+  description: string | null;
+  currency: string;
+  type: string;
+  normalBalance: string;
+  createdAt: string;
+  metadata: Record<string, string>;
+}
+
+interface Balance {
+  currency: string;
+  amount: unknown;
+  pending: unknown;
+  available: unknown;
+  normalBalance: string;
+  computedAt: string;
+  onChainBalances: Array<{ token: string; amount: unknown; pending: unknown; available: unknown }>;
+}
+
+const balanceOf = (api: Api, id: string, signal?: AbortSignal) => api.json<Balance>(`/api/v1/accounts/${id}/balance`, { signal });
+
+export function AccountsPage() {
+  return (
+    <>
+      <h1>Accounts</h1>
+      <NeedsScope scope="ACCOUNTS_READ" to="to list accounts">
+        <AccountList />
+      </NeedsScope>
+    </>
+  );
+}
+
+function AccountList() {
+  const { api } = useSigned();
+  const [type, setType] = useState('');
+  const [currency, setCurrency] = useState('');
+  const [metadataForm, setMetadataForm] = useState<MetadataPair>({ key: '', value: '' });
+  const [metadata, setMetadata] = useState<MetadataPair>(metadataForm);
+  const paged = usePaged<Account>(
+    (cursor, signal) => api.json(withQuery('/api/v1/accounts', { type, currency, ...metadataQuery(metadata), cursor }), { signal }),
+    [type, currency, metadata.key, metadata.value],
+  );
+  const filtered = type !== '' || currency !== '' || metadata.key.trim() !== '';
+  return (
+    <>
+      <form
+        class="filters"
+        aria-label="Filter accounts"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setMetadata(metadataForm);
+        }}
+      >
+        <label>
+          Type
+          <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
+            <option value="">All</option>
+            {ACCOUNT_TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Currency
+          <select value={currency} onChange={(e) => setCurrency(e.currentTarget.value)}>
+            <option value="">All</option>
+            {FIAT_CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <MetadataFields pair={metadataForm} onChange={setMetadataForm} />
+        <button type="submit">Filter</button>
+      </form>
+      {!paged.loading && !paged.error && paged.items.length === 0 ? (
+        <Empty>
+          {filtered ? (
+            'No account matches these filters.'
+          ) : (
+            <>
+              No accounts yet: create one with <code>POST /api/v1/accounts</code> or <code>ledger accounts create</code>.
+            </>
+          )}
+        </Empty>
+      ) : (
+        <Table caption="Accounts" head={['Name', 'Type', 'Currency', 'Balance']} numeric={[3]}>
+          {paged.items.map((a) => (
+            <tr key={a.id}>
+              <td>
+                <a href={href('accounts', a.id)}>{a.name}</a>
+              </td>
+              <td>{a.type}</td>
+              <td>{a.currency}</td>
+              <td class="num">
+                <RowBalance id={a.id} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <PagedFooter paged={paged} noun="accounts" />
+    </>
+  );
+}
+
+function RowBalance({ id }: { id: string }) {
+  const { api } = useSigned();
+  const balance = useLoad((signal) => balanceOf(api, id, signal), [id]);
+  if (balance.error) return <span class="none">unavailable</span>;
+  if (!balance.data) return <span class="none">…</span>;
+  return <Amount value={balance.data.amount} asset={balance.data.currency} />;
+}
+
+export function AccountPage({ id }: { id: string }) {
+  const { api } = useSigned();
+  const account = useLoad((signal) => api.json<Account>(`/api/v1/accounts/${id}`, { signal }), [id]);
+  if (account.error) {
+    return (
+      <>
+        <h1>Account</h1>
+        <NeedsScope scope="ACCOUNTS_READ" to="to read accounts">
+          <ErrorNote error={account.error} />
+        </NeedsScope>
+      </>
+    );
+  }
+  if (!account.data) return <Loading what="Loading the account" />;
+  const a = account.data;
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href('accounts')}>Accounts</a>
+      </p>
+      <h1>{a.name}</h1>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{a.id}</code>
+        </dd>
+        <dt>Type</dt>
+        <dd>
+          {a.type} (normal balance {a.normalBalance})
+        </dd>
+        <dt>Currency</dt>
+        <dd>{a.currency}</dd>
+        {a.description && (
+          <>
+            <dt>Description</dt>
+            <dd>{a.description}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>
+          <Time at={a.createdAt} />
+        </dd>
+        {Object.entries(a.metadata ?? {}).map(([k, v]) => (
+          <Fragment key={k}>
+            <dt>
+              Metadata <code>{k}</code>
+            </dt>
+            <dd>{v}</dd>
+          </Fragment>
+        ))}
+      </dl>
+      <BalanceSection id={id} />
+      <LimitsSection id={id} />
+      <HistorySection account={a} />
+      <EntriesSection id={id} />
+    </>
+  );
+}
+
+function BalanceSection({ id }: { id: string }) {
+  const { api } = useSigned();
+  const balance = useLoad((signal) => balanceOf(api, id, signal), [id]);
+  return (
+    <section aria-labelledby="balance-heading">
+      <h2 id="balance-heading">Balance</h2>
+      <ErrorNote error={balance.error} />
+      {balance.loading && !balance.data && <Loading what="Loading the balance" />}
+      {balance.data && (
+        <>
+          <dl class="facts amounts">
+            <dt>Balance</dt>
+            <dd>
+              <Amount value={balance.data.amount} asset={balance.data.currency} />
+            </dd>
+            <dt>Pending</dt>
+            <dd>
+              <Amount value={balance.data.pending} asset={balance.data.currency} />
+            </dd>
+            <dt>Available</dt>
+            <dd>
+              <Amount value={balance.data.available} asset={balance.data.currency} />
+            </dd>
+            <dt>Computed</dt>
+            <dd>
+              <Time at={balance.data.computedAt} />
+            </dd>
+          </dl>
+          {balance.data.onChainBalances.length === 0 ? (
+            <Empty>No on-chain balances.</Empty>
+          ) : (
+            <Table caption="On-chain balances" head={['Token', 'Balance', 'Pending', 'Available']} numeric={[1, 2, 3]}>
+              {balance.data.onChainBalances.map((b) => (
+                <tr key={b.token}>
+                  <td>{b.token}</td>
+                  <td class="num">
+                    <Amount value={b.amount} />
+                  </td>
+                  <td class="num">
+                    <Amount value={b.pending} />
+                  </td>
+                  <td class="num">
+                    <Amount value={b.available} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function LimitsSection({ id }: { id: string }) {
+  const { api } = useSigned();
+  const limits = useLoad((signal) => api.json<{ limits: Array<{ asset: string; min: string | null; max: string | null }> }>(`/api/v1/accounts/${id}/limits`, { signal }), [id]);
+  return (
+    <section aria-labelledby="limits-heading">
+      <h2 id="limits-heading">Limits</h2>
+      <ErrorNote error={limits.error} />
+      {limits.loading && !limits.data && <Loading what="Loading the limits" />}
+      {limits.data &&
+        (limits.data.limits.length === 0 ? (
+          <Empty>
+            No limits: the balance may go anywhere. Set them with <code>PUT /api/v1/accounts/{'{id}'}/limits</code>.
+          </Empty>
+        ) : (
+          <Table caption="Limits" head={['Asset', 'Minimum', 'Maximum']} numeric={[1, 2]}>
+            {limits.data.limits.map((l) => (
+              <tr key={l.asset}>
+                <td>{l.asset}</td>
+                <td class="num">{l.min === null ? <span class="none">none</span> : <Amount value={l.min} />}</td>
+                <td class="num">{l.max === null ? <span class="none">none</span> : <Amount value={l.max} />}</td>
+              </tr>
+            ))}
+          </Table>
+        ))}
+    </section>
+  );
+}
+
+const DAY_MS = 86_400_000;
+const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The end of a day (the next one's first instant, UTC): the history's last point is the balance after the whole day. */
+const endOfDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString();
+
+interface History {
+  currency: string;
+  interval: string;
+  points: Array<{ at: string; amount: unknown }>;
+}
+
+function HistorySection({ account }: { account: Account }) {
+  const { api } = useSigned();
+  const [range, setRange] = useState(() => ({ from: dateOf(Date.now() - 30 * DAY_MS), to: dateOf(Date.now()), interval: 'day' }));
+  const [form, setForm] = useState(range);
+  const history = useLoad(
+    (signal) => api.json<History>(withQuery(`/api/v1/accounts/${account.id}/balance-history`, { from: `${range.from}T00:00:00Z`, to: endOfDay(range.to), interval: range.interval }), { signal }),
+    [account.id, range.from, range.to, range.interval],
+  );
+  const points = (history.data?.points ?? []).map((p) => ({ at: p.at, amount: amountText(p.amount) }));
+  const last = points[points.length - 1];
+  const label = `Balance history of ${account.name} in ${account.currency}, from ${range.from} to ${range.to} (UTC) by ${range.interval}: ${points.length} points${last ? `, the last ${last.amount}` : ''}`;
+  return (
+    <section aria-labelledby="history-heading">
+      <h2 id="history-heading">Balance history</h2>
+      <form
+        class="filters"
+        aria-label="Balance history range"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setRange(form);
+        }}
+      >
+        <label>
+          From
+          <input type="date" required value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
+        </label>
+        <label>
+          Interval
+          <select value={form.interval} onChange={(e) => setForm({ ...form, interval: e.currentTarget.value })}>
+            {HISTORY_INTERVALS.map((i) => (
+              <option key={i}>{i}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Show</button>
+      </form>
+      <ErrorNote error={history.error} />
+      {history.loading && <Loading what="Loading the balance history" />}
+      {history.data && !history.error && (
+        <>
+          <BalanceChart points={points} label={label} />
+          <details>
+            <summary>The numbers, as a table</summary>
+            <Table caption="Balance history, point by point" head={['At (UTC)', `Balance (${history.data.currency})`]} numeric={[1]}>
+              {points.map((p) => (
+                <tr key={p.at}>
+                  <td>
+                    <Time at={p.at} />
+                  </td>
+                  <td class="num">
+                    <Amount value={p.amount} />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          </details>
+        </>
+      )}
+    </section>
+  );
+}
+
+interface Entry extends Line {
+  entryId: string;
+}
+
+function EntriesSection({ id }: { id: string }) {
+  const { api } = useSigned();
+  const paged = usePaged<Entry>(
+    async (cursor, signal) => {
+      const page = await api.json<{ entries: Entry[]; nextCursor: string | null }>(withQuery(`/api/v1/accounts/${id}/entries`, { cursor }), { signal });
+      return { items: page.entries, nextCursor: page.nextCursor };
+    },
+    [id],
+  );
+  return (
+    <section aria-labelledby="entries-heading">
+      <h2 id="entries-heading">Entries</h2>
+      {!paged.loading && !paged.error && paged.items.length === 0 ? (
+        <Empty>
+          No entries yet: post a transaction with a line on this account (<code>POST /api/v1/transactions</code>).
+        </Empty>
+      ) : (
+        <Table caption="Entries, newest first" head={['Time', 'Type', 'Amount', 'Details', 'Transaction']} numeric={[2]}>
+          {paged.items.map((e) => (
+            <tr key={e.entryId}>
+              <td>
+                <Time at={e.createdAt} />
+              </td>
+              <td>{e.type}</td>
+              <td class="num">
+                <Amount value={e.monetary.amount} asset={assetOf(e.monetary)} />
+              </td>
+              <td>
+                <Monetary line={e} />
+              </td>
+              <td>
+                <a href={href('transactions', e.transactionId)}>
+                  <code>{e.transactionId}</code>
+                </a>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <PagedFooter paged={paged} noun="entries" />
+    </section>
+  );
+}
+

@@ -1,0 +1,138 @@
+// Audit: the chain verified in the browser. The whole log is read from the export (COMPLIANCE_EXPORT) as it streams
+// in, and every record's hash is computed here with Web Crypto over the same canonical text `ledger audit verify`
+// hashes (core/auditChain.ts), each following the one before it from the chain's first record. And the log saved
+// as the NDJSON the export gives.
+import { useState } from 'preact/hooks';
+import { ChainWalk, walkLine, type ChainBreak } from '../../core/auditChain.js';
+import { withQuery, type Api } from '../api.js';
+import { ErrorNote, NeedsScope, useSigned } from '../ui.js';
+
+/** The whole log: from the epoch to a minute from now (the end is exclusive; no record is written in the future). */
+const wholeLog = () => withQuery('/api/v1/compliance/audit-export', { from: '1970-01-01T00:00:00.000Z', to: new Date(Date.now() + 60_000).toISOString() });
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+type Outcome = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
+
+/** Walks the export's lines as they arrive; `onCount` hears how many records were checked so far. */
+async function verifyChain(api: Api, onCount: (count: number) => void): Promise<Outcome> {
+  const response = await api.fetch(wholeLog());
+  const walk = new ChainWalk(true);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const walkText = async (line: string): Promise<ChainBreak | null> => (line.trim() === '' ? null : walkLine(walk, line, sha256Hex));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (!done) buffer += value;
+    const lines = buffer.split('\n');
+    buffer = done ? '' : lines.pop()!;
+    for (const line of lines) {
+      const broken = await walkText(line);
+      if (broken) {
+        await reader.cancel();
+        return { ok: false, count: walk.count, ...broken };
+      }
+    }
+    onCount(walk.count);
+    if (done) return { ok: true, count: walk.count };
+  }
+}
+
+/** Saves a file the browser already holds, under `name`. */
+function save(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+export function AuditPage() {
+  return (
+    <>
+      <h1>Audit</h1>
+      <NeedsScope scope="COMPLIANCE_EXPORT" to="to read the audit log">
+        <AuditChain />
+      </NeedsScope>
+    </>
+  );
+}
+
+function AuditChain() {
+  const { api } = useSigned();
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [checked, setChecked] = useState<number | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState<'verify' | 'download' | null>(null);
+  const secure = typeof crypto !== 'undefined' && crypto.subtle !== undefined;
+
+  const verify = async () => {
+    setBusy('verify');
+    setOutcome(null);
+    setError(null);
+    setChecked(0);
+    try {
+      setOutcome(await verifyChain(api, setChecked));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+      setChecked(null);
+    }
+  };
+
+  const download = async () => {
+    setBusy('download');
+    setError(null);
+    try {
+      const response = await api.fetch(wholeLog());
+      save(await response.blob(), `audit-log-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <>
+      <p>
+        Every audit record carries the hash of its content and of the record before it. Verifying reads the whole log and checks each hash here, in the browser, as{' '}
+        <code>ledger audit verify</code> does.
+      </p>
+      <div class="actions">
+        <button type="button" onClick={() => void verify()} disabled={busy !== null || !secure}>
+          Verify chain
+        </button>
+        <button type="button" onClick={() => void download()} disabled={busy !== null}>
+          Download audit log
+        </button>
+      </div>
+      {!secure && <p class="hint">Verifying needs Web Crypto, which browsers give only to pages served over HTTPS or from localhost.</p>}
+      <div role="status" class="verify-state">
+        {busy === 'verify' && `Verifying… ${checked ?? 0} records checked`}
+        {busy === 'download' && 'Preparing the download…'}
+      </div>
+      <ErrorNote error={error} />
+      {outcome?.ok === true && (
+        <p class="outcome ok" role="alert">
+          <strong>Chain intact</strong>: {outcome.count} records verified.
+        </p>
+      )}
+      {outcome?.ok === false && (
+        <div class="outcome broken" role="alert">
+          <p>
+            <strong>Chain broken</strong> at record <code>{outcome.id}</code> (number {outcome.position} in order): it {outcome.reason}.
+          </p>
+          <p>{outcome.count - 1} records before it were verified.</p>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,223 @@
+// Holds: the list by status, and a hold's page, which captures it (whole or an amount) or voids it for a key that
+// may write. Each action is sent with an Idempotency-Key made for it and kept across a retry.
+import { useRef, useState } from 'preact/hooks';
+import { amountText, can, newIdempotencyKey, withQuery } from '../api.js';
+import { HOLD_STATUSES } from '../enums.js';
+import { href } from '../route.js';
+import { Amount, Empty, ErrorNote, Loading, MissingScope, NeedsScope, PagedFooter, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { assetOf, type MonetaryValue } from './lines.js';
+import { MetadataList } from './metadata.js';
+
+interface HoldLine {
+  accountId: string;
+  entryType: string;
+  monetaryEntry: MonetaryValue;
+  description?: string;
+}
+
+interface Hold {
+  holdId: string;
+  status: string;
+  lines: HoldLine[];
+  metadata: Record<string, string>;
+  expiresAt: string;
+  createdAt: string;
+  capturedAmount?: unknown;
+  transactionId?: string;
+}
+
+/** The hold's amount: its debit line's (a hold moves one amount from one account to another). */
+const debitOf = (hold: Hold): HoldLine | undefined => hold.lines.find((l) => l.entryType === 'DEBIT') ?? hold.lines[0];
+
+export function HoldsPage() {
+  return (
+    <>
+      <h1>Holds</h1>
+      <NeedsScope scope="TRANSACTIONS_READ" to="to list holds">
+        <HoldList />
+      </NeedsScope>
+    </>
+  );
+}
+
+function HoldList() {
+  const { api } = useSigned();
+  const [status, setStatus] = useState('');
+  const paged = usePaged<Hold>((cursor, signal) => api.json(withQuery('/api/v1/holds', { status, cursor }), { signal }), [status]);
+  return (
+    <>
+      <StatusFilter statuses={HOLD_STATUSES} value={status} onChange={setStatus} label="Filter holds" />
+      {!paged.loading && !paged.error && paged.items.length === 0 ? (
+        <Empty>
+          {status ? `No ${status} holds.` : 'No holds yet: place one with '}
+          {!status && <code>POST /api/v1/holds</code>}
+        </Empty>
+      ) : (
+        <Table caption="Holds, newest first" head={['Created', 'Hold', 'Status', 'Amount', 'Expires']} numeric={[3]}>
+          {paged.items.map((h) => {
+            const debit = debitOf(h);
+            return (
+              <tr key={h.holdId}>
+                <td>
+                  <Time at={h.createdAt} />
+                </td>
+                <td>
+                  <a href={href('holds', h.holdId)}>
+                    <code>{h.holdId}</code>
+                  </a>
+                </td>
+                <td>{h.status}</td>
+                <td class="num">{debit && <Amount value={debit.monetaryEntry.amount} asset={assetOf(debit.monetaryEntry)} />}</td>
+                <td>
+                  <Time at={h.expiresAt} />
+                </td>
+              </tr>
+            );
+          })}
+        </Table>
+      )}
+      <PagedFooter paged={paged} noun="holds" />
+    </>
+  );
+}
+
+export function HoldPage({ id }: { id: string }) {
+  const { api, key } = useSigned();
+  const hold = useLoad((signal) => api.json<Hold>(`/api/v1/holds/${id}`, { signal }), [id]);
+  if (hold.error) {
+    return (
+      <>
+        <h1>Hold</h1>
+        <NeedsScope scope="TRANSACTIONS_READ" to="to read holds">
+          <ErrorNote error={hold.error} />
+        </NeedsScope>
+      </>
+    );
+  }
+  if (!hold.data) return <Loading what="Loading the hold" />;
+  const h = hold.data;
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href('holds')}>Holds</a>
+      </p>
+      <h1>Hold</h1>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{h.holdId}</code>
+        </dd>
+        <dt>Status</dt>
+        <dd>{h.status}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time at={h.createdAt} />
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <Time at={h.expiresAt} />
+        </dd>
+        {h.capturedAmount !== undefined && (
+          <>
+            <dt>Captured</dt>
+            <dd>
+              <Amount value={h.capturedAmount} />
+            </dd>
+          </>
+        )}
+        {h.transactionId && (
+          <>
+            <dt>Transaction</dt>
+            <dd>
+              <a href={href('transactions', h.transactionId)}>
+                <code>{h.transactionId}</code>
+              </a>
+            </dd>
+          </>
+        )}
+      </dl>
+      {h.status === 'PENDING' && (can(key, 'TRANSACTIONS_WRITE') ? <HoldActions hold={h} onDone={hold.reload} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to capture or void a hold" />)}
+      <h2>Lines</h2>
+      <Table caption="Lines" head={['Account', 'Side', 'Amount', 'Description']} numeric={[2]}>
+        {h.lines.map((l, i) => (
+          <tr key={i}>
+            <td>
+              <a href={href('accounts', l.accountId)}>
+                <code>{l.accountId}</code>
+              </a>
+            </td>
+            <td>{l.entryType}</td>
+            <td class="num">
+              <Amount value={l.monetaryEntry.amount} asset={assetOf(l.monetaryEntry)} />
+            </td>
+            <td>{l.description ?? ''}</td>
+          </tr>
+        ))}
+      </Table>
+      <h2>Metadata</h2>
+      <MetadataList metadata={h.metadata} />
+    </>
+  );
+}
+
+function HoldActions({ hold, onDone }: { hold: Hold; onDone: () => void }) {
+  const { api } = useSigned();
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  // One key per action and its amount, kept across retries of it.
+  const keys = useRef(new Map<string, string>());
+  const act = async (action: 'capture' | 'void') => {
+    const body = action === 'capture' && amount.trim() !== '' ? { amount: amount.trim() } : {};
+    const slot = `${action} ${JSON.stringify(body)}`;
+    const idempotencyKey = keys.current.get(slot) ?? newIdempotencyKey();
+    keys.current.set(slot, idempotencyKey);
+    setBusy(true);
+    setError(null);
+    try {
+      await api.json(`/api/v1/holds/${hold.holdId}/${action}`, { method: 'POST', idempotencyKey, body });
+      keys.current.clear();
+      onDone();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const debit = debitOf(hold);
+  return (
+    <section aria-labelledby="hold-actions" class="panel">
+      <h2 id="hold-actions">Capture or void</h2>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act('capture');
+        }}
+      >
+        <label>
+          Amount to capture
+          <input
+            inputMode="decimal"
+            value={amount}
+            onInput={(e) => setAmount(e.currentTarget.value)}
+            placeholder={debit ? `${amountText(debit.monetaryEntry.amount)} (the whole hold)` : 'the whole hold'}
+            aria-describedby="capture-hint"
+          />
+        </label>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Capture
+          </button>
+          <button type="button" class="danger" disabled={busy} onClick={() => void act('void')}>
+            Void
+          </button>
+        </div>
+        <p id="capture-hint" class="hint">
+          Leave the amount empty to capture the whole hold.
+        </p>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+// A transaction's lines, as the API gives them (the entries listing's shape): the account, the side, the amount and
+// what moved it (a bank rail and reference, or a chain, token, transfer and wallet).
+import { href } from '../route.js';
+import { Amount, Table } from '../ui.js';
+
+export type MonetaryValue =
+  | { type: 'FIAT'; amount: unknown; currency: string; rail: string; bankReference: string | null }
+  | { type: 'ONCHAIN'; amount: unknown; token: string; chainId: string; txHash: string; blockNumber: number; walletAddress: string; tokenContract: string };
+
+export interface Line {
+  entryId?: string;
+  transactionId: string;
+  accountId?: string;
+  type: string;
+  monetary: MonetaryValue;
+  description?: string;
+  createdAt: string;
+}
+
+export const assetOf = (m: MonetaryValue): string => (m.type === 'FIAT' ? m.currency : m.token);
+
+/** What moved a line: its rail (and bank reference), or its chain, transfer and wallet; and its description. */
+export function Monetary({ line }: { line: Line }) {
+  const m = line.monetary;
+  return (
+    <span class="details">
+      {m.type === 'FIAT' ? (
+        <>
+          {m.rail}
+          {m.bankReference ? ` · ref ${m.bankReference}` : ''}
+        </>
+      ) : (
+        <>
+          {m.chainId} tx <code>{m.txHash}</code> block {m.blockNumber} · wallet <code>{m.walletAddress}</code>
+        </>
+      )}
+      {line.description ? ` · ${line.description}` : ''}
+    </span>
+  );
+}
+
+export function LinesTable({ lines, caption = 'Lines' }: { lines: Line[]; caption?: string }) {
+  return (
+    <Table caption={caption} head={['Account', 'Side', 'Amount', 'Details']} numeric={[2]}>
+      {lines.map((l, i) => (
+        <tr key={l.entryId ?? i}>
+          <td>
+            {l.accountId ? (
+              <a href={href('accounts', l.accountId)}>
+                <code>{l.accountId}</code>
+              </a>
+            ) : (
+              '—'
+            )}
+          </td>
+          <td>{l.type}</td>
+          <td class="num">
+            <Amount value={l.monetary.amount} asset={assetOf(l.monetary)} />
+          </td>
+          <td>
+            <Monetary line={l} />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}

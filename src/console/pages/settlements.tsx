@@ -1,0 +1,86 @@
+// Settlements: the expected on-chain payments, by status, with what matched them.
+import { useState } from 'preact/hooks';
+import { withQuery } from '../api.js';
+import { SETTLEMENT_STATUSES } from '../enums.js';
+import { href } from '../route.js';
+import { Amount, Empty, NeedsScope, PagedFooter, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
+
+interface Settlement {
+  settlementId: string;
+  accountId: string;
+  expectedToken: string;
+  expectedAmount: string;
+  expectedWalletAddress: string;
+  expectedChainId: string;
+  status: string;
+  matchedTransactionId: string | null;
+  expiresAt?: string;
+  createdAt: string;
+}
+
+export function SettlementsPage() {
+  return (
+    <>
+      <h1>Settlements</h1>
+      <NeedsScope scope="TRANSACTIONS_READ" to="to list settlements">
+        <SettlementList />
+      </NeedsScope>
+    </>
+  );
+}
+
+function SettlementList() {
+  const { api } = useSigned();
+  const [status, setStatus] = useState('');
+  const paged = usePaged<Settlement>((cursor, signal) => api.json(withQuery('/api/v1/settlements', { status, cursor }), { signal }), [status]);
+  return (
+    <>
+      <StatusFilter statuses={SETTLEMENT_STATUSES} value={status} onChange={setStatus} label="Filter settlements" />
+      {!paged.loading && !paged.error && paged.items.length === 0 ? (
+        <Empty>
+          {status ? `No ${status} settlements.` : 'No settlements yet: expect an on-chain payment with '}
+          {!status && <code>POST /api/v1/settlements</code>}
+        </Empty>
+      ) : (
+        <Table caption="Settlements, newest first" head={['Created', 'Settlement', 'Status', 'Expected', 'Chain', 'Wallet', 'Account', 'Matched by', 'Expires']} numeric={[3]}>
+          {paged.items.map((s) => (
+            <tr key={s.settlementId}>
+              <td>
+                <Time at={s.createdAt} />
+              </td>
+              <td>
+                <code>{s.settlementId}</code>
+              </td>
+              <td>{s.status}</td>
+              <td class="num">
+                <Amount value={s.expectedAmount} asset={s.expectedToken} />
+              </td>
+              <td>{s.expectedChainId}</td>
+              <td>
+                <code>{s.expectedWalletAddress}</code>
+              </td>
+              <td>
+                <a href={href('accounts', s.accountId)}>
+                  <code>{s.accountId}</code>
+                </a>
+              </td>
+              <td>
+                {s.matchedTransactionId ? (
+                  <a href={href('transactions', s.matchedTransactionId)}>
+                    <code>{s.matchedTransactionId}</code>
+                  </a>
+                ) : (
+                  <span class="none">—</span>
+                )}
+              </td>
+              <td>
+                <Time at={s.expiresAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <PagedFooter paged={paged} noun="settlements" />
+    </>
+  );
+}

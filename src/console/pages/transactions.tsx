@@ -1,0 +1,315 @@
+// Transactions: the search (by account, time, metadata and idempotency key) and a transaction's page (its lines,
+// metadata and reversal links), with the reversal behind a confirmation dialog for a key that may write.
+import { useRef, useState } from 'preact/hooks';
+import { can, newIdempotencyKey, withQuery } from '../api.js';
+import { REVERSAL_DESCRIPTION_LENGTH_MAX } from '../../core/limits.js';
+import { href } from '../route.js';
+import { Amount, Empty, ErrorNote, Loading, MissingScope, NeedsScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { assetOf, LinesTable, type Line } from './lines.js';
+import { MetadataFields, MetadataList, metadataQuery, type MetadataPair } from './metadata.js';
+import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
+
+interface Transaction {
+  transactionId: string;
+  metadata: Record<string, string>;
+  lines: Line[];
+  createdAt: string;
+  reversesTransactionId: string | null;
+  reversedByTransactionId: string | null;
+}
+
+interface Search {
+  accountId: string;
+  from: string;
+  to: string;
+  metadata: MetadataPair;
+  idempotencyKey: string;
+}
+
+const NO_SEARCH: Search = { accountId: '', from: '', to: '', metadata: { key: '', value: '' }, idempotencyKey: '' };
+
+export function TransactionsPage() {
+  return (
+    <>
+      <h1>Transactions</h1>
+      <NeedsScope scope="TRANSACTIONS_READ" to="to list transactions">
+        <TransactionSearch />
+      </NeedsScope>
+    </>
+  );
+}
+
+function TransactionSearch() {
+  const { api } = useSigned();
+  const [form, setForm] = useState<Search>(NO_SEARCH);
+  const [search, setSearch] = useState<Search>(NO_SEARCH);
+  const paged = usePaged<Transaction>(
+    (cursor, signal) =>
+      api.json(
+        withQuery('/api/v1/transactions', {
+          accountId: search.accountId.trim(),
+          from: instantOfLocal(search.from),
+          to: instantOfLocal(search.to),
+          ...metadataQuery(search.metadata),
+          idempotencyKey: search.idempotencyKey,
+          cursor,
+        }),
+        { signal },
+      ),
+    [search],
+  );
+  const searching = JSON.stringify(search) !== JSON.stringify(NO_SEARCH);
+  return (
+    <>
+      <form
+        class="filters"
+        aria-label="Search transactions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSearch({ ...form });
+        }}
+      >
+        <label>
+          Account
+          <input value={form.accountId} onInput={(e) => setForm({ ...form, accountId: e.currentTarget.value })} placeholder="account id" autoComplete="off" />
+        </label>
+        <label>
+          From
+          <input type="datetime-local" step={1} aria-describedby={UTC_HINT_ID} value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
+        </label>
+        <label>
+          To
+          <input type="datetime-local" step={1} aria-describedby={UTC_HINT_ID} value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
+        </label>
+        <MetadataFields pair={form.metadata} onChange={(metadata) => setForm({ ...form, metadata })} />
+        <label>
+          Idempotency key
+          <input value={form.idempotencyKey} onInput={(e) => setForm({ ...form, idempotencyKey: e.currentTarget.value })} autoComplete="off" />
+        </label>
+        <div class="actions">
+          <button type="submit">Search</button>
+          <button
+            type="button"
+            onClick={() => {
+              setForm(NO_SEARCH);
+              setSearch(NO_SEARCH);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+        <UtcHint />
+      </form>
+      {!paged.loading && !paged.error && paged.items.length === 0 ? (
+        <Empty>
+          {searching ? (
+            'No transaction matches this search.'
+          ) : (
+            <>
+              No transactions yet: post one with <code>POST /api/v1/transactions</code> (or <code>ledger transactions import</code>).
+            </>
+          )}
+        </Empty>
+      ) : (
+        <Table caption="Transactions, newest first" head={['Time', 'Transaction', 'Lines', 'Amount', 'Metadata', 'Reversal']} numeric={[2, 3]}>
+          {paged.items.map((t) => (
+            <tr key={t.transactionId}>
+              <td>
+                <Time at={t.createdAt} />
+              </td>
+              <td>
+                <a href={href('transactions', t.transactionId)}>
+                  <code>{t.transactionId}</code>
+                </a>
+              </td>
+              <td class="num">{t.lines.length}</td>
+              <td class="num">
+                <Moved lines={t.lines} />
+              </td>
+              <td>
+                {Object.entries(t.metadata)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ')}
+              </td>
+              <td>
+                <ReversalLinks transaction={t} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <PagedFooter paged={paged} noun="transactions" />
+    </>
+  );
+}
+
+/** What a transaction moved: its debit lines' amounts (each line as given, not summed: no digit is made up here). */
+function Moved({ lines }: { lines: Line[] }) {
+  const debits = lines.filter((l) => l.type === 'DEBIT');
+  return (
+    <>
+      {debits.slice(0, 3).map((l, i) => (
+        <div key={i}>
+          <Amount value={l.monetary.amount} asset={assetOf(l.monetary)} />
+        </div>
+      ))}
+      {debits.length > 3 && <div class="none">and {debits.length - 3} more debits</div>}
+    </>
+  );
+}
+
+function ReversalLinks({ transaction }: { transaction: Transaction }) {
+  return (
+    <>
+      {transaction.reversesTransactionId && (
+        <div>
+          Reverses{' '}
+          <a href={href('transactions', transaction.reversesTransactionId)}>
+            <code>{transaction.reversesTransactionId}</code>
+          </a>
+        </div>
+      )}
+      {transaction.reversedByTransactionId && (
+        <div>
+          Reversed by{' '}
+          <a href={href('transactions', transaction.reversedByTransactionId)}>
+            <code>{transaction.reversedByTransactionId}</code>
+          </a>
+        </div>
+      )}
+    </>
+  );
+}
+
+export function TransactionPage({ id }: { id: string }) {
+  const { api, key } = useSigned();
+  const transaction = useLoad((signal) => api.json<Transaction>(`/api/v1/transactions/${id}`, { signal }), [id]);
+  if (transaction.error) {
+    return (
+      <>
+        <h1>Transaction</h1>
+        <NeedsScope scope="TRANSACTIONS_READ" to="to read transactions">
+          <ErrorNote error={transaction.error} />
+        </NeedsScope>
+      </>
+    );
+  }
+  if (!transaction.data) return <Loading what="Loading the transaction" />;
+  const t = transaction.data;
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href('transactions')}>Transactions</a>
+      </p>
+      <h1>Transaction</h1>
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{t.transactionId}</code>
+        </dd>
+        <dt>Posted</dt>
+        <dd>
+          <Time at={t.createdAt} />
+        </dd>
+        {t.reversesTransactionId && (
+          <>
+            <dt>Reverses</dt>
+            <dd>
+              <a href={href('transactions', t.reversesTransactionId)}>
+                <code>{t.reversesTransactionId}</code>
+              </a>
+            </dd>
+          </>
+        )}
+        {t.reversedByTransactionId && (
+          <>
+            <dt>Reversed by</dt>
+            <dd>
+              <a href={href('transactions', t.reversedByTransactionId)}>
+                <code>{t.reversedByTransactionId}</code>
+              </a>
+            </dd>
+          </>
+        )}
+      </dl>
+      {t.reversedByTransactionId === null &&
+        (can(key, 'TRANSACTIONS_WRITE') ? <ReverseButton id={t.transactionId} onReversed={transaction.reload} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to reverse a transaction" />)}
+      <h2>Lines</h2>
+      <LinesTable lines={t.lines} />
+      <h2>Metadata</h2>
+      <MetadataList metadata={t.metadata} />
+    </>
+  );
+}
+
+/**
+ * "Reverse", confirmed in a dialog. The reversal is sent with an Idempotency-Key made when the dialog opens and kept
+ * across every retry of it, so that a retry after a lost answer never reverses twice.
+ */
+function ReverseButton({ id, onReversed }: { id: string; onReversed: () => void }) {
+  const { api } = useSigned();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const idempotencyKey = useRef<string | null>(null);
+  const [description, setDescription] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const open = () => {
+    idempotencyKey.current ??= newIdempotencyKey();
+    setError(null);
+    dialog.current?.showModal();
+  };
+  const reverse = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.json(`/api/v1/transactions/${id}/reverse`, {
+        method: 'POST',
+        idempotencyKey: idempotencyKey.current ?? (idempotencyKey.current = newIdempotencyKey()),
+        body: description.trim() === '' ? {} : { description: description.trim() },
+      });
+      idempotencyKey.current = null;
+      dialog.current?.close();
+      onReversed();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <p>
+        <button type="button" class="danger" onClick={open}>
+          Reverse
+        </button>
+      </p>
+      <dialog ref={dialog} aria-labelledby="reverse-title" aria-describedby="reverse-what">
+        <form
+          method="dialog"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void reverse();
+          }}
+        >
+          <h2 id="reverse-title">Reverse this transaction?</h2>
+          <p id="reverse-what">
+            A new transaction is posted with every line on the other side. The original stays as it is, linked to its reversal. This cannot be undone.
+          </p>
+          <label>
+            Description (optional)
+            <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} maxLength={REVERSAL_DESCRIPTION_LENGTH_MAX} />
+          </label>
+          <ErrorNote error={error} />
+          <div class="actions">
+            <button type="submit" class="danger" disabled={busy}>
+              {error ? 'Try again' : 'Reverse'}
+            </button>
+            <button type="button" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </>
+  );
+}

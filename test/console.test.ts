@@ -1,0 +1,362 @@
+// The console (issue 34) in a real headless browser, Debian's chromium driven by playwright-core, against a real server
+// on this project's engine: signing in, every page (with an axe-core audit and a screenshot each, at 1280×800 and at a
+// phone's 390×844), a search by metadata, a reversal through its dialog, the trial balance against the API and the
+// CLI's CSV, the audit chain verified in the browser (intact, then damaged), a live event, a read-only key, a revoked
+// key. Every test checks that no request left the server's origin and that the browser logged no error.
+// Screenshots go to screenshots/console/<engine>/.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { parseJsonObject, type JsonNumber } from '../src/core/json.js';
+import { CHROMIUM, describeInBrowser } from './helpers/browser.js';
+import { TEST_ENGINE } from './helpers/postgres.js';
+import { sqlOn } from './helpers/sql.js';
+import { cli, client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from './helpers/server.js';
+
+const SHOTS = join(process.cwd(), 'screenshots', 'console', TEST_ENGINE);
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SECTIONS = ['Accounts', 'Transactions', 'Holds', 'Settlements', 'Events', 'Reports', 'Audit'] as const;
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+/** A page of its own with what it requested and what the browser logged. */
+interface Watched {
+  page: Page;
+  context: BrowserContext;
+  requests: string[];
+  errors: string[];
+}
+
+describeInBrowser('the console in a headless browser', () => {
+  let t: TestServer;
+  let admin: Client;
+  let browser: Browser;
+  let cash: string;
+  let revenue: string;
+  let orderA: string;
+  let orderB: string;
+  let holdId: string;
+  let readOnlyKey: string;
+  const opened: Watched[] = [];
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    admin = client(t.url, t.tenant.apiKey.rawKey);
+    cash = await makeAccount(admin, { name: 'Cash', type: 'ASSET' });
+    revenue = await makeAccount(admin, { name: 'Revenue', type: 'REVENUE' });
+    orderA = (await post(admin, [fiat(cash, 'DEBIT', '12345678901234.56'), fiat(revenue, 'CREDIT', '12345678901234.56')], { metadata: { order: 'A-1' } })).body.transactionId;
+    orderB = (await post(admin, [fiat(cash, 'DEBIT', '0.07'), fiat(revenue, 'CREDIT', '0.07')], { metadata: { order: 'B-2' } })).body.transactionId;
+    const hold = await admin.post('/api/v1/holds', { lines: [fiat(cash, 'DEBIT', '5.00'), fiat(revenue, 'CREDIT', '5.00')] }, { 'idempotency-key': 'console-hold' });
+    expect(hold.status, hold.text).toBe(201);
+    holdId = hold.body.holdId;
+    const key = await admin.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ', 'TRANSACTIONS_READ', 'COMPLIANCE_EXPORT'] });
+    readOnlyKey = key.body.rawKey;
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    const { chromium } = await import('playwright-core');
+    // This machine's network is closed: no background networking, updates or sync.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  afterEach(async () => {
+    for (const w of opened.splice(0)) await w.context.close();
+  });
+
+  /** A new browser context (its own session storage) on the console, watched. */
+  async function open(viewport = DESKTOP): Promise<Watched> {
+    const context = await browser.newContext({ viewport, acceptDownloads: true });
+    const page = await context.newPage();
+    const watched: Watched = { page, context, requests: [], errors: [] };
+    page.on('request', (request) => watched.requests.push(request.url()));
+    page.on('console', (message) => message.type() === 'error' && watched.errors.push(message.text()));
+    page.on('pageerror', (error) => watched.errors.push(error.message));
+    opened.push(watched);
+    const response = await page.goto(`${t.url}/console`);
+    expect(response?.status()).toBe(200);
+    return watched;
+  }
+
+  async function signIn(w: Watched, key = t.tenant.apiKey.rawKey): Promise<void> {
+    await w.page.getByLabel('API key').fill(key);
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    await w.page.getByRole('navigation').waitFor();
+  }
+
+  /** Nothing asked of another origin, and nothing logged as an error (but `expected`, the refusals a test causes). */
+  function expectClean(w: Watched, expected: RegExp[] = []): void {
+    expect(w.requests.filter((url) => !url.startsWith(`${t.url}/`))).toEqual([]);
+    expect(w.errors.filter((text) => !expected.some((e) => e.test(text)))).toEqual([]);
+  }
+
+  /** Waits for the page to settle: its heading shown (`heading` when given) and no loading line left. */
+  async function settled(page: Page, heading?: string): Promise<void> {
+    await page.locator('main h1').first().waitFor();
+    if (heading !== undefined) await expect.poll(() => page.locator('main h1').first().innerText()).toBe(heading);
+    await expect.poll(() => page.locator('.loading, [role="status"]:text("Signing in")').count(), { timeout: 15_000 }).toBe(0);
+  }
+
+  async function axe(page: Page, name: string): Promise<void> {
+    // Evaluated through the DevTools protocol: the page's own policy lets no inline script in.
+    await page.evaluate(AXE_SOURCE);
+    // (Code run in the page is written as text: this file is type-checked without the DOM's globals.)
+    const violations = (await page.evaluate(
+      'axe.run().then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target) })))',
+    )) as Array<{ id: string; impact: string; help: string; targets: unknown[] }>;
+    if (process.env.LEDGER_TEST_AXE_ALL) console.log(name, JSON.stringify(violations));
+    expect(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+      name,
+    ).toEqual([]);
+  }
+
+  const noHorizontalScroll = (page: Page) => page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth') as Promise<boolean>;
+
+  async function visitSection(w: Watched, name: string): Promise<void> {
+    await w.page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
+    await settled(w.page, name);
+  }
+
+  it('serves one page under a strict policy, and a wrong key gets the server’s message in an alert', async () => {
+    const w = await open();
+    const response = await fetch(`${t.url}/console`);
+    const policy = response.headers.get('content-security-policy') ?? '';
+    for (const part of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "style-src 'self'"]) expect(policy).toContain(part);
+    expect(policy).not.toContain('unsafe-inline');
+    expect(await response.text()).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    // What the page loads, gzipped as it is sent: under 200 KB.
+    let sent = 0;
+    for (const path of ['/console', '/console/app.js', '/console/app.css']) {
+      const file = await fetch(`${t.url}${path}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(file.headers.get('content-encoding'), path).toBe('gzip');
+      sent += Number(file.headers.get('content-length'));
+      await file.arrayBuffer();
+    }
+    expect(sent).toBeLessThan(200 * 1024);
+    // Checked again on every load, and unchanged it costs no body.
+    const again = await fetch(`${t.url}/console/app.js`, { headers: { 'if-none-match': response.headers.get('etag') === null ? '' : (await fetch(`${t.url}/console/app.js`)).headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    console.log(`console: the page loads ${(sent / 1024).toFixed(1)} KB gzipped`);
+    await expect(w.page.getByLabel('API key').getAttribute('type')).resolves.toBe('password');
+    await w.page.getByLabel('API key').fill('sk_live_00000000000000000000000000000000');
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    const refused = await client(t.url, 'sk_live_00000000000000000000000000000000').get('/api/v1/api-keys/current');
+    await expect(w.page.getByRole('alert').innerText()).resolves.toBe(refused.body.message);
+    expectClean(w, [/status of 401/]);
+  });
+
+  it('signs in and shows every page, each passing axe-core, with a screenshot of each', async () => {
+    const w = await open();
+    await signIn(w);
+    // The key is in the tab's session storage alone: no cookie, nothing in localStorage, nothing in the URL.
+    await expect(w.context.cookies()).resolves.toEqual([]);
+    await expect(w.page.evaluate('localStorage.length')).resolves.toBe(0);
+    expect(w.page.url()).not.toContain(t.tenant.apiKey.rawKey);
+    const links = await w.page.getByRole('navigation').getByRole('link').allInnerTexts();
+    expect(links).toEqual([...SECTIONS]);
+    for (const name of SECTIONS) {
+      await visitSection(w, name);
+      await axe(w.page, name);
+      await w.page.screenshot({ path: join(SHOTS, `${name.toLowerCase()}.png`), fullPage: true });
+    }
+    // The pages of one account, transaction and hold.
+    await visitSection(w, 'Accounts');
+    await w.page.getByRole('link', { name: 'Cash', exact: true }).click();
+    await settled(w.page, 'Cash');
+    await expect(w.page.getByRole('img', { name: /^Balance history/ }).count()).resolves.toBe(1);
+    await w.page.screenshot({ path: join(SHOTS, 'account.png'), fullPage: true });
+    await w.page.getByText('The numbers, as a table').click();
+    await w.page.getByRole('table', { name: 'Balance history, point by point' }).waitFor();
+    // Every digit the API gives.
+    await expect(w.page.getByRole('region', { name: 'Entries, newest first' }).innerText()).resolves.toContain('12345678901234.56');
+    await axe(w.page, 'account');
+    await w.page.goto(`${t.url}/console#/transactions/${orderA}`);
+    await settled(w.page, 'Transaction');
+    await axe(w.page, 'transaction');
+    await w.page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
+    await w.page.goto(`${t.url}/console#/holds/${holdId}`);
+    await settled(w.page, 'Hold');
+    await w.page.getByRole('button', { name: 'Capture' }).waitFor();
+    await axe(w.page, 'hold');
+    await w.page.screenshot({ path: join(SHOTS, 'hold.png'), fullPage: true });
+    expectClean(w);
+  });
+
+  it('fits a phone: no page scrolls sideways at 390×844', async () => {
+    const w = await open(PHONE);
+    await signIn(w);
+    for (const name of SECTIONS) {
+      await visitSection(w, name);
+      expect(await noHorizontalScroll(w.page), name).toBe(true);
+    }
+    await w.page.goto(`${t.url}/console#/accounts/${cash}`);
+    await settled(w.page, 'Cash');
+    expect(await noHorizontalScroll(w.page), 'account').toBe(true);
+    await w.page.screenshot({ path: join(SHOTS, 'account-phone.png'), fullPage: true });
+    expectClean(w);
+  });
+
+  it('finds a posting by its metadata', async () => {
+    const w = await open();
+    await signIn(w);
+    await visitSection(w, 'Transactions');
+    await w.page.getByLabel('Metadata key').fill('order');
+    await w.page.getByLabel('Metadata value').fill('B-2');
+    await w.page.getByRole('button', { name: 'Search' }).click();
+    const table = w.page.getByRole('region', { name: 'Transactions, newest first' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    await expect(table.locator('tbody tr').innerText()).resolves.toContain(orderB);
+    // By idempotency key, through the keyboard alone.
+    await w.page.getByRole('button', { name: 'Clear' }).click();
+    await w.page.getByLabel('Idempotency key').fill('no-such-key');
+    await w.page.getByLabel('Idempotency key').press('Enter');
+    await w.page.getByText('No transaction matches this search.').waitFor();
+    expectClean(w);
+  });
+
+  it('reverses through the dialog with one Idempotency-Key across a retry, then links and lists the reversal', async () => {
+    const w = await open();
+    await signIn(w);
+    const keys: string[] = [];
+    let first = true;
+    await w.page.route('**/reverse', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      // The first attempt is lost on the way: the retry must carry the same key.
+      if (first) {
+        first = false;
+        await route.abort('connectionreset');
+      } else {
+        await route.continue();
+      }
+    });
+    await w.page.goto(`${t.url}/console#/transactions/${orderB}`);
+    await settled(w.page, 'Transaction');
+    await w.page.getByRole('button', { name: 'Reverse' }).click();
+    const dialog = w.page.getByRole('dialog', { name: 'Reverse this transaction?' });
+    await dialog.waitFor();
+    await axe(w.page, 'reverse dialog');
+    await dialog.getByRole('button', { name: 'Reverse' }).click();
+    await dialog.getByRole('alert').waitFor();
+    await dialog.getByRole('button', { name: 'Try again' }).click();
+    await w.page.getByText('Reversed by').first().waitFor();
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^console-/);
+    expect(keys[1]).toBe(keys[0]);
+    const reversed = await admin.get(`/api/v1/transactions/${orderB}`);
+    const reversalId = reversed.body.reversedByTransactionId as string;
+    expect(reversalId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(w.page.getByRole('link', { name: reversalId }).count()).resolves.toBeGreaterThan(0);
+    await visitSection(w, 'Transactions');
+    const table = w.page.getByRole('region', { name: 'Transactions, newest first' });
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toContain(reversalId);
+    await expect(table.locator('tbody tr').first().innerText()).resolves.toContain(`Reverses ${orderB}`);
+    expectClean(w, [/ERR_CONNECTION_RESET/]);
+  });
+
+  it('shows the trial balance with the API’s totals, and downloads the CLI’s CSV', async () => {
+    const w = await open();
+    await signIn(w);
+    await visitSection(w, 'Reports');
+    await w.page.getByRole('heading', { name: 'Trial balance' }).waitFor();
+    const asOf = await w.page.locator('main p time').first().getAttribute('datetime');
+    const api = await fetch(`${t.url}/api/v1/reports/trial-balance?asOf=${encodeURIComponent(asOf!)}&limit=200`, { headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}` } });
+    const report = parseJsonObject(await api.text()) as { totals: Array<{ asset: string; debit: JsonNumber; credit: JsonNumber }> };
+    const totals = await w.page.locator('tfoot tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent!.trim())));
+    expect(totals).toEqual(report.totals.map((x) => [x.asset, x.debit.text, x.credit.text]));
+    const [download] = await Promise.all([w.page.waitForEvent('download'), w.page.getByRole('link', { name: 'Download CSV' }).click()]);
+    const saved = readFileSync((await download.path())!, 'utf8');
+    const printed = await cli(['--db', t.dbPath, 'reports', 'trial-balance', '--tenant', t.tenant.tenantId, '--as-of', asOf!, '--format', 'csv']);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(saved).toBe(printed.stdout);
+    expectClean(w);
+  });
+
+  it('verifies the audit chain in the browser: intact, then the damaged record named', async () => {
+    const w = await open();
+    await signIn(w);
+    await visitSection(w, 'Audit');
+    const exported = await fetch(`${t.url}/api/v1/compliance/audit-export?from=1970-01-01T00:00:00Z&to=2999-01-01T00:00:00Z`, { headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}` } });
+    const records = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { id: string; action: string; payload: Record<string, unknown> });
+    await w.page.getByRole('button', { name: 'Verify chain' }).click();
+    await expect(w.page.locator('.outcome').innerText()).resolves.toMatch(new RegExp(`^Chain intact: ${records.length} records verified`));
+    // The download is the export itself.
+    const [download] = await Promise.all([w.page.waitForEvent('download'), w.page.getByRole('button', { name: 'Download audit log' }).click()]);
+    const saved = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    expect(saved.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(records.map((r) => r.id));
+    // One record's payload changed by hand under the ledger.
+    const target = records.find((r) => r.action === 'POST_TRANSACTION' && r.payload.transactionId === orderA)!;
+    const [row] = (await sqlOn<{ payload: string }>(t.dbPath, 'SELECT payload FROM audit_log WHERE id = ?', [target.id])).rows;
+    await sqlOn(t.dbPath, 'UPDATE audit_log SET payload = ? WHERE id = ?', [JSON.stringify({ ...JSON.parse(row!.payload), lineCount: 3 }), target.id]);
+    try {
+      await w.page.getByRole('button', { name: 'Verify chain' }).click();
+      await expect.poll(() => w.page.locator('.outcome').innerText()).toContain(`Chain broken at record ${target.id}`);
+      await w.page.screenshot({ path: join(SHOTS, 'audit-broken.png'), fullPage: true });
+    } finally {
+      await sqlOn(t.dbPath, 'UPDATE audit_log SET payload = ? WHERE id = ?', [row!.payload, target.id]);
+    }
+    expectClean(w);
+  });
+
+  it('shows a new posting live on the events page, without a reload', async () => {
+    const w = await open();
+    await signIn(w);
+    await visitSection(w, 'Events');
+    await w.page.getByText('Connected: new events appear here').waitFor();
+    const posted = await post(admin, [fiat(cash, 'DEBIT', '1.23'), fiat(revenue, 'CREDIT', '1.23')], { metadata: { order: 'LIVE' } });
+    const started = Date.now();
+    const live = w.page.getByRole('region', { name: 'New events, newest first' });
+    await live.getByText(posted.body.transactionId).waitFor({ timeout: 15_000 });
+    // The stream pushes at commit: here, well within the 2 s the issue asks for (not asserted: a busy machine may lag).
+    console.log(`console: a posting appeared on the events page ${Date.now() - started} ms after its 201`);
+    expectClean(w);
+  });
+
+  it('offers a read-only key no write action, and says which scope is missing', async () => {
+    const w = await open();
+    await signIn(w, readOnlyKey);
+    await w.page.goto(`${t.url}/console#/transactions/${orderA}`);
+    await settled(w.page, 'Transaction');
+    await expect(w.page.getByRole('button', { name: 'Reverse' }).count()).resolves.toBe(0);
+    await expect(w.page.getByRole('note').innerText()).resolves.toContain('TRANSACTIONS_WRITE');
+    await w.page.goto(`${t.url}/console#/holds/${holdId}`);
+    await settled(w.page, 'Hold');
+    for (const name of ['Capture', 'Void']) await expect(w.page.getByRole('button', { name }).count()).resolves.toBe(0);
+    await expect(w.page.getByRole('note').innerText()).resolves.toContain('TRANSACTIONS_WRITE');
+    expectClean(w);
+  });
+
+  it('captures a hold for a key that may write', async () => {
+    const w = await open();
+    await signIn(w);
+    await w.page.goto(`${t.url}/console#/holds/${holdId}`);
+    await settled(w.page, 'Hold');
+    await w.page.getByLabel('Amount to capture').fill('2.50');
+    await w.page.getByRole('button', { name: 'Capture' }).click();
+    await expect.poll(async () => (await admin.get(`/api/v1/holds/${holdId}`)).body.status).toBe('CAPTURED');
+    await w.page.getByText('CAPTURED').first().waitFor();
+    await expect(w.page.getByRole('button', { name: 'Capture' }).count()).resolves.toBe(0);
+    expectClean(w);
+  });
+
+  it('sends a user whose key is revoked back to the sign-in form, with the server’s message', async () => {
+    const made = await admin.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
+    const w = await open();
+    await signIn(w, made.body.rawKey);
+    await visitSection(w, 'Accounts');
+    expect((await admin.del(`/api/v1/api-keys/${made.body.id}`)).status).toBe(204);
+    await w.page.getByRole('link', { name: 'Cash', exact: true }).click();
+    await w.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await expect(w.page.getByRole('alert').innerText()).resolves.toContain('unknown or revoked');
+    expectClean(w, [/status of 401/]);
+  });
+});
+
