@@ -165,6 +165,7 @@ describeInBrowser('the console in a headless browser', () => {
     expect(links).toEqual([...SECTIONS]);
     for (const name of SECTIONS) {
       await visitSection(w, name);
+      expect(await noHorizontalScroll(w.page), name).toBe(true);
       await axe(w.page, name);
       await w.page.screenshot({ path: join(SHOTS, `${name.toLowerCase()}.png`), fullPage: true });
     }
@@ -344,6 +345,52 @@ describeInBrowser('the console in a headless browser', () => {
     await expect.poll(async () => (await admin.get(`/api/v1/holds/${holdId}`)).body.status).toBe('CAPTURED');
     await w.page.getByText('CAPTURED').first().waitFor();
     await expect(w.page.getByRole('button', { name: 'Capture' }).count()).resolves.toBe(0);
+    expectClean(w);
+  });
+
+  it('offers only the sections the key may read, and a section reached anyway says which scope is missing', async () => {
+    const made = await admin.post('/api/v1/api-keys', { scopes: ['ACCOUNTS_READ'] });
+    const w = await open();
+    await signIn(w, made.body.rawKey);
+    await expect(w.page.getByRole('navigation').getByRole('link').allInnerTexts()).resolves.toEqual(['Accounts', 'Reports']);
+    await w.page.goto(`${t.url}/console#/audit`);
+    await settled(w.page, 'Audit');
+    await expect(w.page.getByRole('note').innerText()).resolves.toContain('COMPLIANCE_EXPORT');
+    await expect(w.page.getByRole('button', { name: 'Verify chain' }).count()).resolves.toBe(0);
+    await w.page.goto(`${t.url}/console#/transactions`);
+    await settled(w.page, 'Transactions');
+    await expect(w.page.getByRole('note').innerText()).resolves.toContain('TRANSACTIONS_READ');
+    await axe(w.page, 'missing scope');
+    expectClean(w);
+  });
+
+  it('is used with the keyboard alone: Tab and Enter reach every action, with a visible focus ring', async () => {
+    const w = await open();
+    await w.page.keyboard.press('Tab');
+    await w.page.keyboard.type(t.tenant.apiKey.rawKey);
+    await w.page.keyboard.press('Enter');
+    await w.page.getByRole('navigation').waitFor();
+    // Tab to the "Transactions" link (the skip link, the brand is not focusable, then the sections).
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Transactions'; i++) {
+      await w.page.keyboard.press('Tab');
+      focused = (await w.page.evaluate('document.activeElement.textContent')) as string;
+    }
+    expect(focused).toBe('Transactions');
+    const ring = (await w.page.evaluate('getComputedStyle(document.activeElement).outlineStyle')) as string;
+    expect(ring).not.toBe('none');
+    await w.page.keyboard.press('Enter');
+    await settled(w.page, 'Transactions');
+    // The first transaction's link, then Enter; on its page, the Reverse button opens its dialog from the keyboard.
+    await w.page.getByRole('region', { name: 'Transactions, newest first' }).getByRole('link').first().focus();
+    await w.page.keyboard.press('Enter');
+    await settled(w.page, 'Transaction');
+    await w.page.getByRole('button', { name: 'Reverse' }).focus();
+    await w.page.keyboard.press('Enter');
+    const dialog = w.page.getByRole('dialog', { name: 'Reverse this transaction?' });
+    await dialog.waitFor();
+    await w.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
     expectClean(w);
   });
 

@@ -14,7 +14,7 @@ import { EventsPage } from './pages/events.js';
 import { ReportsPage } from './pages/reports.js';
 import { AuditPage } from './pages/audit.js';
 
-/** The navigation: each section with the scope that reads it. */
+/** The navigation: each section with the scope that reads it; a section the key cannot read is not offered. */
 const SECTIONS: ReadonlyArray<{ path: string; name: string; scope: Scope }> = [
   { path: 'accounts', name: 'Accounts', scope: 'ACCOUNTS_READ' },
   { path: 'transactions', name: 'Transactions', scope: 'TRANSACTIONS_READ' },
@@ -73,11 +73,20 @@ export function App() {
   return <Console signed={signed} onSignOut={signOut} />;
 }
 
+/** How often an idle console asks whether its key still works: a key revoked meanwhile signs the user out. */
+const KEY_CHECK_MS = 30_000;
+
 function Console({ signed, onSignOut }: { signed: Signed; onSignOut: (message: string | null) => void }) {
   const api = useMemo(() => new Api(signed.key, (error) => onSignOut(error.message)), [signed.key]);
+  useEffect(() => {
+    // A 401 signs out (Api); anything else (the server restarting) is left for the next look.
+    const timer = setInterval(() => api.json('/api/v1/api-keys/current').catch(() => {}), KEY_CHECK_MS);
+    return () => clearInterval(timer);
+  }, [api]);
   const context = useMemo(() => ({ api, key: signed.info }), [api, signed.info]);
   const place = usePlace();
-  const [section = 'accounts', id] = place.parts;
+  const first = SECTIONS.find((s) => can(signed.info, s.scope))?.path ?? 'accounts';
+  const [section = first, id] = place.parts;
   return (
     <SignedIn.Provider value={context}>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -87,12 +96,11 @@ function Console({ signed, onSignOut }: { signed: Signed; onSignOut: (message: s
         <span class="brand">ledger console</span>
         <nav aria-label="Sections">
           <ul>
-            {SECTIONS.map((s) => (
+            {SECTIONS.filter((s) => can(signed.info, s.scope)).map((s) => (
               <li key={s.path}>
                 <a href={href(s.path)} aria-current={section === s.path ? 'page' : undefined}>
                   {s.name}
                 </a>
-                {!can(signed.info, s.scope) && <span class="needs"> (needs {s.scope})</span>}
               </li>
             ))}
           </ul>
