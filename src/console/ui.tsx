@@ -4,6 +4,7 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { amountText, ApiError, can, type Api, type KeyInfo } from './api.js';
 import type { Scope } from '../core/scopes.js';
+import { href } from './route.js';
 
 export interface Signed {
   api: Api;
@@ -174,15 +175,62 @@ export function PagedFooter({ paged, noun }: { paged: Paged<unknown>; noun: stri
 export function StatusFilter({ statuses, value, onChange, label }: { statuses: readonly string[]; value: string; onChange: (value: string) => void; label: string }) {
   return (
     <form class="filters" aria-label={label} onSubmit={(e) => e.preventDefault()}>
-      <label>
-        Status
-        <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-          <option value="">All</option>
-          {statuses.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Status" value={value} options={statuses} onChange={onChange} />
     </form>
+  );
+}
+
+/** An id linked to its page: `<IdLink to="transactions" id={…} />`. */
+export const IdLink = ({ to, id }: { to: string; id: string }) => (
+  <a href={href(to, id)}>
+    <code>{id}</code>
+  </a>
+);
+
+/** A list page: its heading, then its body when the key has the scope that reads it (else what is missing). */
+export const ListPage = ({ title, scope, to, children }: { title: string; scope: Scope; to: string; children: ComponentChildren }) => (
+  <>
+    <h1>{title}</h1>
+    <NeedsScope scope={scope} to={to}>
+      {children}
+    </NeedsScope>
+  </>
+);
+
+/**
+ * A resource's page: its error (or the missing scope) under a heading, a loading line, then a link back to its list
+ * (`title`s, the section's path) and `children` of it.
+ */
+export function DetailPage<T>({ title, scope, what, loaded, children }: { title: string; scope: Scope; what: string; loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (loaded.error) {
+    return (
+      <ListPage title={title} scope={scope} to={`to read ${what}s`}>
+        <ErrorNote error={loaded.error} />
+      </ListPage>
+    );
+  }
+  if (!loaded.data) return <Loading what={`Loading the ${what}`} />;
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href(`${what}s`)}>{`${title}s`}</a>
+      </p>
+      {children(loaded.data)}
+    </>
+  );
+}
+
+/** A labelled select of `options`, with "All" (the empty value) first when `all`. */
+export function Choice({ label, value, options, onChange, all = true }: { label: string; value: string; options: readonly string[]; onChange: (value: string) => void; all?: boolean }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {all && <option value="">All</option>}
+        {options.map((o) => (
+          <option key={o}>{o}</option>
+        ))}
+      </select>
+    </label>
   );
 }

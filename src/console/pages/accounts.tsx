@@ -6,7 +6,7 @@ import { amountText, withQuery, type Api } from '../api.js';
 import { BalanceChart } from '../chart.js';
 import { ACCOUNT_TYPES, FIAT_CURRENCIES, HISTORY_INTERVALS } from '../enums.js';
 import { href } from '../route.js';
-import { Amount, Empty, ErrorNote, Loading, NeedsScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { MetadataFields, metadataQuery, type MetadataPair } from './metadata.js';
 import { assetOf, Monetary, type Line } from './lines.js';
 
@@ -33,16 +33,11 @@ interface Balance {
 
 const balanceOf = (api: Api, id: string, signal?: AbortSignal) => api.json<Balance>(`/api/v1/accounts/${id}/balance`, { signal });
 
-export function AccountsPage() {
-  return (
-    <>
-      <h1>Accounts</h1>
-      <NeedsScope scope="ACCOUNTS_READ" to="to list accounts">
-        <AccountList />
-      </NeedsScope>
-    </>
-  );
-}
+export const AccountsPage = () => (
+  <ListPage title="Accounts" scope="ACCOUNTS_READ" to="to list accounts">
+    <AccountList />
+  </ListPage>
+);
 
 function AccountList() {
   const { api } = useSigned();
@@ -65,24 +60,8 @@ function AccountList() {
           setMetadata(metadataForm);
         }}
       >
-        <label>
-          Type
-          <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
-            <option value="">All</option>
-            {ACCOUNT_TYPES.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Currency
-          <select value={currency} onChange={(e) => setCurrency(e.currentTarget.value)}>
-            <option value="">All</option>
-            {FIAT_CURRENCIES.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Type" value={type} options={ACCOUNT_TYPES} onChange={setType} />
+        <Choice label="Currency" value={currency} options={FIAT_CURRENCIES} onChange={setCurrency} />
         <MetadataFields pair={metadataForm} onChange={setMetadataForm} />
         <button type="submit">Filter</button>
       </form>
@@ -128,23 +107,17 @@ function RowBalance({ id }: { id: string }) {
 export function AccountPage({ id }: { id: string }) {
   const { api } = useSigned();
   const account = useLoad((signal) => api.json<Account>(`/api/v1/accounts/${id}`, { signal }), [id]);
-  if (account.error) {
-    return (
-      <>
-        <h1>Account</h1>
-        <NeedsScope scope="ACCOUNTS_READ" to="to read accounts">
-          <ErrorNote error={account.error} />
-        </NeedsScope>
-      </>
-    );
-  }
-  if (!account.data) return <Loading what="Loading the account" />;
-  const a = account.data;
+  return (
+    <DetailPage title="Account" scope="ACCOUNTS_READ" what="account" loaded={account}>
+      {(a) => <AccountFacts account={a} />}
+    </DetailPage>
+  );
+}
+
+function AccountFacts({ account: a }: { account: Account }) {
+  const id = a.id;
   return (
     <>
-      <p class="crumbs">
-        <a href={href('accounts')}>Accounts</a>
-      </p>
       <h1>{a.name}</h1>
       <dl class="facts">
         <dt>Id</dt>
@@ -307,14 +280,7 @@ function HistorySection({ account }: { account: Account }) {
           To
           <input type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
         </label>
-        <label>
-          Interval
-          <select value={form.interval} onChange={(e) => setForm({ ...form, interval: e.currentTarget.value })}>
-            {HISTORY_INTERVALS.map((i) => (
-              <option key={i}>{i}</option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Interval" value={form.interval} options={HISTORY_INTERVALS} onChange={(interval) => setForm({ ...form, interval })} all={false} />
         <button type="submit">Show</button>
       </form>
       <ErrorNote error={history.error} />
@@ -378,9 +344,7 @@ function EntriesSection({ id }: { id: string }) {
                 <Monetary line={e} />
               </td>
               <td>
-                <a href={href('transactions', e.transactionId)}>
-                  <code>{e.transactionId}</code>
-                </a>
+                <IdLink to="transactions" id={e.transactionId} />
               </td>
             </tr>
           ))}

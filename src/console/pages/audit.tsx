@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { ChainWalk, walkLine, type ChainBreak } from '../../core/auditChain.js';
 import { withQuery, type Api } from '../api.js';
-import { ErrorNote, NeedsScope, useSigned } from '../ui.js';
+import { ErrorNote, ListPage, useSigned } from '../ui.js';
 
 /** The whole log: from the epoch to a minute from now (the end is exclusive; no record is written in the future). */
 const wholeLog = () => withQuery('/api/v1/compliance/audit-export', { from: '1970-01-01T00:00:00.000Z', to: new Date(Date.now() + 60_000).toISOString() });
@@ -53,16 +53,11 @@ function save(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-export function AuditPage() {
-  return (
-    <>
-      <h1>Audit</h1>
-      <NeedsScope scope="COMPLIANCE_EXPORT" to="to read the audit log">
-        <AuditChain />
-      </NeedsScope>
-    </>
-  );
-}
+export const AuditPage = () => (
+  <ListPage title="Audit" scope="COMPLIANCE_EXPORT" to="to read the audit log">
+    <AuditChain />
+  </ListPage>
+);
 
 function AuditChain() {
   const { api } = useSigned();

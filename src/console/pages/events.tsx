@@ -3,8 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { parseJsonObject } from '../../core/json.js';
 import { withQuery, type Api } from '../api.js';
-import { href } from '../route.js';
-import { Empty, NeedsScope, PagedFooter, Table, Time, usePaged, useSigned } from '../ui.js';
+import { Empty, IdLink, ListPage, PagedFooter, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface FeedEvent {
   id: string;
@@ -18,17 +17,12 @@ const LIVE_KEPT = 200;
 /** What the stream's `retry:` says when it has not said it yet. */
 const RECONNECT_MS = 3000;
 
-export function EventsPage() {
-  return (
-    <>
-      <h1>Events</h1>
-      <NeedsScope scope="TRANSACTIONS_READ" to="to read the event feed">
-        <LiveEvents />
-        <History />
-      </NeedsScope>
-    </>
-  );
-}
+export const EventsPage = () => (
+  <ListPage title="Events" scope="TRANSACTIONS_READ" to="to read the event feed">
+    <LiveEvents />
+    <History />
+  </ListPage>
+);
 
 /** What an event is about, linked where the console has a page for it. */
 function Subject({ event }: { event: FeedEvent }) {
@@ -36,10 +30,7 @@ function Subject({ event }: { event: FeedEvent }) {
   const link = (section: string, id: unknown, noun: string) =>
     typeof id === 'string' ? (
       <>
-        {noun}{' '}
-        <a href={href(section, id)}>
-          <code>{id}</code>
-        </a>
+        {noun} <IdLink to={section} id={id} />
       </>
     ) : null;
   if (event.type === 'transaction.reversed') {

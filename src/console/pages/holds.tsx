@@ -3,8 +3,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { amountText, can, newIdempotencyKey, withQuery } from '../api.js';
 import { HOLD_STATUSES } from '../enums.js';
-import { href } from '../route.js';
-import { Amount, Empty, ErrorNote, Loading, MissingScope, NeedsScope, PagedFooter, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, DetailPage, Empty, ErrorNote, IdLink, ListPage, MissingScope, PagedFooter, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, type MonetaryValue } from './lines.js';
 import { MetadataList } from './metadata.js';
 
@@ -29,16 +28,11 @@ interface Hold {
 /** The hold's amount: its debit line's (a hold moves one amount from one account to another). */
 const debitOf = (hold: Hold): HoldLine | undefined => hold.lines.find((l) => l.entryType === 'DEBIT') ?? hold.lines[0];
 
-export function HoldsPage() {
-  return (
-    <>
-      <h1>Holds</h1>
-      <NeedsScope scope="TRANSACTIONS_READ" to="to list holds">
-        <HoldList />
-      </NeedsScope>
-    </>
-  );
-}
+export const HoldsPage = () => (
+  <ListPage title="Holds" scope="TRANSACTIONS_READ" to="to list holds">
+    <HoldList />
+  </ListPage>
+);
 
 function HoldList() {
   const { api } = useSigned();
@@ -62,9 +56,7 @@ function HoldList() {
                   <Time at={h.createdAt} />
                 </td>
                 <td>
-                  <a href={href('holds', h.holdId)}>
-                    <code>{h.holdId}</code>
-                  </a>
+                  <IdLink to="holds" id={h.holdId} />
                 </td>
                 <td>{h.status}</td>
                 <td class="num">{debit && <Amount value={debit.monetaryEntry.amount} asset={assetOf(debit.monetaryEntry)} />}</td>
@@ -84,23 +76,16 @@ function HoldList() {
 export function HoldPage({ id }: { id: string }) {
   const { api, key } = useSigned();
   const hold = useLoad((signal) => api.json<Hold>(`/api/v1/holds/${id}`, { signal }), [id]);
-  if (hold.error) {
-    return (
-      <>
-        <h1>Hold</h1>
-        <NeedsScope scope="TRANSACTIONS_READ" to="to read holds">
-          <ErrorNote error={hold.error} />
-        </NeedsScope>
-      </>
-    );
-  }
-  if (!hold.data) return <Loading what="Loading the hold" />;
-  const h = hold.data;
+  return (
+    <DetailPage title="Hold" scope="TRANSACTIONS_READ" what="hold" loaded={hold}>
+      {(h) => <HoldFacts hold={h} canWrite={can(key, 'TRANSACTIONS_WRITE')} onDone={hold.reload} />}
+    </DetailPage>
+  );
+}
+
+function HoldFacts({ hold: h, canWrite, onDone }: { hold: Hold; canWrite: boolean; onDone: () => void }) {
   return (
     <>
-      <p class="crumbs">
-        <a href={href('holds')}>Holds</a>
-      </p>
       <h1>Hold</h1>
       <dl class="facts">
         <dt>Id</dt>
@@ -129,22 +114,18 @@ export function HoldPage({ id }: { id: string }) {
           <>
             <dt>Transaction</dt>
             <dd>
-              <a href={href('transactions', h.transactionId)}>
-                <code>{h.transactionId}</code>
-              </a>
+              <IdLink to="transactions" id={h.transactionId} />
             </dd>
           </>
         )}
       </dl>
-      {h.status === 'PENDING' && (can(key, 'TRANSACTIONS_WRITE') ? <HoldActions hold={h} onDone={hold.reload} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to capture or void a hold" />)}
+      {h.status === 'PENDING' && (canWrite ? <HoldActions hold={h} onDone={onDone} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to capture or void a hold" />)}
       <h2>Lines</h2>
       <Table caption="Lines" head={['Account', 'Side', 'Amount', 'Description']} numeric={[2]}>
         {h.lines.map((l, i) => (
           <tr key={i}>
             <td>
-              <a href={href('accounts', l.accountId)}>
-                <code>{l.accountId}</code>
-              </a>
+              <IdLink to="accounts" id={l.accountId} />
             </td>
             <td>{l.entryType}</td>
             <td class="num">

@@ -1,7 +1,6 @@
 // A transaction's lines, as the API gives them (the entries listing's shape): the account, the side, the amount and
 // what moved it (a bank rail and reference, or a chain, token, transfer and wallet).
-import { href } from '../route.js';
-import { Amount, Table } from '../ui.js';
+import { Amount, IdLink, Table } from '../ui.js';
 
 export type MonetaryValue =
   | { type: 'FIAT'; amount: unknown; currency: string; rail: string; bankReference: string | null }
@@ -44,15 +43,7 @@ export function LinesTable({ lines, caption = 'Lines' }: { lines: Line[]; captio
     <Table caption={caption} head={['Account', 'Side', 'Amount', 'Details']} numeric={[2]}>
       {lines.map((l, i) => (
         <tr key={l.entryId ?? i}>
-          <td>
-            {l.accountId ? (
-              <a href={href('accounts', l.accountId)}>
-                <code>{l.accountId}</code>
-              </a>
-            ) : (
-              '—'
-            )}
-          </td>
+          <td>{l.accountId ? <IdLink to="accounts" id={l.accountId} /> : '—'}</td>
           <td>{l.type}</td>
           <td class="num">
             <Amount value={l.monetary.amount} asset={assetOf(l.monetary)} />

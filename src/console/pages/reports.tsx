@@ -7,7 +7,7 @@ import { PAGE_SIZE_MAX } from '../../core/limits.js';
 import type { JsonNumber } from '../../core/json.js';
 import { withQuery, type Api } from '../api.js';
 import { href } from '../route.js';
-import { Amount, Empty, ErrorNote, Loading, NeedsScope, Table, Time, useLoad, useSigned } from '../ui.js';
+import { Amount, Empty, ErrorNote, ListPage, Loading, Time, useLoad, useSigned } from '../ui.js';
 import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
 
 interface TrialBalance {
@@ -31,16 +31,11 @@ async function wholeTrialBalance(api: Api, asOf: string, signal: AbortSignal): P
   return { ...first, items, nextCursor: null };
 }
 
-export function ReportsPage() {
-  return (
-    <>
-      <h1>Reports</h1>
-      <NeedsScope scope="ACCOUNTS_READ" to="to read reports">
-        <TrialBalanceReport />
-      </NeedsScope>
-    </>
-  );
-}
+export const ReportsPage = () => (
+  <ListPage title="Reports" scope="ACCOUNTS_READ" to="to read reports">
+    <TrialBalanceReport />
+  </ListPage>
+);
 
 function TrialBalanceReport() {
   const { api } = useSigned();

@@ -2,8 +2,7 @@
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
 import { SETTLEMENT_STATUSES } from '../enums.js';
-import { href } from '../route.js';
-import { Amount, Empty, NeedsScope, PagedFooter, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
+import { Amount, Empty, IdLink, ListPage, PagedFooter, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface Settlement {
   settlementId: string;
@@ -18,16 +17,11 @@ interface Settlement {
   createdAt: string;
 }
 
-export function SettlementsPage() {
-  return (
-    <>
-      <h1>Settlements</h1>
-      <NeedsScope scope="TRANSACTIONS_READ" to="to list settlements">
-        <SettlementList />
-      </NeedsScope>
-    </>
-  );
-}
+export const SettlementsPage = () => (
+  <ListPage title="Settlements" scope="TRANSACTIONS_READ" to="to list settlements">
+    <SettlementList />
+  </ListPage>
+);
 
 function SettlementList() {
   const { api } = useSigned();
@@ -60,15 +54,11 @@ function SettlementList() {
                 <code>{s.expectedWalletAddress}</code>
               </td>
               <td>
-                <a href={href('accounts', s.accountId)}>
-                  <code>{s.accountId}</code>
-                </a>
+                <IdLink to="accounts" id={s.accountId} />
               </td>
               <td>
                 {s.matchedTransactionId ? (
-                  <a href={href('transactions', s.matchedTransactionId)}>
-                    <code>{s.matchedTransactionId}</code>
-                  </a>
+                  <IdLink to="transactions" id={s.matchedTransactionId} />
                 ) : (
                   <span class="none">—</span>
                 )}

@@ -1,10 +1,10 @@
 // Transactions: the search (by account, time, metadata and idempotency key) and a transaction's page (its lines,
 // metadata and reversal links), with the reversal behind a confirmation dialog for a key that may write.
+import { Fragment } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { can, newIdempotencyKey, withQuery } from '../api.js';
 import { REVERSAL_DESCRIPTION_LENGTH_MAX } from '../../core/limits.js';
-import { href } from '../route.js';
-import { Amount, Empty, ErrorNote, Loading, MissingScope, NeedsScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, DetailPage, Empty, ErrorNote, IdLink, ListPage, MissingScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, LinesTable, type Line } from './lines.js';
 import { MetadataFields, MetadataList, metadataQuery, type MetadataPair } from './metadata.js';
 import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
@@ -28,16 +28,11 @@ interface Search {
 
 const NO_SEARCH: Search = { accountId: '', from: '', to: '', metadata: { key: '', value: '' }, idempotencyKey: '' };
 
-export function TransactionsPage() {
-  return (
-    <>
-      <h1>Transactions</h1>
-      <NeedsScope scope="TRANSACTIONS_READ" to="to list transactions">
-        <TransactionSearch />
-      </NeedsScope>
-    </>
-  );
-}
+export const TransactionsPage = () => (
+  <ListPage title="Transactions" scope="TRANSACTIONS_READ" to="to list transactions">
+    <TransactionSearch />
+  </ListPage>
+);
 
 function TransactionSearch() {
   const { api } = useSigned();
@@ -118,9 +113,7 @@ function TransactionSearch() {
                 <Time at={t.createdAt} />
               </td>
               <td>
-                <a href={href('transactions', t.transactionId)}>
-                  <code>{t.transactionId}</code>
-                </a>
+                <IdLink to="transactions" id={t.transactionId} />
               </td>
               <td class="num">{t.lines.length}</td>
               <td class="num">
@@ -158,24 +151,27 @@ function Moved({ lines }: { lines: Line[] }) {
   );
 }
 
-function ReversalLinks({ transaction }: { transaction: Transaction }) {
+/** "Reverses" and "Reversed by", each with its transaction linked: as lines of a table's cell, or a page's facts. */
+function ReversalLinks({ transaction: t, as = 'lines' }: { transaction: Transaction; as?: 'lines' | 'facts' }) {
+  const links: Array<[string, string | null]> = [
+    ['Reverses', t.reversesTransactionId],
+    ['Reversed by', t.reversedByTransactionId],
+  ];
   return (
     <>
-      {transaction.reversesTransactionId && (
-        <div>
-          Reverses{' '}
-          <a href={href('transactions', transaction.reversesTransactionId)}>
-            <code>{transaction.reversesTransactionId}</code>
-          </a>
-        </div>
-      )}
-      {transaction.reversedByTransactionId && (
-        <div>
-          Reversed by{' '}
-          <a href={href('transactions', transaction.reversedByTransactionId)}>
-            <code>{transaction.reversedByTransactionId}</code>
-          </a>
-        </div>
+      {links.map(([name, id]) =>
+        id === null ? null : as === 'lines' ? (
+          <div key={name}>
+            {name} <IdLink to="transactions" id={id} />
+          </div>
+        ) : (
+          <Fragment key={name}>
+            <dt>{name}</dt>
+            <dd>
+              <IdLink to="transactions" id={id} />
+            </dd>
+          </Fragment>
+        ),
       )}
     </>
   );
@@ -184,23 +180,16 @@ function ReversalLinks({ transaction }: { transaction: Transaction }) {
 export function TransactionPage({ id }: { id: string }) {
   const { api, key } = useSigned();
   const transaction = useLoad((signal) => api.json<Transaction>(`/api/v1/transactions/${id}`, { signal }), [id]);
-  if (transaction.error) {
-    return (
-      <>
-        <h1>Transaction</h1>
-        <NeedsScope scope="TRANSACTIONS_READ" to="to read transactions">
-          <ErrorNote error={transaction.error} />
-        </NeedsScope>
-      </>
-    );
-  }
-  if (!transaction.data) return <Loading what="Loading the transaction" />;
-  const t = transaction.data;
+  return (
+    <DetailPage title="Transaction" scope="TRANSACTIONS_READ" what="transaction" loaded={transaction}>
+      {(t) => <TransactionFacts transaction={t} canWrite={can(key, 'TRANSACTIONS_WRITE')} onReversed={transaction.reload} />}
+    </DetailPage>
+  );
+}
+
+function TransactionFacts({ transaction: t, canWrite, onReversed }: { transaction: Transaction; canWrite: boolean; onReversed: () => void }) {
   return (
     <>
-      <p class="crumbs">
-        <a href={href('transactions')}>Transactions</a>
-      </p>
       <h1>Transaction</h1>
       <dl class="facts">
         <dt>Id</dt>
@@ -211,29 +200,10 @@ export function TransactionPage({ id }: { id: string }) {
         <dd>
           <Time at={t.createdAt} />
         </dd>
-        {t.reversesTransactionId && (
-          <>
-            <dt>Reverses</dt>
-            <dd>
-              <a href={href('transactions', t.reversesTransactionId)}>
-                <code>{t.reversesTransactionId}</code>
-              </a>
-            </dd>
-          </>
-        )}
-        {t.reversedByTransactionId && (
-          <>
-            <dt>Reversed by</dt>
-            <dd>
-              <a href={href('transactions', t.reversedByTransactionId)}>
-                <code>{t.reversedByTransactionId}</code>
-              </a>
-            </dd>
-          </>
-        )}
+        <ReversalLinks transaction={t} as="facts" />
       </dl>
       {t.reversedByTransactionId === null &&
-        (can(key, 'TRANSACTIONS_WRITE') ? <ReverseButton id={t.transactionId} onReversed={transaction.reload} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to reverse a transaction" />)}
+        (canWrite ? <ReverseButton id={t.transactionId} onReversed={onReversed} /> : <MissingScope scope="TRANSACTIONS_WRITE" to="to reverse a transaction" />)}
       <h2>Lines</h2>
       <LinesTable lines={t.lines} />
       <h2>Metadata</h2>
