@@ -161,6 +161,13 @@ describeInBrowser('the console in a headless browser', () => {
     await expect(w.context.cookies()).resolves.toEqual([]);
     await expect(w.page.evaluate('localStorage.length')).resolves.toBe(0);
     expect(w.page.url()).not.toContain(t.tenant.apiKey.rawKey);
+    // A reload keeps the tab signed in; signing out forgets the key.
+    await w.page.reload();
+    await w.page.getByRole('navigation').waitFor();
+    await w.page.getByRole('button', { name: 'Sign out' }).click();
+    await w.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await expect(w.page.evaluate('sessionStorage.length')).resolves.toBe(0);
+    await signIn(w);
     const links = await w.page.getByRole('navigation').getByRole('link').allInnerTexts();
     expect(links).toEqual([...SECTIONS]);
     for (const name of SECTIONS) {
