@@ -2,9 +2,9 @@
 // balance, pending and available amounts, on-chain balances, limits, balance history and entries).
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { amountText, withQuery, type Api } from '../api.js';
-import { BalanceChart } from '../chart.js';
-import { ACCOUNT_TYPES, FIAT_CURRENCIES, HISTORY_INTERVALS } from '../enums.js';
+import { withQuery, type Api } from '../api.js';
+import { ACCOUNT_TYPES, FIAT_CURRENCIES } from '../enums.js';
+import { HistorySection } from './balanceHistory.js';
 import { href } from '../route.js';
 import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { MetadataFields, metadataQuery, type MetadataPair } from './metadata.js';
@@ -151,7 +151,7 @@ function AccountFacts({ account: a }: { account: Account }) {
       </dl>
       <BalanceSection id={id} />
       <LimitsSection id={id} />
-      <HistorySection account={a} />
+      <HistorySection accountId={a.id} name={a.name} currency={a.currency} />
       <EntriesSection id={id} />
     </>
   );
@@ -235,76 +235,6 @@ function LimitsSection({ id }: { id: string }) {
             ))}
           </Table>
         ))}
-    </section>
-  );
-}
-
-const DAY_MS = 86_400_000;
-const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** The end of a day (the next one's first instant, UTC): the history's last point is the balance after the whole day. */
-const endOfDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString();
-
-interface History {
-  currency: string;
-  interval: string;
-  points: Array<{ at: string; amount: unknown }>;
-}
-
-function HistorySection({ account }: { account: Account }) {
-  const { api } = useSigned();
-  const [range, setRange] = useState(() => ({ from: dateOf(Date.now() - 30 * DAY_MS), to: dateOf(Date.now()), interval: 'day' }));
-  const [form, setForm] = useState(range);
-  const history = useLoad(
-    (signal) => api.json<History>(withQuery(`/api/v1/accounts/${account.id}/balance-history`, { from: `${range.from}T00:00:00Z`, to: endOfDay(range.to), interval: range.interval }), { signal }),
-    [account.id, range.from, range.to, range.interval],
-  );
-  const points = (history.data?.points ?? []).map((p) => ({ at: p.at, amount: amountText(p.amount) }));
-  const last = points[points.length - 1];
-  const label = `Balance history of ${account.name} in ${account.currency}, from ${range.from} to ${range.to} (UTC) by ${range.interval}: ${points.length} points${last ? `, the last ${last.amount}` : ''}`;
-  return (
-    <section aria-labelledby="history-heading">
-      <h2 id="history-heading">Balance history</h2>
-      <form
-        class="filters"
-        aria-label="Balance history range"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setRange(form);
-        }}
-      >
-        <label>
-          From
-          <input type="date" required value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
-        </label>
-        <Choice label="Interval" value={form.interval} options={HISTORY_INTERVALS} onChange={(interval) => setForm({ ...form, interval })} all={false} />
-        <button type="submit">Show</button>
-      </form>
-      <ErrorNote error={history.error} />
-      {history.loading && <Loading what="Loading the balance history" />}
-      {history.data && !history.error && (
-        <>
-          <BalanceChart points={points} label={label} />
-          <details>
-            <summary>The numbers, as a table</summary>
-            <Table caption="Balance history, point by point" head={['At (UTC)', `Balance (${history.data.currency})`]} numeric={[1]}>
-              {points.map((p) => (
-                <tr key={p.at}>
-                  <td>
-                    <Time at={p.at} />
-                  </td>
-                  <td class="num">
-                    <Amount value={p.amount} />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          </details>
-        </>
-      )}
     </section>
   );
 }
