@@ -228,7 +228,14 @@ describeInBrowser('the console in a headless browser', () => {
     await w.page.getByLabel('Idempotency key').fill('no-such-key');
     await w.page.getByLabel('Idempotency key').press('Enter');
     await w.page.getByText('No transaction matches this search.').waitFor();
-    expectClean(w);
+    // A search the API refuses: its code and message, and no table.
+    await w.page.getByRole('button', { name: 'Clear' }).click();
+    await w.page.getByLabel('Account').fill('not-a-uuid');
+    await w.page.getByRole('button', { name: 'Search' }).click();
+    const refused = await admin.get('/api/v1/transactions?accountId=not-a-uuid');
+    await expect(w.page.getByRole('alert').innerText()).resolves.toContain(`${refused.body.code} (400): ${refused.body.message}`);
+    await expect(w.page.getByRole('region', { name: 'Transactions, newest first' }).count()).resolves.toBe(0);
+    expectClean(w, [/status of 400/]);
   });
 
   it('reverses through the dialog with one Idempotency-Key across a retry, then links and lists the reversal', async () => {

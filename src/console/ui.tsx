@@ -156,6 +156,19 @@ export function Table({ caption, head, children, numeric = [] }: { caption: stri
   );
 }
 
+/**
+ * A paged list: its table (`children`) once it has items, else, loaded without an error, what to do about none
+ * (`empty`); then its footer.
+ */
+export function PagedList<T>({ paged, noun, empty, children }: { paged: Paged<T>; noun: string; empty: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <>
+      {paged.items.length > 0 ? children : !paged.loading && !paged.error ? <Empty>{empty}</Empty> : null}
+      <PagedFooter paged={paged} noun={noun} />
+    </>
+  );
+}
+
 /** The end of a paged list: "Load more" while there is more, the error of the last page, a loading line. */
 export function PagedFooter({ paged, noun }: { paged: Paged<unknown>; noun: string }) {
   return (

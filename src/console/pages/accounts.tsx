@@ -6,7 +6,7 @@ import { withQuery, type Api } from '../api.js';
 import { ACCOUNT_TYPES, FIAT_CURRENCIES } from '../enums.js';
 import { HistorySection } from './balanceHistory.js';
 import { href } from '../route.js';
-import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedList, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { MetadataFields, metadataQuery, type MetadataPair } from './metadata.js';
 import { assetOf, Monetary, type Line } from './lines.js';
 
@@ -65,17 +65,19 @@ function AccountList() {
         <MetadataFields pair={metadataForm} onChange={setMetadataForm} />
         <button type="submit">Filter</button>
       </form>
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>
-          {filtered ? (
+      <PagedList
+        paged={paged}
+        noun="accounts"
+        empty={
+          filtered ? (
             'No account matches these filters.'
           ) : (
             <>
               No accounts yet: create one with <code>POST /api/v1/accounts</code> or <code>ledger accounts create</code>.
             </>
-          )}
-        </Empty>
-      ) : (
+          )
+        }
+      >
         <Table caption="Accounts" head={['Name', 'Type', 'Currency', 'Balance']} numeric={[3]}>
           {paged.items.map((a) => (
             <tr key={a.id}>
@@ -90,8 +92,7 @@ function AccountList() {
             </tr>
           ))}
         </Table>
-      )}
-      <PagedFooter paged={paged} noun="accounts" />
+      </PagedList>
     </>
   );
 }
@@ -255,11 +256,15 @@ function EntriesSection({ id }: { id: string }) {
   return (
     <section aria-labelledby="entries-heading">
       <h2 id="entries-heading">Entries</h2>
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>
-          No entries yet: post a transaction with a line on this account (<code>POST /api/v1/transactions</code>).
-        </Empty>
-      ) : (
+      <PagedList
+        paged={paged}
+        noun="entries"
+        empty={
+          <>
+            No entries yet: post a transaction with a line on this account (<code>POST /api/v1/transactions</code>).
+          </>
+        }
+      >
         <Table caption="Entries, newest first" head={['Time', 'Type', 'Amount', 'Details', 'Transaction']} numeric={[2]}>
           {paged.items.map((e) => (
             <tr key={e.entryId}>
@@ -279,8 +284,7 @@ function EntriesSection({ id }: { id: string }) {
             </tr>
           ))}
         </Table>
-      )}
-      <PagedFooter paged={paged} noun="entries" />
+      </PagedList>
     </section>
   );
 }

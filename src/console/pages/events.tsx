@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { parseJsonObject } from '../../core/json.js';
 import { withQuery, type Api } from '../api.js';
-import { Empty, IdLink, ListPage, PagedFooter, Table, Time, usePaged, useSigned } from '../ui.js';
+import { Empty, IdLink, ListPage, PagedList, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface FeedEvent {
   id: string;
@@ -151,12 +151,13 @@ function History() {
   return (
     <section aria-labelledby="feed-heading">
       <h2 id="feed-heading">The feed from its start</h2>
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>No events yet: events are recorded as transactions, holds, settlements and accounts change.</Empty>
-      ) : (
+      <PagedList
+        paged={paged}
+        noun="events"
+        empty="No events yet: events are recorded as transactions, holds, settlements and accounts change."
+      >
         <EventsTable events={paged.items} caption="Events, oldest first" />
-      )}
-      <PagedFooter paged={paged} noun="events" />
+      </PagedList>
     </section>
   );
 }

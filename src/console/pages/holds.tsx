@@ -3,7 +3,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { amountText, can, newIdempotencyKey, withQuery } from '../api.js';
 import { HOLD_STATUSES } from '../enums.js';
-import { Amount, DetailPage, Empty, ErrorNote, IdLink, ListPage, MissingScope, PagedFooter, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, DetailPage, ErrorNote, IdLink, ListPage, MissingScope, PagedList, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, type MonetaryValue } from './lines.js';
 import { MetadataList } from './metadata.js';
 
@@ -41,12 +41,19 @@ function HoldList() {
   return (
     <>
       <StatusFilter statuses={HOLD_STATUSES} value={status} onChange={setStatus} label="Filter holds" />
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>
-          {status ? `No ${status} holds.` : 'No holds yet: place one with '}
-          {!status && <code>POST /api/v1/holds</code>}
-        </Empty>
-      ) : (
+      <PagedList
+        paged={paged}
+        noun="holds"
+        empty={
+          status ? (
+            `No ${status} holds.`
+          ) : (
+            <>
+              No holds yet: place one with <code>POST /api/v1/holds</code>.
+            </>
+          )
+        }
+      >
         <Table caption="Holds, newest first" head={['Created', 'Hold', 'Status', 'Amount', 'Expires']} numeric={[3]}>
           {paged.items.map((h) => {
             const debit = debitOf(h);
@@ -67,8 +74,7 @@ function HoldList() {
             );
           })}
         </Table>
-      )}
-      <PagedFooter paged={paged} noun="holds" />
+      </PagedList>
     </>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
 import { SETTLEMENT_STATUSES } from '../enums.js';
-import { Amount, Empty, IdLink, ListPage, PagedFooter, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
+import { Amount, IdLink, ListPage, PagedList, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface Settlement {
   settlementId: string;
@@ -30,12 +30,19 @@ function SettlementList() {
   return (
     <>
       <StatusFilter statuses={SETTLEMENT_STATUSES} value={status} onChange={setStatus} label="Filter settlements" />
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>
-          {status ? `No ${status} settlements.` : 'No settlements yet: expect an on-chain payment with '}
-          {!status && <code>POST /api/v1/settlements</code>}
-        </Empty>
-      ) : (
+      <PagedList
+        paged={paged}
+        noun="settlements"
+        empty={
+          status ? (
+            `No ${status} settlements.`
+          ) : (
+            <>
+              No settlements yet: expect an on-chain payment with <code>POST /api/v1/settlements</code>.
+            </>
+          )
+        }
+      >
         <Table caption="Settlements, newest first" head={['Created', 'Settlement', 'Status', 'Expected', 'Chain', 'Wallet', 'Account', 'Matched by', 'Expires']} numeric={[3]}>
           {paged.items.map((s) => (
             <tr key={s.settlementId}>
@@ -69,8 +76,7 @@ function SettlementList() {
             </tr>
           ))}
         </Table>
-      )}
-      <PagedFooter paged={paged} noun="settlements" />
+      </PagedList>
     </>
   );
 }

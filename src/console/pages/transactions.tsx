@@ -4,7 +4,7 @@ import { Fragment } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { can, newIdempotencyKey, withQuery } from '../api.js';
 import { REVERSAL_DESCRIPTION_LENGTH_MAX } from '../../core/limits.js';
-import { Amount, DetailPage, Empty, ErrorNote, IdLink, ListPage, MissingScope, PagedFooter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
+import { Amount, DetailPage, ErrorNote, IdLink, ListPage, MissingScope, PagedList, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, LinesTable, type Line } from './lines.js';
 import { MetadataFields, MetadataList, metadataQuery, type MetadataPair } from './metadata.js';
 import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
@@ -95,17 +95,19 @@ function TransactionSearch() {
         </div>
         <UtcHint />
       </form>
-      {!paged.loading && !paged.error && paged.items.length === 0 ? (
-        <Empty>
-          {searching ? (
+      <PagedList
+        paged={paged}
+        noun="transactions"
+        empty={
+          searching ? (
             'No transaction matches this search.'
           ) : (
             <>
               No transactions yet: post one with <code>POST /api/v1/transactions</code> (or <code>ledger transactions import</code>).
             </>
-          )}
-        </Empty>
-      ) : (
+          )
+        }
+      >
         <Table caption="Transactions, newest first" head={['Time', 'Transaction', 'Lines', 'Amount', 'Metadata', 'Reversal']} numeric={[2, 3]}>
           {paged.items.map((t) => (
             <tr key={t.transactionId}>
@@ -130,8 +132,7 @@ function TransactionSearch() {
             </tr>
           ))}
         </Table>
-      )}
-      <PagedFooter paged={paged} noun="transactions" />
+      </PagedList>
     </>
   );
 }
