@@ -91,13 +91,27 @@ export class Api {
 }
 
 /** Checks a key and says what it may do: 401 (ApiError) when it is not a live key. */
-export async function signIn(key: string): Promise<KeyInfo> {
-  let failure: ApiError | undefined;
-  const api = new Api(key, (error) => (failure = error));
+export const signIn = (key: string): Promise<KeyInfo> => new Api(key, () => {}).json<KeyInfo>('/api/v1/api-keys/current');
+
+/**
+ * An answer's body as lines of text as they arrive (CRLF read as LF), the last one even without its newline; the
+ * NDJSON export and the event stream are read this way. Returning early stops the download.
+ */
+export async function* textLines(response: Response): AsyncGenerator<string> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
   try {
-    return await api.json<KeyInfo>('/api/v1/api-keys/current');
-  } catch (error) {
-    throw failure ?? error;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const lines = buffer.split(/\r?\n/);
+      buffer = lines.pop()!;
+      yield* lines;
+    }
+    if (buffer !== '') yield buffer;
+  } finally {
+    await reader.cancel().catch(() => {});
   }
 }
 

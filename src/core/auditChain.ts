@@ -71,7 +71,6 @@ export class ChainWalk {
   }
 }
 
-
 const isRecordShape = (value: Record<string, unknown>): boolean =>
   ['id', 'type', 'action', 'actorKeyId', 'occurredAt', 'hash'].every((k) => typeof value[k] === 'string') &&
   (value.prevHash === null || typeof value.prevHash === 'string') &&

@@ -74,7 +74,6 @@ function answer(event: H3Event, path: string): Response {
     etag: file.etag,
     vary: 'accept-encoding',
     'content-security-policy': CONSOLE_CSP,
-    'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',
   };
@@ -88,13 +87,8 @@ function answer(event: H3Event, path: string): Response {
 
 /** Serves the console on GET and HEAD: the page at /console (and /console/), its script and its stylesheet. */
 export function mountConsole(app: H3, errorResponse: (error: unknown) => Response): void {
-  const paths: Array<[string, string]> = [
-    [CONSOLE_PATH, CONSOLE_PATH],
-    [`${CONSOLE_PATH}/`, CONSOLE_PATH],
-    [`${CONSOLE_PATH}/app.js`, `${CONSOLE_PATH}/app.js`],
-    [`${CONSOLE_PATH}/app.css`, `${CONSOLE_PATH}/app.css`],
-  ];
-  for (const [route, file] of paths) {
+  for (const route of [CONSOLE_PATH, `${CONSOLE_PATH}/`, `${CONSOLE_PATH}/app.js`, `${CONSOLE_PATH}/app.css`]) {
+    const file = route.replace(/\/$/, '');
     const handler = (event: H3Event) => {
       try {
         return answer(event, file);

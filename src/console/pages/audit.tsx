@@ -4,7 +4,7 @@
 // as the NDJSON the export gives.
 import { useState } from 'preact/hooks';
 import { ChainWalk, walkLine, type ChainBreak } from '../../core/auditChain.js';
-import { withQuery, type Api } from '../api.js';
+import { textLines, withQuery, type Api } from '../api.js';
 import { ErrorNote, ListPage, useSigned } from '../ui.js';
 
 /** The whole log: from the epoch to a minute from now (the end is exclusive; no record is written in the future). */
@@ -17,28 +17,19 @@ async function sha256Hex(text: string): Promise<string> {
 
 type Outcome = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
 
+/** How often the count of records checked is shown while a verification runs. */
+const PROGRESS_EVERY = 500;
+
 /** Walks the export's lines as they arrive; `onCount` hears how many records were checked so far. */
 async function verifyChain(api: Api, onCount: (count: number) => void): Promise<Outcome> {
-  const response = await api.fetch(wholeLog());
   const walk = new ChainWalk(true);
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const walkText = async (line: string): Promise<ChainBreak | null> => (line.trim() === '' ? null : walkLine(walk, line, sha256Hex));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (!done) buffer += value;
-    const lines = buffer.split('\n');
-    buffer = done ? '' : lines.pop()!;
-    for (const line of lines) {
-      const broken = await walkText(line);
-      if (broken) {
-        await reader.cancel();
-        return { ok: false, count: walk.count, ...broken };
-      }
-    }
-    onCount(walk.count);
-    if (done) return { ok: true, count: walk.count };
+  for await (const line of textLines(await api.fetch(wholeLog()))) {
+    if (line.trim() === '') continue;
+    const broken = await walkLine(walk, line, sha256Hex);
+    if (broken) return { ok: false, count: walk.count, ...broken };
+    if (walk.count % PROGRESS_EVERY === 0) onCount(walk.count);
   }
+  return { ok: true, count: walk.count };
 }
 
 /** Saves a file the browser already holds, under `name`. */

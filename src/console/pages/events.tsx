@@ -2,7 +2,7 @@
 // a header, never in the URL), newest first; and the whole feed from its start, oldest first, paged.
 import { useEffect, useState } from 'preact/hooks';
 import { parseJsonObject } from '../../core/json.js';
-import { withQuery, type Api } from '../api.js';
+import { textLines, withQuery, type Api } from '../api.js';
 import { Empty, IdLink, ListPage, PagedList, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface FeedEvent {
@@ -84,23 +84,17 @@ async function readStream(api: Api, after: string | undefined, signal: AbortSign
   const response = await api.fetch(withQuery('/api/v1/events/stream', { after }), { signal });
   onOpen();
   let retryMs = RECONNECT_MS;
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return retryMs;
-    buffer += value.replace(/\r\n?/g, '\n');
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        else if (line.startsWith('retry:')) retryMs = Number(line.slice(6).trim()) || retryMs;
-      }
-      if (data.length > 0) onEvent(parseJsonObject(data.join('\n')) as unknown as FeedEvent);
+  // An event is its lines up to a blank one; only its data (and the stream's retry) matter here.
+  let data: string[] = [];
+  for await (const line of textLines(response)) {
+    if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    else if (line.startsWith('retry:')) retryMs = Number(line.slice(6).trim()) || retryMs;
+    else if (line === '' && data.length > 0) {
+      onEvent(parseJsonObject(data.join('\n')) as unknown as FeedEvent);
+      data = [];
     }
   }
+  return retryMs;
 }
 
 function LiveEvents() {
