@@ -22,7 +22,3 @@ export function usePlace(): Place {
 
 /** The link to a place: `href('accounts', id)`. */
 export const href = (...parts: string[]): string => `#/${parts.map(encodeURIComponent).join('/')}`;
-
-export const go = (...parts: string[]): void => {
-  location.hash = href(...parts);
-};

@@ -9,10 +9,10 @@ import type { H3, H3Event } from 'h3';
 import { LedgerError } from '../core/errors.js';
 import { respond } from './respond.js';
 
-export const CONSOLE_PATH = '/console';
+const CONSOLE_PATH = '/console';
 
 /** No inline script or style, nothing from another origin, no framing, no form posted anywhere. */
-export const CONSOLE_CSP =
+const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SHELL = `<!doctype html>

@@ -81,7 +81,7 @@ function parsePort(value: string): number {
 }
 
 /** LEDGER_CONSOLE: unset or 1 serves the console, 0 does not (true/false, on/off, yes/no read the same). */
-export function consoleFromEnv(value: string | undefined): boolean {
+function consoleFromEnv(value: string | undefined): boolean {
   const v = (value ?? '').trim().toLowerCase();
   if (['', '1', 'true', 'on', 'yes'].includes(v)) return true;
   if (['0', 'false', 'off', 'no'].includes(v)) return false;
