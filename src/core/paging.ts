@@ -1,6 +1,7 @@
 // Newest-first lists paged by a signed keyset cursor: page N costs what page 1 costs, and no answer passes its size cap.
 import type { Deps } from './context.js';
-import type { Rows } from './ports.js';
+import type { FoundRows } from './ports.js';
+import { ScanStop } from './scan.js';
 import { ANSWER_SIZE_MAX_BYTES, PAGE_SIZE_DEFAULT } from './limits.js';
 import { RawJson, toJsonText } from './json.js';
 import type { CursorScope } from './cursor.js';
@@ -47,13 +48,14 @@ export const cursorSeq = (deps: Deps, scope: CursorScope, cursor: string): numbe
  * rendered as they are read, and the page ends early, before the row that would pass the answer cap, with a cursor
  * that continues exactly there; the rows after it are never read. `fetch` reads from a position (the last sequence
  * of the page before; null for the first page, or `start`), in the list's own order: newest first for most lists,
- * oldest first for the event feed.
+ * oldest first for the event feed. A filtered list's page may end sooner, where its scan reached SCAN_ROWS_MAX rows
+ * (a ScanStop): with fewer items than `limit`, or none, and a cursor that continues the scan below where it stopped.
  */
 export async function pageBySeq<T extends { seq: number }, V>(
   deps: Deps,
   scope: CursorScope,
   query: PageQuery,
-  fetch: (position: number | null, limit: number) => Rows<T>,
+  fetch: (position: number | null, limit: number) => FoundRows<T>,
   view: (row: T) => V,
   start: number | null = null,
 ): Promise<{ items: Array<Rendered<V>>; nextCursor: string | null }> {
@@ -65,6 +67,12 @@ export async function pageBySeq<T extends { seq: number }, V>(
   let lastSeq = 0;
   let more = false;
   for await (const row of fetch(position, limit + 1)) {
+    // A filtered list's scan stopped at its bound (core/scan.ts): the page ends, and the next continues below.
+    if (row instanceof ScanStop) {
+      more = true;
+      lastSeq = row.seq;
+      break;
+    }
     if (items.length === limit) {
       more = true;
       break;

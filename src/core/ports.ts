@@ -11,6 +11,7 @@ import type { AgentStatus, AgentTransaction } from './agent.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from './chainWatch.js';
 import type { CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
+import type { ScanStop } from './scan.js';
 
 /** Where the server and its workers write what they have to say; `debug` lines are for an operator who asked for them. */
 export type Logger = (line: string, level?: 'debug') => void;
@@ -52,6 +53,8 @@ export interface TrialBalanceRow {
  * engine holds its connection until the iteration ends or is stopped.
  */
 export type Rows<T> = AsyncIterable<T>;
+/** The rows of a filtered list's page, and a ScanStop where its scan reached SCAN_ROWS_MAX first (core/scan.ts). */
+export type FoundRows<T> = AsyncIterable<T | ScanStop>;
 
 export interface StoredIdempotency {
   requestHash: string;
@@ -132,7 +135,7 @@ export interface ReadStore {
    */
   accountsByIds(tenantId: string, ids: string[]): Promise<Account[]>;
   /** The tenant's accounts that pass the filter, newest first, before a position. */
-  accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): Rows<Account>;
+  accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): FoundRows<Account>;
   /** Current balances of an account, one row per asset, debits minus credits. */
   balances(tenantId: string, accountId: string): Promise<Map<Asset, bigint>>;
   /** The same with what open holds reserve on each (one read). */
@@ -165,7 +168,7 @@ export interface ReadStore {
   onchainEntries(tenantId: string, transactionId: string): Promise<StoredEntry[]>;
   transactionsPage(tenantId: string, before: number | null, limit: number): Rows<LinkedTransaction>;
   /** The tenant's transactions that pass the filter, newest first, before a position. */
-  transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): Rows<LinkedTransaction>;
+  transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): FoundRows<LinkedTransaction>;
   idempotency(tenantId: string, endpoint: string, key: string): Promise<StoredIdempotency | undefined>;
   /**
    * The last commit time: of the given tenants (the latest of them), or of the whole database. Every write appends an
@@ -203,7 +206,7 @@ export interface ReadStore {
   lastOutboxSeq(tenantId: string): Promise<number>;
   hold(tenantId: string, id: string): Promise<Hold | undefined>;
   /** The tenant's holds, newest first, of a status and an account (null: any). */
-  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold>;
+  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): FoundRows<Hold>;
   /** A hold's number of lines (what a step on it writes), or undefined when the tenant has no such hold. */
   holdLineCount(tenantId: string, id: string): Promise<number | undefined>;
   /** PENDING holds whose expiry is at or before the instant, across tenants (tenant by tenant, each's earliest first), with their line counts. */

@@ -1,30 +1,12 @@
-// Holds: a tenant's reservations, by id, by status, by account, and the PENDING ones past their expiry.
-import { type Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+// Holds: a tenant's reservations, by id, and the PENDING ones past their expiry (lists: queries/indexFilters.ts).
 import { param, type Preparer } from '../sql/statement.js';
 import { query } from './query.js';
 
 export function holdsStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
-  const window = (q: Kysely<Database>) =>
-    q.selectFrom('holds').selectAll().where('tenant_id', '=', tenant).where('seq', '<', param<bigint>('before')).orderBy('seq', 'desc').limit(param<number>('limit'));
-  const byAccount = (q: Kysely<Database>) =>
-    q
-      .selectFrom('hold_accounts as a')
-      .innerJoin('holds as h', (join) => join.onRef('h.tenant_id', '=', 'a.tenant_id').onRef('h.seq', '=', 'a.hold_seq'))
-      .selectAll('h')
-      .where('a.tenant_id', '=', tenant)
-      .where('a.account_id', '=', param('accountId'))
-      .where('a.hold_seq', '<', param<bigint>('before'))
-      .orderBy('a.hold_seq', 'desc')
-      .limit(param<number>('limit'));
   return {
     hold: p((q) => q.selectFrom('holds').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
-    holdsPage: p((q) => window(q)),
-    holdsPageByStatus: p((q) => window(q).where('status', '=', param('status'))),
-    holdsPageByAccount: p((q) => byAccount(q)),
-    holdsPageByAccountAndStatus: p((q) => byAccount(q).where('h.status', '=', param('status'))),
     insertHold: p((q) =>
       q.insertInto('holds').values({
         tenant_id: tenant,

@@ -17,6 +17,7 @@ import { chainWatchStatements } from './chainWatch.js';
 import { secretsStatements } from './secrets.js';
 import { holdsStatements } from './holds.js';
 import { reportsStatements } from './reports.js';
+import { indexFilterStatements } from './indexFilters.js';
 
 export function statements(prepare: Preparer) {
   return {
@@ -36,6 +37,7 @@ export function statements(prepare: Preparer) {
     ...secretsStatements(prepare),
     ...holdsStatements(prepare),
     ...reportsStatements(prepare),
+    ...indexFilterStatements(prepare),
   };
 }
 

@@ -8,20 +8,27 @@ export function settlementsStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   const account = param('accountId');
+  // A time bound is a range of sequences (a tenant's times rise with its sequence: 0024), so a page reads what it answers.
   const settlementsWindow = (q: Kysely<Database>) =>
     q
       .selectFrom('settlements')
       .selectAll()
       .where('tenant_id', '=', tenant)
-      .where('created_at', '>=', param('from'))
-      .where('created_at', '<=', param('to'))
-      .where('seq', '<', param<bigint>('before'))
+      .where('seq', '>=', param<bigint>('fromSeq'))
+      .where('seq', '<=', param<bigint>('toSeq'))
       .orderBy('seq', 'desc')
       .limit(param<number>('limit'));
   return {
     settlement: p((q) => q.selectFrom('settlements').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('settlementId'))),
     // Newest first, on the tenant-sequence index; with a status, on the tenant-status-sequence index.
     settlementsPage: p((q) => settlementsWindow(q)),
+    /** The first and the last of a tenant's settlements within a time bound. */
+    firstSettlementSeqFrom: p((q) =>
+      q.selectFrom('settlements').select('seq').where('tenant_id', '=', tenant).where('created_at', '>=', param('at')).orderBy('created_at', 'asc').orderBy('seq', 'asc').limit(1),
+    ),
+    lastSettlementSeqTo: p((q) =>
+      q.selectFrom('settlements').select('seq').where('tenant_id', '=', tenant).where('created_at', '<=', param('at')).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1),
+    ),
     settlementsPageByStatus: p((q) => settlementsWindow(q).where('status', '=', param('status'))),
     pendingSettlements: p((q) =>
       q

@@ -1,9 +1,19 @@
 // The SQL store's accounts, their metadata entries, and each tenant's clearing account.
 import type { Account } from '../../../core/types.js';
-import type { AccountFilter, Rows } from '../../../core/ports.js';
+import type { AccountFilter, FoundRows, Rows } from '../../../core/ports.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
-import { metadataParams } from '../../queries/metadataMatch.js';
+import { metadataFilters, metadataParams, type IndexFilter } from '../../queries/indexFilters.js';
+import { scanPage } from '../scan.js';
+import type { Database } from '../../schema.js';
+import type { Selectable } from 'kysely';
 import * as m from '../mappers.js';
+
+/** The account list's column filters, each served by its index (migration 0016). */
+const COLUMN_FILTERS: Record<'type' | 'currency' | 'name', IndexFilter> = {
+  type: { table: 'accounts', seq: 'seq', equals: [['type', 'type']] },
+  currency: { table: 'accounts', seq: 'seq', equals: [['currency', 'currency']] },
+  name: { table: 'accounts', seq: 'seq', equals: [['name', 'name']] },
+};
 
 export const accountsPart = part({
   /** An account as it is now (its name, description and metadata may change). */
@@ -30,11 +40,13 @@ export const accountsPart = part({
     return found;
   },
 
-  accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): Rows<Account> {
+  accountsFound(tenantId: string, filter: AccountFilter, before: number | null, limit: number): FoundRows<Account> {
     const columns = (['type', 'currency', 'name'] as const).filter((column) => filter[column] !== null);
-    const statement = this.s.accountSearch({ metadata: filter.metadata.length, columns });
-    const args = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit, ...metadataParams(filter.metadata), ...Object.fromEntries(columns.map((c) => [c, filter[c]])) };
-    return lazy(statement.iterate(args), m.toAccount);
+    // Each column through its own index (tenant, column, sequence), each metadata entry through the entries' key.
+    const filters: IndexFilter[] = [...metadataFilters('account_metadata', 'account_seq', filter.metadata.length), ...columns.map((c) => COLUMN_FILTERS[c])];
+    const args = { tenantId, ...metadataParams(filter.metadata), ...Object.fromEntries(columns.map((c) => [c, filter[c]])) };
+    const to = before === null ? SEQ_MAX : BigInt(before) - 1n;
+    return scanPage(this, 'accounts', filters, { from: 0n, to }, limit, args, (row: Selectable<Database['accounts']>) => m.toAccount(row));
   },
 
   async updateAccount(account: Pick<Account, 'tenantId' | 'id' | 'name' | 'description' | 'metadata'>): Promise<void> {

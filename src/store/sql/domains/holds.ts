@@ -1,11 +1,20 @@
 // The SQL store's holds.
-import type { Rows } from '../../../core/ports.js';
+import type { Selectable } from 'kysely';
+import type { FoundRows } from '../../../core/ports.js';
 import type { Hold, HoldStatus } from '../../../core/hold.js';
 import type { DueHold } from '../../../core/usecases/holds.js';
-import { lazy, part, SEQ_MAX } from '../part.js';
+import type { Database } from '../../schema.js';
+import type { IndexFilter } from '../../queries/indexFilters.js';
+import { scanPage } from '../scan.js';
+import { part, SEQ_MAX } from '../part.js';
 import * as m from '../mappers.js';
 import { inputToJson } from '../../../core/agent.js';
 import type { TransactionInput } from '../../../core/types.js';
+
+/** The hold list's filters: by status (its index), by account (each hold's accounts, kept by its sequence). */
+const STATUS_FILTER: IndexFilter = { table: 'holds', seq: 'seq', equals: [['status', 'status']] };
+const ACCOUNT_FILTER: IndexFilter = { table: 'hold_accounts', seq: 'hold_seq', equals: [['account_id', 'accountId']] };
+const ALL_HOLDS: IndexFilter = { table: 'holds', seq: 'seq', equals: [] };
 
 export const holdsPart = part({
   async hold(tenantId: string, id: string): Promise<Hold | undefined> {
@@ -18,17 +27,13 @@ export const holdsPart = part({
     return r && Number(r.line_count);
   },
 
-  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): Rows<Hold> {
-    const args = { tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit, status: filter.status, accountId: filter.accountId };
-    const statement =
-      filter.accountId === null
-        ? filter.status === null
-          ? this.s.holdsPage
-          : this.s.holdsPageByStatus
-        : filter.status === null
-          ? this.s.holdsPageByAccount
-          : this.s.holdsPageByAccountAndStatus;
-    return lazy(statement.iterate(args), m.toHold);
+  holdsPage(tenantId: string, filter: { status: HoldStatus | null; accountId: string | null }, before: number | null, limit: number): FoundRows<Hold> {
+    const filters: IndexFilter[] = [];
+    if (filter.status !== null) filters.push(STATUS_FILTER);
+    if (filter.accountId !== null) filters.push(ACCOUNT_FILTER);
+    if (filters.length === 0) filters.push(ALL_HOLDS);
+    const to = before === null ? SEQ_MAX : BigInt(before) - 1n;
+    return scanPage(this, 'holds', filters, { from: 0n, to }, limit, { tenantId, status: filter.status, accountId: filter.accountId }, (row: Selectable<Database['holds']>) => m.toHold(row));
   },
 
   /** Tenant by tenant, so that every seek is on an index that tenant id leads. */

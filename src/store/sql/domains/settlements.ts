@@ -2,7 +2,7 @@
 import type { Tenant } from '../../../core/types.js';
 import type { Rows, SettlementFilter, SettlementMatchFields, SettlementTarget } from '../../../core/ports.js';
 import { canonicalAddress, type ReconciliationResult, type Settlement } from '../../../core/settlement.js';
-import { part, TIME_MAX, TIME_MIN, SEQ_MAX, lazy } from '../part.js';
+import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
 
 export const settlementsPart = part({
@@ -11,16 +11,15 @@ export const settlementsPart = part({
     return r && m.toSettlement(r);
   },
 
-  settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement> {
-    const window = {
-      tenantId,
-      from: filter.from ?? TIME_MIN,
-      to: filter.to ?? TIME_MAX,
-      before: before === null ? SEQ_MAX : BigInt(before),
-      limit,
-    };
+  async *settlementsPage(tenantId: string, filter: SettlementFilter, before: number | null, limit: number): Rows<Settlement> {
+    // A time bound is the range of the tenant's sequences within it; the page's position bounds it from above too.
+    const fromSeq = filter.from === null ? 0n : (await this.s.firstSettlementSeqFrom.get({ tenantId, at: filter.from }))?.seq;
+    const toSeq = filter.to === null ? SEQ_MAX : (await this.s.lastSettlementSeqTo.get({ tenantId, at: filter.to }))?.seq;
+    if (fromSeq === undefined || toSeq === undefined) return;
+    const end = BigInt(toSeq);
+    const window = { tenantId, fromSeq: BigInt(fromSeq), toSeq: before !== null && BigInt(before) <= end ? BigInt(before) - 1n : end, limit };
     const rows = filter.status ? this.s.settlementsPageByStatus.iterate({ ...window, status: filter.status }) : this.s.settlementsPage.iterate(window);
-    return lazy(rows, m.toSettlement);
+    yield* lazy(rows, m.toSettlement);
   },
 
   async pendingSettlements(tenantId: string, target: SettlementTarget, limit: number): Promise<Settlement[]> {

@@ -1,10 +1,16 @@
 // The SQL store's transactions and idempotency records.
 import type { LinkedTransaction, ReversalLinks, TransactionRecord } from '../../../core/types.js';
-import type { Rows, StoredIdempotency, TransactionFilter } from '../../../core/ports.js';
+import type { FoundRows, Rows, StoredIdempotency, TransactionFilter } from '../../../core/ports.js';
 import { heldIdempotencyKey, part, SEQ_MAX, lazy } from '../part.js';
-import { metadataParams } from '../../queries/metadataMatch.js';
+import { metadataFilters, metadataParams, type IndexFilter } from '../../queries/indexFilters.js';
+import type { LinkedTransactionRow } from '../../queries/transactions.js';
+import { scanPage } from '../scan.js';
 import * as m from '../mappers.js';
 import { IDEMPOTENT_ENDPOINTS } from '../storedNames.js';
+
+/** The filter `accountId`: the accounts a transaction's lines touch, kept by its sequence. */
+const ACCOUNT_FILTER: IndexFilter = { table: 'transaction_accounts', seq: 'tx_seq', equals: [['account_id', 'accountId']] };
+const ALL_TRANSACTIONS: IndexFilter = { table: 'transactions', seq: 'seq', equals: [] };
 
 export const transactionsPart = part({
   async hasTransaction(tenantId: string, transactionId: string): Promise<boolean> {
@@ -20,17 +26,20 @@ export const transactionsPart = part({
     return lazy(this.s.transactionsPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), m.toTransaction);
   },
 
-  async *transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): AsyncGenerator<LinkedTransaction> {
+  async *transactionsFound(tenantId: string, filter: TransactionFilter, before: number | null, limit: number): FoundRows<LinkedTransaction> {
     // A time bound is the range of the tenant's sequences within it (its times rise with its sequence).
     const fromSeq = filter.from === null ? 0n : (await this.s.firstSeqFrom.get({ tenantId, at: filter.from }))?.seq;
     const toSeq = filter.to === null ? SEQ_MAX : (await this.s.lastSeqTo.get({ tenantId, at: filter.to }))?.seq;
     if (fromSeq === undefined || toSeq === undefined) return;
-    const statement = this.s.transactionSearch({ metadata: filter.metadata.length, account: filter.accountId !== null });
+    const filters: IndexFilter[] = metadataFilters('transaction_metadata', 'tx_seq', filter.metadata.length);
+    if (filter.accountId !== null) filters.push(ACCOUNT_FILTER);
+    // Only a time bound: the transactions' own sequence.
+    if (filters.length === 0) filters.push(ALL_TRANSACTIONS);
     // The page's position is an upper bound too: the lower of the two is the range's end.
     const end = BigInt(toSeq);
-    const last = before !== null && BigInt(before) <= end ? BigInt(before) - 1n : end;
-    const args = { tenantId, limit, fromSeq: BigInt(fromSeq), toSeq: last, ...metadataParams(filter.metadata), ...(filter.accountId !== null ? { accountId: filter.accountId } : {}) };
-    yield* lazy(statement.iterate(args), m.toTransaction);
+    const to = before !== null && BigInt(before) <= end ? BigInt(before) - 1n : end;
+    const args = { tenantId, ...metadataParams(filter.metadata), ...(filter.accountId !== null ? { accountId: filter.accountId } : {}) };
+    yield* scanPage(this, 'transactions', filters, { from: BigInt(fromSeq), to }, limit, args, (row: LinkedTransactionRow) => m.toTransaction(row));
   },
 
   async indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void> {
