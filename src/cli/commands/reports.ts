@@ -8,7 +8,7 @@ import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
 import type { Ledger } from '../../core/ledger.js';
-import { TOTAL_ROW_NAME, trialBalanceCsvRows } from '../../core/trialBalanceCsv.js';
+import { TOTAL_ROW_NAME, trialBalanceCsvTable } from '../../core/trialBalanceCsv.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
@@ -54,9 +54,9 @@ export function registerReports(program: Command): void {
 async function print(report: Report, format: Format): Promise<void> {
   if (format === 'json') return printJson(report);
   if (format === 'csv') {
-    // Loaded here: no other command needs it.
-    const { stringify } = await import('csv-stringify/sync');
-    process.stdout.write(stringify(trialBalanceCsvRows(report)));
+    // The CSV writer (and csv-stringify under it) loaded here: no other command needs it.
+    const { csvFile } = await import('../../core/csv.js');
+    process.stdout.write(csvFile(trialBalanceCsvTable(report)));
     return;
   }
   const head = report.auditHead ? `audit record ${report.auditHead.id} (hash ${report.auditHead.hash}, ${report.auditHead.occurredAt})` : 'no audit record yet';

@@ -1,15 +1,16 @@
 // `ledger transactions import`: postings from an NDJSON file on standard input, one a line with its idempotencyKey,
 // sent as POST /api/v1/transactions/batch sends them (up to 500 postings and 10,000 lines a batch; 1,000 lines an
-// atomic one). A line that is not a posting stops the import before its batch (exit 2, naming the line); an item
-// refused is reported and the import goes on (exit 1 at the end). Run again on the same file, every posting already
-// made answers its replay.
-import { createInterface } from 'node:readline';
+// atomic one). A line that is not a posting stops the import before its batch (exit 2, naming the line), and so does
+// a line longer than the largest body of a posting, given up before it is read whole; an item refused is reported and
+// the import goes on (exit 1 at the end). Run again on the same file, every posting already made answers its replay.
+// A byte order mark at the file's start, as spreadsheets write it, is skipped.
 import type { Command } from 'commander';
+import { boundedLines } from '../boundedLines.js';
 import { action, cliActor, printJson, withLedger } from '../common.js';
 import { batchItemBody, uuidSchema, type BatchItemBody } from '../../core/schemas.js';
 import { parseBodyText, parseWith } from '../../core/validate.js';
 import { errorBody, invalid, LedgerError, statusByCode } from '../../core/errors.js';
-import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_TRANSACTIONS_MAX } from '../../core/limits.js';
+import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_TRANSACTIONS_MAX, BODY_SIZE_MAX_BYTES } from '../../core/limits.js';
 import type { Ledger } from '../../core/ledger.js';
 
 interface ImportOptions {
@@ -74,18 +75,22 @@ async function importLines(ledger: Ledger, tenantId: string, options: ImportOpti
       }
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
-      // Named by the file's lines rather than the batch's places.
-      const named = error.message.replace(/transactions\[(\d+)\]/g, (_, i: string) => `line ${sent[Number(i)]!.line}`);
-      if (error.code === 'VALIDATION_FAILED') throw invalid(named, error.details);
+      // Named by the file's lines rather than the batch's places, in the message and in each detail (a key twice:
+      // `line 3.idempotencyKey`, "the same as line 7's").
+      const byLine = (text: string) => text.replace(/transactions\[(\d+)\]/g, (_, i: string) => `line ${sent[Number(i)]!.line}`);
+      const message = byLine(error.message);
+      const details = error.details?.map((d) => ({ path: byLine(d.path), message: byLine(d.message) }));
+      if (error.code === 'VALIDATION_FAILED') throw invalid(message.replace(/^Invalid request body: /, ''), details);
       // An atomic batch refused: nothing of it was written, so every line of it is refused.
-      for (const { line } of sent) report({ line, status: statusByCode[error.code], error: { ...errorBody(error), message: named } });
+      const body = { ...errorBody(error), message, ...(details ? { details } : {}) };
+      for (const { line } of sent) report({ line, status: statusByCode[error.code], error: body });
     }
     progress(`${counts.posted + counts.failed} sent: ${counts.posted} posted, ${counts.failed} refused`);
   };
 
-  let lineNo = 0;
-  for await (const text of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    lineNo++;
+  // A line is one posting's body: longer than the largest body POST /api/v1/transactions takes, it is none.
+  const tooLong = (line: number) => invalid(`line ${line}: longer than ${BODY_SIZE_MAX_BYTES} bytes, the largest body of a posting.`);
+  for await (const { number: lineNo, text } of boundedLines(process.stdin, BODY_SIZE_MAX_BYTES, tooLong)) {
     if (text.trim() === '') continue;
     let posting: BatchItemBody;
     try {

@@ -1,8 +1,8 @@
 // Reports: the trial balance at an instant, every page of it joined, with its totals per asset and the audit record it
 // ties to; and the same CSV file `ledger reports trial-balance --format csv` prints (core/trialBalanceCsv.ts).
-import { stringify } from 'csv-stringify/browser/esm/sync';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { trialBalanceCsvRows } from '../../core/trialBalanceCsv.js';
+import { csvFile } from '../../core/csv.js';
+import { trialBalanceCsvTable } from '../../core/trialBalanceCsv.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
 import type { JsonNumber } from '../../core/json.js';
 import { withQuery, type Api } from '../api.js';
@@ -68,7 +68,7 @@ function TrialBalanceReport() {
 }
 
 function TrialBalanceTable({ report }: { report: TrialBalance }) {
-  const csvUrl = useMemo(() => URL.createObjectURL(new Blob([stringify(trialBalanceCsvRows(report))], { type: 'text/csv' })), [report]);
+  const csvUrl = useMemo(() => URL.createObjectURL(new Blob([csvFile(trialBalanceCsvTable(report))], { type: 'text/csv' })), [report]);
   useEffect(() => () => URL.revokeObjectURL(csvUrl), [csvUrl]);
   return (
     <>
