@@ -136,7 +136,7 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     const a = await account();
     const b = await account();
     for (let i = 0; i < 5; i++) await post(`time-${i}`, [usd(a, 'DEBIT', '1.00'), usd(b, 'CREDIT', '1.00')]);
-    const entries = await opened.store.entriesBetween(tenantId, a, 'USD', '2000-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z', 100);
+    const entries = await opened.store.entriesBetween(tenantId, a, 'USD', '2000-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z', null, 100);
     expect(entries).toHaveLength(5);
     entries.forEach((e) => expect(e.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
     for (let i = 1; i < entries.length; i++) expect(entries[i]!.createdAt >= entries[i - 1]!.createdAt).toBe(true);

@@ -157,7 +157,8 @@ export interface ReadStore {
     limit: number,
   ): Promise<EntryViewPage>;
   /** Entries of the account in one asset within [from, to], oldest first. */
-  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<StatementEntry[]>;
+  /** An account's entries in an asset with createdAt in [from, to], oldest first, after a keyset position (null: from the start). */
+  entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, after: { createdAt: string; seq: number } | null, limit: number): Promise<StatementEntry[]>;
   /** A transaction with its reversal links. */
   transaction(tenantId: string, transactionId: string): Promise<LinkedTransaction | undefined>;
   /** What reversed the transaction, and what it reverses (null where nothing). */

@@ -28,7 +28,7 @@ export const amountOut = v.pipe(
 
 const uuid = v.pipe(v.string(), v.uuid());
 const instant = v.pipe(v.string(), v.isoTimestamp(), v.description('An ISO 8601 instant in UTC with milliseconds'));
-const cursor = v.nullable(v.pipe(v.string(), v.description('Opaque; pass it as `cursor` for the next page, null on the last page')));
+const cursor = v.nullable(v.pipe(v.string(), v.description('Opaque; pass it as `cursor` for the next page, null on the last page. A page may hold fewer items than `limit`, or none, while more follow: page on while it is not null')));
 const asset = v.picklist([...fiatCurrencies, ...tokens]);
 const metadata = v.record(v.string(), v.string());
 

@@ -164,20 +164,27 @@ describe('balances over a store stand-in', () => {
     expect(view.amount.text).toBe('0.05');
   });
 
-  it('a statement asks for one movement more than the limit, and refuses a period that holds more', async () => {
+  it('a statement reads its movements SCAN_ROWS_MAX at a time, one more than the limit in all, and refuses a period that holds more', async () => {
     const { statement } = await import('../../src/core/usecases/balances.js');
-    const { STATEMENT_MOVEMENTS_MAX } = await import('../../src/core/limits.js');
-    const entry = { transactionId: 'x', entryType: 'DEBIT', amountMinor: 1n, description: null, createdAt: 'c', balanceAfterMinor: 1n };
-    const asked: number[] = [];
-    const store = (count: number) => ({
-      balanceAt: () => null,
-      entriesBetween: (_t: string, _a: string, _s: string, _f: string, _to: string, limit: number) => {
-        asked.push(limit);
-        return Array.from({ length: Math.min(count, limit) }, () => entry);
-      },
-    });
+    const { SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX } = await import('../../src/core/limits.js');
+    const entry = { transactionId: 'x', entryType: 'DEBIT', amountMinor: 1n, description: null, createdAt: 'c', seq: 1, balanceAfterMinor: 1n };
+    let asked: number[] = [];
+    const store = (count: number) => {
+      let given = 0;
+      return {
+        balanceAt: () => null,
+        entriesBetween: (_t: string, _a: string, _s: string, _f: string, _to: string, _after: unknown, limit: number) => {
+          asked.push(limit);
+          const part = Array.from({ length: Math.min(count - given, limit) }, () => entry);
+          given += part.length;
+          return part;
+        },
+      };
+    };
     expect((await statement(deps(store(STATEMENT_MOVEMENTS_MAX)), 't', 'a', 0, 1)).movements).toHaveLength(STATEMENT_MOVEMENTS_MAX);
-    expect(asked).toEqual([STATEMENT_MOVEMENTS_MAX + 1]);
+    expect(asked.every((limit) => limit <= SCAN_ROWS_MAX)).toBe(true);
+    expect(asked.reduce((sum, limit) => sum + limit, 0)).toBe(STATEMENT_MOVEMENTS_MAX + 1);
+    asked = [];
     await expect(statement(deps(store(STATEMENT_MOVEMENTS_MAX + 1)), 't', 'a', 0, 1)).rejects.toThrow(
       expect.objectContaining({
         code: 'VALIDATION_FAILED',

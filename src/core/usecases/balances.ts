@@ -5,12 +5,13 @@ import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { isFiat, type Asset, type Token } from '../money.js';
-import { NO_PENDING, normalBalanceOf, type Account, type Pending } from '../types.js';
+import { NO_PENDING, normalBalanceOf, type Account, type Pending, type StatementEntry } from '../types.js';
 import { amountView } from '../views.js';
 import { RawJson } from '../json.js';
 import { CursorScope } from '../cursor.js';
 import { toIso } from '../time.js';
-import { PAGE_SIZE_DEFAULT, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
+import { PAGE_SIZE_DEFAULT, SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX } from '../limits.js';
+import { nextTurn } from '../nextTurn.js';
 import type { KeyPosition } from '../ports.js';
 import { requireAccount } from './accounts.js';
 import { reported } from './limits.js';
@@ -90,7 +91,15 @@ export async function statement(deps: Deps, tenantId: string, accountId: string,
   const from = toIso(fromMs);
   const to = toIso(toMs);
   const opening = (await deps.store.balanceAt(tenantId, accountId, asset, from, false)) ?? 0n;
-  const lines = await deps.store.entriesBetween(tenantId, accountId, asset, from, to, STATEMENT_MOVEMENTS_MAX + 1);
+  // Read a part of SCAN_ROWS_MAX at a time, other requests running between two.
+  const lines: StatementEntry[] = [];
+  for (;;) {
+    const last = lines[lines.length - 1];
+    const part = await deps.store.entriesBetween(tenantId, accountId, asset, from, to, last ? { createdAt: last.createdAt, seq: last.seq } : null, Math.min(SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX + 1 - lines.length));
+    lines.push(...part);
+    if (part.length < SCAN_ROWS_MAX || lines.length > STATEMENT_MOVEMENTS_MAX) break;
+    await nextTurn();
+  }
   if (lines.length > STATEMENT_MOVEMENTS_MAX) {
     throw invalid(`The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`, [
       { path: 'to', message: 'period too long' },

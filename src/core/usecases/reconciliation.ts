@@ -9,6 +9,7 @@ import { CursorScope } from '../cursor.js';
 import { RECONCILIATION_CANDIDATE_LINES_PER_WRITE } from '../limits.js';
 import { onchainLinesOf, type Match, type ReconciliationOutcome, type ReconciliationResult, type Settlement } from '../settlement.js';
 import { findCandidates, settleCandidates, type Candidates } from './settlements.js';
+import { nextTurn } from '../nextTurn.js';
 
 /** What was read of one transaction before the write: whether it exists, and what its lines could settle. */
 interface Plan {
@@ -92,7 +93,6 @@ export async function reconcileBatchCommand(ctx: WriteContext, args: { tenantId:
 }
 
 /** Lets the requests waiting on this thread run between two transactions of a batch. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Reads each transaction here, one per turn of the event loop, then sends the plans to the writer in parts of at most

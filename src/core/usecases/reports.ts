@@ -11,10 +11,11 @@ import type { Asset } from '../money.js';
 import { amountView } from '../views.js';
 import { CursorScope } from '../cursor.js';
 import { toIso } from '../time.js';
-import { BALANCE_HISTORY_POINTS_MAX, PAGE_SIZE_DEFAULT, REPORT_READ_PART_ROWS } from '../limits.js';
+import { BALANCE_HISTORY_POINTS_MAX, PAGE_SIZE_DEFAULT, REPORT_READ_PART_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import { bucketEnds, sides, TrialBalanceSums, type HistoryInterval } from '../report.js';
 import { requireAccount } from './accounts.js';
 import { balanceFigures, balancesAsOf, onChainFigures } from './balances.js';
+import { nextTurn } from '../nextTurn.js';
 
 /** Where a trial balance's next page starts: its instant and bounds, then the type, account and asset it ended at. */
 type Position = [asOf: string, transactionSeq: number, auditSeq: number, typeIndex: number, accountId: string, asset: string];
@@ -35,6 +36,8 @@ const isPosition = (p: unknown): p is Position =>
 const SUMS_REMEMBERED = 16;
 
 type TrialBalanceItem = Out<typeof r.trialBalance>['items'][number];
+/** Where a page of the trial balance ended: the type's place in the order, and the account and asset last read. */
+type ItemsEnd = { typeIndex: number; accountId: string; asset: string };
 
 export class ReportService {
   private readonly sums = new Map<string, Promise<TrialBalanceSums>>();
@@ -64,7 +67,7 @@ export class ReportService {
       this.itemsPage(tenantId, at, position, limit),
     ]);
     const assets = sums.assets();
-    const last = page.items[page.items.length - 1];
+    const { end } = page;
     return {
       asOf,
       computedAt,
@@ -78,10 +81,7 @@ export class ReportService {
         return { asset, ...(Object.fromEntries(accountTypes.map((type) => [type, amountView(byType[type], asset)])) as Record<AccountType, ReturnType<typeof amountView>>) };
       }),
       items: page.items,
-      nextCursor:
-        page.more && last
-          ? deps.cursors.encode<Position>(scope, [asOf, bounds.transactionSeq, bounds.auditSeq, accountTypes.indexOf(last.type), last.accountId, last.asset], now.getTime())
-          : null,
+      nextCursor: end ? deps.cursors.encode<Position>(scope, [asOf, bounds.transactionSeq, bounds.auditSeq, end.typeIndex, end.accountId, end.asset], now.getTime()) : null,
     };
   }
 
@@ -107,12 +107,15 @@ export class ReportService {
       if (rows.length < REPORT_READ_PART_ROWS) return sums;
       const end = rows[rows.length - 1]!;
       after = { accountId: end.accountId, asset: end.asset };
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 
-  /** One page of items in the report's order (type, name, id, asset), balances of zero left out; `more` if any follow. */
-  private async itemsPage(tenantId: string, at: ReportInstant, position: Position | null, limit: number): Promise<{ items: TrialBalanceItem[]; more: boolean }> {
+  /**
+   * One page of items in the report's order (type, name, id, asset), balances of zero left out, from at most
+   * SCAN_ROWS_MAX rows: `end` is where the next page starts (the last row read, an item or not), null at the report's end.
+   */
+  private async itemsPage(tenantId: string, at: ReportInstant, position: Position | null, limit: number): Promise<{ items: TrialBalanceItem[]; end: ItemsEnd | null }> {
     const items: TrialBalanceItem[] = [];
     let after: { name: string; accountId: string; asset: string } | null = null;
     if (position) {
@@ -120,22 +123,28 @@ export class ReportService {
       const account = await this.deps.store.account(tenantId, position[4]);
       after = { name: account?.name ?? '', accountId: position[4], asset: position[5] };
     }
+    let read = 0;
+    let last: ItemsEnd | null = null;
     for (let typeIndex = position?.[3] ?? 0; typeIndex < accountTypes.length; typeIndex++, after = null) {
       const type = accountTypes[typeIndex]!;
       for (;;) {
-        const rows = await this.deps.store.trialBalanceRows(tenantId, at, type, after, REPORT_READ_PART_ROWS);
+        const rows = await this.deps.store.trialBalanceRows(tenantId, at, type, after, Math.min(REPORT_READ_PART_ROWS, SCAN_ROWS_MAX - read));
         for (const row of rows) {
-          if (row.balance === null || row.balance === 0n) continue;
-          if (items.length === limit) return { items, more: true };
-          const { debit, credit } = sides(row.balance);
-          items.push({ accountId: row.accountId, name: row.name, type, normalBalance: normalBalanceOf(type), asset: row.asset, debit: amountView(debit, row.asset), credit: amountView(credit, row.asset) });
+          if (row.balance !== null && row.balance !== 0n) {
+            if (items.length === limit) return { items, end: last };
+            const { debit, credit } = sides(row.balance);
+            items.push({ accountId: row.accountId, name: row.name, type, normalBalance: normalBalanceOf(type), asset: row.asset, debit: amountView(debit, row.asset), credit: amountView(credit, row.asset) });
+          }
+          after = { name: row.name, accountId: row.accountId, asset: row.asset };
+          last = { typeIndex, accountId: row.accountId, asset: row.asset };
+          read++;
         }
+        // Rows enough for a page without as many items: it ends where it read to, and the next goes on from there.
+        if (read >= SCAN_ROWS_MAX) return { items, end: last };
         if (rows.length < REPORT_READ_PART_ROWS) break;
-        const end = rows[rows.length - 1]!;
-        after = { name: end.name, accountId: end.accountId, asset: end.asset };
       }
     }
-    return { items, more: false };
+    return { items, end: null };
   }
 
   async balanceHistory(tenantId: string, accountId: string, query: { from: number; to: number; interval?: HistoryInterval }): Promise<Out<typeof r.balanceHistory>> {
@@ -152,7 +161,10 @@ export class ReportService {
     const account = await requireAccount(deps, tenantId, accountId);
     const assets: Asset[] = [...(await deps.store.balances(tenantId, accountId)).keys()];
     const points = [];
+    // One seek per point and asset: a part of REPORT_READ_PART_ROWS seeks at a time, other requests run between two.
+    const pointsPerPart = Math.max(1, Math.floor(REPORT_READ_PART_ROWS / Math.max(1, assets.length)));
     for (const end of ends) {
+      if (points.length > 0 && points.length % pointsPerPart === 0) await nextTurn();
       const byAsset = await balancesAsOf(deps, tenantId, accountId, assets, toIso(end));
       points.push({ at: toIso(end), amount: balanceFigures(account, byAsset, account.currency).amount, onChainBalances: onChainFigures(account, byAsset) });
     }

@@ -16,6 +16,7 @@ import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
 import { checkLimits } from './limits.js';
 import { BATCH_QUEUE_SLICE, LARGE_WRITE_WEIGHT } from '../limits.js';
+import { nextTurn } from '../nextTurn.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
@@ -200,7 +201,7 @@ export class TransactionService {
       const answered: Array<Promise<BatchResult | { index: number; unexpected: unknown }>> = [];
       for (const { index, key, input, hash } of items) {
         // Queued in order, a slice at a time with the event loop free between: other requests are read meanwhile.
-        if (index > 0 && index % BATCH_QUEUE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (index > 0 && index % BATCH_QUEUE_SLICE === 0) await nextTurn();
         answered.push(
           this.postInput(tenantId, actor, key, input, hash).then(
             (response) => ({ index, response }),

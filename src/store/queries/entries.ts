@@ -109,6 +109,8 @@ export function entriesStatements(prepare: Preparer) {
         .where('asset', '=', param('asset'))
         .where('created_at', '>=', param('from'))
         .where('created_at', '<=', param('to'))
+        // After a keyset position (the part before's last entry), its time folded into the range's lower bound.
+        .where((eb) => eb.or([eb('created_at', '>', param('from')), eb('seq', '>', param<bigint>('afterSeq'))]))
         .orderBy('created_at', 'asc')
         .orderBy('seq', 'asc')
         .limit(param<number>('limit')),

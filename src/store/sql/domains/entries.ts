@@ -133,8 +133,9 @@ export const entriesPart = part({
     return { views, next: { createdAt, seq } };
   },
 
-  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, limit: number): Promise<StatementEntry[]> {
-    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, from, to, limit })).map(m.toStatementEntry);
+  async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, after: { createdAt: string; seq: number } | null, limit: number): Promise<StatementEntry[]> {
+    const position = after === null ? { from, afterSeq: -1n } : { from: after.createdAt, afterSeq: BigInt(after.seq) };
+    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, to, limit, ...position })).map(m.toStatementEntry);
   },
 
   async onchainEntries(tenantId: string, transactionId: string): Promise<StoredEntry[]> {
