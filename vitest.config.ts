@@ -52,6 +52,7 @@ const POSTGRES_ONLY = [
   'test/cli/db-copy.test.ts',
   'test/cli/db-copy-all-or-nothing.test.ts',
   'test/cli/db-url-postgres.test.ts',
+  'test/cli/db-url-secrets-postgres.test.ts',
 ];
 
 /**

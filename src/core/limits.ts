@@ -49,6 +49,12 @@ export const LARGE_BODY_BYTES = 64 * 1024;
 export const LARGE_BODIES_IN_FLIGHT_MAX = 2;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
 export const JSON_DEPTH_MAX = 16;
+/**
+ * The instants the ledger takes, judged once their offset is applied: those whose ISO text has a four-digit year, so
+ * that text order is time order (year 10000 is written `+010000-…` and sorts below every other).
+ */
+export const INSTANT_MIN = '0001-01-01T00:00:00Z';
+export const INSTANT_MAX = '9999-12-31T23:59:59.999Z';
 /** A cursor stops working this long after it was issued. */
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 export const CURSOR_LENGTH_MAX = 1024;

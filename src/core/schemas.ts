@@ -19,6 +19,18 @@ const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at mo
 const nonBlank = (max: number) =>
   v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be blank'), v.maxLength(max, `must be at most ${max} characters`));
 
+/**
+ * An ISO 8601 instant (core/time.ts) as milliseconds, `round` saying where digits past the millisecond go; one outside
+ * INSTANT_MIN to INSTANT_MAX, once its offset is applied, is refused with the range.
+ */
+const instantText = (round: 'down' | 'up', notText: string) =>
+  v.pipe(
+    v.string(notText),
+    v.check((s) => parseInstant(s) !== 'not ISO 8601', 'must be an ISO 8601 instant'),
+    v.check((s) => parseInstant(s) !== 'out of range', `must be from ${limits.INSTANT_MIN} to ${limits.INSTANT_MAX}, once its offset is applied`),
+    v.transform((s) => parseInstant(s, round) as number),
+  );
+
 export const uuidSchema = v.pipe(v.string(), v.check(isUuid, 'must be a UUID'), v.transform((s) => s.toLowerCase()));
 
 /** A JSON number as its exact source text. */
@@ -145,13 +157,7 @@ export type AccountLimitsBody = v.InferOutput<typeof accountLimitsBody>;
 /** POST /api/v1/holds: a posting's body, with when it expires. */
 export const createHoldBody = v.strictObject({
   ...postTransactionBody.entries,
-  expiresAt: v.optional(
-    v.pipe(
-      v.string('must be an ISO 8601 instant'),
-      v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 instant'),
-      v.transform((s) => parseInstant(s) as number),
-    ),
-  ),
+  expiresAt: v.optional(instantText('down', 'must be an ISO 8601 instant')),
 });
 export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;
 /**
@@ -185,12 +191,7 @@ export const postBatchBody = v.strictObject({
 export type PostBatchBody = v.InferOutput<typeof postBatchBody>;
 
 // Queries arrive as text.
-const instant = (round: 'down' | 'up') =>
-  v.pipe(
-    v.string('is required'),
-    v.check((s) => parseInstant(s) !== null, 'must be an ISO 8601 instant'),
-    v.transform((s) => parseInstant(s, round) as number),
-  );
+const instant = (round: 'down' | 'up') => instantText(round, 'is required');
 export const limitSchema = v.pipe(
   v.string(),
   v.regex(/^\d{1,4}$/, `must be an integer from ${limits.PAGE_SIZE_MIN} to ${limits.PAGE_SIZE_MAX}`),

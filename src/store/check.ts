@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { openSchema } from './migrate.js';
-import { openLedger } from './open.js';
+import { openLedger, parseDbTarget, shownDb } from './open.js';
 import { rowsOf, type Table } from './ledgerTables.js';
 import { invalid } from '../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../core/audit.js';
@@ -349,7 +349,7 @@ async function checkChains(db: string, tenants: string[], tally: Tally): Promise
 
 export async function checkLedger(db: string): Promise<CheckReport> {
   const handle = await openSchema(db, { migrate: false });
-  if (!handle) throw invalid(`--db ${db}: there is no such database.`);
+  if (!handle) throw invalid(`--db ${shownDb(parseDbTarget(db))}: there is no such database.`);
   const tallies = Object.fromEntries(CHECK_KINDS.map((kind) => [kind, new Tally(kind)])) as Record<CheckKind, Tally>;
   let tenants: string[];
   try {

@@ -12,7 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { migrateWithinTransaction, openSchema, schemaStatus, type SchemaHandle } from './migrate.js';
-import { parseDbTarget } from './open.js';
+import { parseDbTarget, shownDb } from './open.js';
 import { countOf, LEDGER_TABLES, rowsOf, type Table } from './ledgerTables.js';
 import { assertSqliteTargetFree, assertTargetCanHold } from './copyChecks.js';
 import { proveCopy, type CopyProof } from './copyVerify.js';
@@ -151,7 +151,7 @@ export async function copyLedger(from: string, to: string, progress: CopyProgres
   const handle = await openSchema(from, { migrate: false });
   if (!handle || status.version === null) {
     await handle?.close();
-    throw invalid(`--from ${from}: there is no such database.`);
+    throw invalid(`--from ${shownDb(source)}: there is no such database.`);
   }
   try {
     if (status.pending.length > 0) {
@@ -165,7 +165,7 @@ export async function copyLedger(from: string, to: string, progress: CopyProgres
         return await (target.engine === 'sqlite' ? copyToSqliteFile(reading, target.path, progress) : copyToPostgres(reading, target.url, progress));
       } catch (error) {
         if (error instanceof LedgerError) throw error;
-        throw new Error(`${error instanceof Error ? error.message : String(error)} Nothing of the copy was kept: --to ${target.engine === 'sqlite' ? target.path : redactedUrl(target.url)} is as it was.`);
+        throw new Error(`${error instanceof Error ? error.message : String(error)} Nothing of the copy was kept: --to ${shownDb(target)} is as it was.`);
       }
     });
   } finally {

@@ -6,8 +6,7 @@ import { resolve } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
-import { parseDbTarget, type DbTarget } from './open.js';
-import { redactedUrl } from './postgres/url.js';
+import { parseDbTarget, shownDb, type DbTarget } from './open.js';
 import { openDatabase } from './sqlite/connection.js';
 
 export interface SchemaHandle {
@@ -24,7 +23,7 @@ export async function openSchema(db: string, options: { migrate: boolean }): Pro
   if (target.engine === 'postgres') {
     const { openPgDatabase } = await import('./postgres/connect.js');
     const { kysely } = await openPgDatabase(target.url, { migrate: options.migrate });
-    return { target, kysely, describe: `PostgreSQL ${redactedUrl(target.url)}`, close: () => kysely.destroy() };
+    return { target, kysely, describe: `PostgreSQL ${shownDb(target)}`, close: () => kysely.destroy() };
   }
   const file = resolve(target.path);
   if (!options.migrate && !existsSync(file)) return null;
@@ -53,7 +52,7 @@ export async function schemaStatus(db: string): Promise<SchemaStatus> {
   const target = parseDbTarget(db);
   const all = Object.keys(await migrationProvider.getMigrations());
   const handle = await openSchema(db, { migrate: false });
-  const database = target.engine === 'postgres' ? redactedUrl(target.url) : target.path;
+  const database = shownDb(target);
   if (!handle) return { engine: 'sqlite', database, version: null, applied: [], pending: all };
   try {
     const migrations = await migrator(handle.kysely).getMigrations();

@@ -44,11 +44,15 @@ describe('request schemas, further', () => {
     expect(body(s.accountLimitsBody, { limits: nine.slice(1) }).limits).toHaveLength(8);
   });
 
-  it('holds: expiresAt is an ISO 8601 instant; a capture amount, when given, a number or a decimal string', () => {
+  it('holds: expiresAt is an ISO 8601 instant of the years 0001 to 9999; a capture amount, when given, a number or a decimal string', () => {
     const hold = body(s.createHoldBody, { ...posting(line(fiat)), expiresAt: '2030-01-01T00:00:00Z' });
     expect(hold.expiresAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
     expect(body(s.createHoldBody, posting(line(fiat))).expiresAt).toBeUndefined();
     for (const bad of ['tomorrow', 5]) expect(bodyRefusal(s.createHoldBody, { ...posting(line(fiat)), expiresAt: bad })).toEqual({ path: 'expiresAt', message: 'must be an ISO 8601 instant' });
+    expect(bodyRefusal(s.createHoldBody, { ...posting(line(fiat)), expiresAt: '9999-12-31T23:59:59-14:00' })).toEqual({
+      path: 'expiresAt',
+      message: 'must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, once its offset is applied',
+    });
     expect(body(s.captureHoldBody, {})).toEqual({});
     for (const amount of ['20', '20.00', '12345.5']) expect(body(s.captureHoldBody, { amount })).toEqual({ amount });
     // The amount is read exactly later, against the hold's asset (a number or a decimal string, as in a posting).

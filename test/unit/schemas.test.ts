@@ -94,6 +94,11 @@ describe('request schemas', () => {
     expect(v.parse(s.balanceQuery, { asOf: '2030-01-01T00:00:00.0009Z' })).toEqual({ asOf: Date.parse('2030-01-01T00:00:00.000Z') });
     expect(refusal(() => parseWith(s.statementQuery, { from: 'yesterday', to: '2030-01-01' }, 'query')).details![0]).toEqual({ path: 'from', message: 'must be an ISO 8601 instant' });
     expect(refusal(() => parseWith(s.statementQuery, { from: 5, to: '2030-01-01' }, 'query')).details![0]).toEqual({ path: 'from', message: 'is required' });
+    // Outside the years 0001 to 9999 once the offset is applied: one detail, naming the range, and not also "not ISO 8601".
+    const range = 'must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, once its offset is applied';
+    expect(refusal(() => parseWith(s.statementQuery, { from: '2030-01-01', to: '9999-12-31T23:59:59-14:00' }, 'query')).details).toEqual([{ path: 'to', message: range }]);
+    expect(refusal(() => parseWith(s.balanceQuery, { asOf: '0000-02-29' }, 'query')).details).toEqual([{ path: 'asOf', message: range }]);
+    expect(refusal(() => parseWith(s.trialBalanceQuery, { asOf: '0001-01-01T00:00:00+01:00' }, 'query')).details).toEqual([{ path: 'asOf', message: range }]);
     expect(v.parse(s.pageQuery, { limit: '200' })).toEqual({ limit: 200 });
     expect(v.parse(s.pageQuery, { limit: '1' })).toEqual({ limit: 1 });
     for (const bad of ['0', '201', '1.5', '-1', '12345']) expect(refusal(() => parseWith(s.pageQuery, { limit: bad }, 'query')).details![0]).toEqual({ path: 'limit', message: 'must be an integer from 1 to 200' });
