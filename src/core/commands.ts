@@ -17,18 +17,25 @@ import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldComm
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './usecases/reversals.js';
 import { postBatchCommand } from './usecases/batches.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
+import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
+import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX } from './limits.js';
 
 /** One write command and what group commit must know of it before it runs, from its arguments alone. */
 export interface Command<A, R> {
   run(ctx: WriteContext, args: A): Promise<R>;
   /**
-   * About how many rows it writes, counting one per line it posts, holds or releases (a line's entry, with its share of
-   * the balance rows and the documents around it) and one for a record of a fixed size. Group commit keeps a large
-   * write apart from small ones and gives large writes only a share of the writer (store/groupCommit.ts): a weight
-   * that says less than the write does lets one tenant's heavy writes hold up everyone's. What the weight depends on
-   * but the arguments do not say (a hold's lines) is read before the command is queued and carried in them.
+   * How many rows it writes, of every table alike (core/writeRows.ts), or a bound above that where the arguments
+   * cannot tell. Group commit keeps a large write apart from small ones and gives large writes only a share of the
+   * writer (store/groupCommit.ts): a weight that says less than the write does lets one tenant's heavy writes hold up
+   * everyone's. What the weight depends on but the arguments do not say (a hold's lines) is read before the command is
+   * queued and carried in them.
    */
   weight(args: A): number;
+  /**
+   * The rows of the whole write it is a part of, where that is more than its own: a non-atomic batch's posting weighs
+   * its rows, and takes the large writes' share as its batch does.
+   */
+  share?(args: A): number;
   /** What it may change (see WriteScope): its group takes the locks of every command's scope. */
   scope(args: A): WriteScope;
   /** What it will read that its group can read ahead for it (the kept balances a posting moves, its key's record). */
@@ -38,30 +45,30 @@ export interface Command<A, R> {
 /** Checks an entry against Command, with its argument and result types taken from `run` alone. */
 const command = <A, R>(entry: { run(ctx: WriteContext, args: A): Promise<R> } & NoInfer<Omit<Command<A, R>, 'run'>>): Command<A, R> => entry;
 
-/** A record of a fixed size, or a few: one row for group commit. */
-const fixed = () => 1;
-const linesOf = (args: { input: { lines: readonly unknown[] } }) => args.input.lines.length;
+/** A record of a fixed size with its audit record, its event and its idempotency record. */
+const record = () => RECORD_ROWS;
 const ofTenant = (args: { tenantId: string }): WriteScope => args.tenantId;
 /** Commands that span tenants (the settlement sweeper, the chain watchers) or make one. */
 const anything = (): WriteScope => 'all';
 
 export const commands = {
-  createTenant: command({ run: createTenantCommand, weight: fixed, scope: anything }),
-  createApiKey: command({ run: createApiKeyCommand, weight: fixed, scope: ofTenant }),
-  revokeApiKey: command({ run: revokeApiKeyCommand, weight: fixed, scope: ofTenant }),
-  createAccount: command({ run: createAccountCommand, weight: fixed, scope: ofTenant }),
-  // The account row, its metadata entries (at most 50), the audit record and the event.
-  updateAccount: command({ run: updateAccountCommand, weight: fixed, scope: ofTenant }),
+  createTenant: command({ run: createTenantCommand, weight: record, scope: anything }),
+  createApiKey: command({ run: createApiKeyCommand, weight: record, scope: ofTenant }),
+  revokeApiKey: command({ run: revokeApiKeyCommand, weight: record, scope: ofTenant }),
+  createAccount: command({ run: createAccountCommand, weight: (args) => RECORD_ROWS + Object.keys(args.body.metadata ?? {}).length, scope: ofTenant }),
+  // The account row, its metadata entries (the old ones deleted, the new ones written), the audit record and the event.
+  updateAccount: command({ run: updateAccountCommand, weight: () => RECORD_ROWS + 2 * METADATA_ENTRIES_MAX, scope: ofTenant }),
   postTransaction: command({
     run: postTransactionCommand,
-    weight: linesOf,
+    weight: (args) => keyedPostingRows(args.input),
+    share: (args) => args.batchRows ?? 0,
     scope: ofTenant,
     readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, keys: [key] } }),
   }),
-  // An atomic batch: every line of every posting in it (at most 1,000), one write.
+  // An atomic batch: every posting in it (at most 1,000 lines), one write.
   postBatch: command({
     run: postBatchCommand,
-    weight: (args) => args.items.reduce((lines, item) => lines + item.input.lines.length, 0),
+    weight: (args) => args.items.reduce((rows, item) => rows + keyedPostingRows(item.input), 0),
     scope: ofTenant,
     readAhead: ({ tenantId, items }) => ({
       tenantId,
@@ -69,47 +76,49 @@ export const commands = {
       idempotency: { endpoint: POST_TRANSACTION_ENDPOINT, keys: items.map((item) => item.key) },
     }),
   }),
-  // The mirror of the original: as many lines.
+  // The mirror of the original, under its key, with the link between the two and its `transaction.reversed` event.
   reverseTransaction: command({
     run: reverseTransactionCommand,
-    weight: linesOf,
+    weight: (args) => keyedPostingRows(args.input) + 2,
     scope: ofTenant,
     readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: REVERSE_TRANSACTION_ENDPOINT, keys: [key] } }),
   }),
   registerSettlement: command({
     run: registerSettlementCommand,
-    weight: fixed,
+    weight: record,
     scope: ofTenant,
     readAhead: ({ tenantId, key }) => ({ tenantId, balances: [], idempotency: { endpoint: REGISTER_SETTLEMENT_ENDPOINT, keys: [key] } }),
   }),
-  cancelSettlement: command({ run: cancelSettlementCommand, weight: fixed, scope: ofTenant }),
-  // Each settlement it may expire: its status, audit record and event.
-  expireSettlements: command({ run: expireSettlementsCommand, weight: (args) => args.limit, scope: anything }),
+  cancelSettlement: command({ run: cancelSettlementCommand, weight: record, scope: ofTenant }),
+  // Each settlement it may expire: its status, audit record, event and reconciliation result.
+  expireSettlements: command({ run: expireSettlementsCommand, weight: (args) => args.limit * RECORD_ROWS, scope: anything }),
   reconcileBatch: command({ run: reconcileBatchCommand, weight: (args) => planWeight(args.plans), scope: ofTenant }),
-  setWebhook: command({ run: setWebhookCommand, weight: fixed, scope: ofTenant }),
-  recordWebhookAttempt: command({ run: recordWebhookAttemptCommand, weight: fixed, scope: (args) => args.state.tenantId }),
-  redeliver: command({ run: redeliverCommand, weight: fixed, scope: ofTenant }),
-  createPolicyRule: command({ run: createPolicyRuleCommand, weight: fixed, scope: ofTenant }),
-  deletePolicyRule: command({ run: deletePolicyRuleCommand, weight: fixed, scope: ofTenant }),
+  setWebhook: command({ run: setWebhookCommand, weight: record, scope: ofTenant }),
+  recordWebhookAttempt: command({ run: recordWebhookAttemptCommand, weight: record, scope: (args) => args.state.tenantId }),
+  redeliver: command({ run: redeliverCommand, weight: record, scope: ofTenant }),
+  createPolicyRule: command({ run: createPolicyRuleCommand, weight: record, scope: ofTenant }),
+  deletePolicyRule: command({ run: deletePolicyRuleCommand, weight: record, scope: ofTenant }),
+  // Posted at once, or held for approval: the posting, and the agent transaction's own record.
   executeAgentTransaction: command({
     run: executeAgentTransactionCommand,
-    weight: linesOf,
+    weight: (args) => keyedPostingRows(args.input) + RECORD_ROWS,
     scope: ofTenant,
     readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: AGENT_EXECUTE_ENDPOINT, keys: [key] } }),
   }),
   // Approval posts the held transaction, a rollback its reverse: as many lines as it has (read before queueing).
-  decideAgentTransaction: command({ run: decideAgentTransactionCommand, weight: (args) => args.lines, scope: ofTenant }),
-  rollbackAgentTransaction: command({ run: rollbackAgentTransactionCommand, weight: (args) => args.lines, scope: ofTenant }),
-  // The checkpoint, and for each transfer a 2-line posting that settles what it matches.
-  recordTransfers: command({ run: recordTransfersCommand, weight: (args) => 1 + 2 * args.transfers.length, scope: anything }),
-  // It deletes up to a batch of events.
-  pruneEvents: command({ run: pruneEventsCommand, weight: () => EVENT_PRUNE_BATCH, scope: ofTenant }),
-  setAccountLimits: command({ run: setAccountLimitsCommand, weight: fixed, scope: ofTenant }),
-  createHold: command({ run: createHoldCommand, weight: linesOf, scope: ofTenant }),
+  decideAgentTransaction: command({ run: decideAgentTransactionCommand, weight: (args) => postingRowsAtMost(args.lines, METADATA_ENTRIES_MAX) + RECORD_ROWS, scope: ofTenant }),
+  rollbackAgentTransaction: command({ run: rollbackAgentTransactionCommand, weight: (args) => postingRowsAtMost(args.lines, METADATA_ENTRIES_MAX) + RECORD_ROWS, scope: ofTenant }),
+  // The checkpoint, and for each transfer its record and a 2-line posting that settles what it matches.
+  recordTransfers: command({ run: recordTransfersCommand, weight: (args) => RECORD_ROWS + args.transfers.length * transferRows, scope: anything }),
+  // It deletes up to a batch of events, and notes how far.
+  pruneEvents: command({ run: pruneEventsCommand, weight: () => EVENT_PRUNE_BATCH + 1, scope: ofTenant }),
+  // A kept balance per asset limited, and the audit record and event.
+  setAccountLimits: command({ run: setAccountLimitsCommand, weight: () => ACCOUNT_LIMITS_MAX + RECORD_ROWS, scope: ofTenant }),
+  createHold: command({ run: createHoldCommand, weight: (args) => holdRows(args.input), scope: ofTenant }),
   // A capture posts the hold's lines; a void or an expiry releases them and writes the hold (every line) in its event.
-  captureHold: command({ run: captureHoldCommand, weight: (args) => args.lines, scope: ofTenant }),
-  voidHold: command({ run: voidHoldCommand, weight: (args) => args.lines, scope: ofTenant }),
-  expireHolds: command({ run: expireHoldsCommand, weight: (args) => args.holds.reduce((rows, hold) => rows + hold.lines, 0), scope: ofTenant }),
+  captureHold: command({ run: captureHoldCommand, weight: (args) => holdStepRows(args.lines, true), scope: ofTenant }),
+  voidHold: command({ run: voidHoldCommand, weight: (args) => holdStepRows(args.lines, false), scope: ofTenant }),
+  expireHolds: command({ run: expireHoldsCommand, weight: (args) => args.holds.reduce((rows, hold) => rows + releaseRows(hold.lines), 0), scope: ofTenant }),
 };
 
 export type Commands = typeof commands;
@@ -122,8 +131,11 @@ const entryOf = <K extends CommandName>(name: K) => commands[name] as unknown as
 /** Runs one command; the writer calls this inside its group's transaction. */
 export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, args: CommandArgs<K>): Promise<CommandResult<K>> => entryOf(name).run(ctx, args);
 
-/** About how many rows a command writes (Command.weight), at least one. */
+/** How many rows a command writes (Command.weight), at least one. */
 export const commandWeight = <K extends CommandName>(name: K, args: CommandArgs<K>): number => Math.max(1, entryOf(name).weight(args));
+
+/** The rows of the whole write a command is part of (Command.share), at least its own. */
+export const commandShare = <K extends CommandName>(name: K, args: CommandArgs<K>): number => Math.max(commandWeight(name, args), entryOf(name).share?.(args) ?? 0);
 
 /** What a command may change (Command.scope). */
 export const commandScope = <K extends CommandName>(name: K, args: CommandArgs<K>): WriteScope => entryOf(name).scope(args);

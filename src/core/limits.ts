@@ -62,8 +62,12 @@ export const CURSOR_LENGTH_MAX = 1024;
 export const AMOUNT_WHOLE_DIGITS_MAX = 18;
 /** Postings gathered into one durable commit at most. */
 export const GROUP_COMMIT_BATCH_MAX = 512;
-/** Rows (about) one group commit writes at most: a write larger than this commits alone. */
-export const GROUP_COMMIT_WEIGHT_MAX = 1000;
+/**
+ * Rows one group commit writes at most, of every table alike (core/writeRows.ts): a write larger than this commits
+ * alone. A 2-line posting writes 10 (its transaction, 2 entries, 2 kept balances, its 2 accounts kept for the search,
+ * its audit record, event and idempotency record): a group holds 500 of them, as it did when it was 1,000 lines.
+ */
+export const GROUP_COMMIT_WEIGHT_MAX = 5000;
 /**
  * How many times a write group that the database refused for a conflict with another writer (a serialization failure,
  * a deadlock) runs again before its commands answer 503; each try waits a little longer (WRITE_CONFLICT_BACKOFF_MS × n).
@@ -75,8 +79,16 @@ export const DB_POOL_DEFAULT = 10;
 export const DB_POOL_MAX = 1000;
 /** Accounts whose balances one statement reads ahead for a write group (on engines where each read is a round trip). */
 export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
-/** A write of this many rows or more is large: while small writes are being made, large ones get at most a share of the writer. */
+/**
+ * A write of this many rows or more is large: a group holds one at most, and while small writes are being made, large
+ * ones get at most a share of the writer. A non-atomic batch this large is large as a whole: its postings take that
+ * share together, LARGE_TURN_ROWS_MAX rows of them a turn (a posting of 500 lines writes about 510 rows).
+ */
 export const LARGE_WRITE_WEIGHT = 500;
+/** Rows of a large batch's postings that one turn of the large writes takes while small writes are being made. */
+export const LARGE_TURN_ROWS_MAX = 1000;
+/** A posting of this many lines or more is rendered by its write (its share of the writer), not on the HTTP thread. */
+export const LARGE_POSTING_LINES = 500;
 /** After a large write that held the writer D ms, the next waits this many times D (so large writes take at most 1/(1+5) of it). */
 export const LARGE_WRITE_SHARE_FACTOR = 5;
 /**
@@ -195,7 +207,7 @@ export const HOLD_SWEEP_INTERVAL_MS = 1000;
 /** Holds past their expiry the sweeper reads at a time (their ids and line counts); it reads again while it finds this many. */
 export const HOLD_SWEEP_BATCH_MAX = 500;
 /**
- * Lines of holds one expiry write releases at most (a hold with more goes alone): a write as large as one group
- * commit, weighed like a posting of as many lines, so that holds expiring together take turns with other writes.
+ * Rows one expiry write of holds writes at most (a hold with more goes alone): about what releasing 1,000 lines
+ * writes, a large write, so that holds expiring together take turns with other writes.
  */
-export const HOLD_SWEEP_ROWS_MAX = GROUP_COMMIT_WEIGHT_MAX;
+export const HOLD_SWEEP_ROWS_MAX = LARGE_TURN_ROWS_MAX;

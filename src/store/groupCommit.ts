@@ -6,6 +6,7 @@ import {
   GROUP_COMMIT_BATCH_MAX,
   GROUP_COMMIT_WEIGHT_MAX,
   LARGE_WRITE_CONTENDED_MS,
+  LARGE_TURN_ROWS_MAX,
   LARGE_WRITE_SHARE_FACTOR,
   LARGE_WRITE_WEIGHT,
   WRITE_CONFLICT_BACKOFF_MS,
@@ -18,8 +19,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Job {
   work: () => Promise<unknown>;
-  /** About how many rows it writes (core/commands.ts, commandWeight). */
+  /** How many rows it writes (core/commands.ts, commandWeight). */
   weight: number;
+  /** The rows of the whole write it is part of (commandShare): at LARGE_WRITE_WEIGHT or more, it is a large write. */
+  share: number;
   /** What it will read, for the group to read ahead (core/commands.ts, commandReadAhead). */
   ahead: ReadAhead | undefined;
   /** What it may change: its group takes the locks of every job's scope. */
@@ -82,9 +85,9 @@ export class GroupCommitter {
     private readonly readAhead?: (hints: ReadAhead[], scope: readonly string[] | 'all') => Promise<void>,
   ) {}
 
-  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead, scope: WriteScope = 'all'): Promise<T> {
+  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead, scope: WriteScope = 'all', share = weight): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, weight, ahead, scope, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, weight, share: Math.max(weight, share), ahead, scope, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -122,13 +125,13 @@ export class GroupCommitter {
       // back, none of them seeing the small writes that had arrived, and another tenant's posting waited for all 60.
       if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
       const now = performance.now();
-      const contended = now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => job.weight < LARGE_WRITE_WEIGHT);
-      const batch = this.takeBatch(all || !contended || now >= this.largeResumeAt);
+      const contended = !all && (now - this.lastSmallAt < LARGE_WRITE_CONTENDED_MS || this.queue.some((job) => !isLarge(job)));
+      const batch = this.takeBatch(!contended || now >= this.largeResumeAt, contended);
       if (batch.length === 0) break;
       const outcomes = await this.commitBatch(batch);
       const end = performance.now();
-      if (batch.some((job) => job.weight >= LARGE_WRITE_WEIGHT)) this.largeResumeAt = end + (end - now) * LARGE_WRITE_SHARE_FACTOR;
-      if (batch.some((job) => job.weight < LARGE_WRITE_WEIGHT)) this.lastSmallAt = end;
+      if (batch.some(isLarge)) this.largeResumeAt = end + (end - now) * LARGE_WRITE_SHARE_FACTOR;
+      if (batch.some((job) => !isLarge(job))) this.lastSmallAt = end;
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
@@ -149,22 +152,33 @@ export class GroupCommitter {
   }
 
   /**
-   * The next batch, in arrival order: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a
-   * 1000-line posting commits alone; large writes stay queued when it is not their turn.
+   * The next batch, in arrival order: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a write
+   * larger than that commits alone, and one large write at most. Large writes stay queued when it is not their turn;
+   * a large batch's postings (each small, large together) fill a group as small writes do, but while small writes are
+   * being made (`contended`) a turn takes LARGE_TURN_ROWS_MAX rows of them. Once a large write is left queued, every
+   * later one is too, so that a batch's postings keep their order.
    */
-  private takeBatch(largeMayRun: boolean): Job[] {
+  private takeBatch(largeMayRun: boolean, contended: boolean): Job[] {
     const batch: Job[] = [];
     let weight = 0;
+    let largeRows = 0;
+    let largeClosed = !largeMayRun;
     for (let i = 0; i < this.queue.length && batch.length < GROUP_COMMIT_BATCH_MAX; ) {
       const job = this.queue[i]!;
-      if (!largeMayRun && job.weight >= LARGE_WRITE_WEIGHT) {
-        i++;
-        continue;
+      if (isLarge(job)) {
+        const alone = job.weight >= LARGE_WRITE_WEIGHT;
+        const full = largeRows > 0 && (alone || batch.some((taken) => taken.weight >= LARGE_WRITE_WEIGHT) || (contended && largeRows + job.weight > LARGE_TURN_ROWS_MAX));
+        if (largeClosed || full) {
+          largeClosed = true;
+          i++;
+          continue;
+        }
       }
       if (batch.length > 0 && weight + job.weight > GROUP_COMMIT_WEIGHT_MAX) break;
       batch.push(job);
       this.queue.splice(i, 1);
       weight += job.weight;
+      if (isLarge(job)) largeRows += job.weight;
     }
     return batch;
   }
@@ -262,6 +276,9 @@ export class GroupCommitter {
     }
   }
 }
+
+/** A large write, or a part of one (a large batch's posting): it takes the large writes' share of the writer. */
+const isLarge = (job: Job): boolean => job.share >= LARGE_WRITE_WEIGHT;
 
 /** The tenants a group may change, sorted and without repeats, or 'all' when one of its jobs may change anything. */
 function groupScope(batch: readonly Job[]): readonly string[] | 'all' {

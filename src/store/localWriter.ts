@@ -1,5 +1,5 @@
 // The writer on this thread: commands run against one connection of the store, through group commit.
-import { commandReadAhead, commandScope, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import { commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
 import type { Clock, IdGenerator, ReadAhead, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
@@ -48,7 +48,7 @@ export class LocalWriter implements Writer {
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args), commandScope(name, args));
+    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args), commandScope(name, args), commandShare(name, args));
   }
 
   close(): Promise<void> {

@@ -40,7 +40,7 @@ export class HoldSweeper {
     this.periodic = new Periodic(
       intervalMs,
       async () => {
-        // Reads up to a batch of holds due, writes them in parts bounded in lines (HOLD_SWEEP_ROWS_MAX), and reads again
+        // Reads up to a batch of holds due, writes them in parts bounded in rows (HOLD_SWEEP_ROWS_MAX), and reads again
         // while it found a full batch.
         while ((await ledger.holds.expireDue(HOLD_SWEEP_BATCH_MAX)) === HOLD_SWEEP_BATCH_MAX) {
           // More are due: go on at once.

@@ -2,7 +2,7 @@
 // come by. A step that meets a hold still PENDING past its expiry releases it as the sweeper would (EXPIRED, one
 // hold.expired event), so it reads EXPIRED from then on; the refusal stores nothing under its Idempotency-Key, and a
 // retry meets the hold EXPIRED. And the sweeper releases holds expiring together in parts of at most
-// HOLD_SWEEP_ROWS_MAX lines, each its own commit. The clock is the test's; the sweeper comes by only when asked.
+// HOLD_SWEEP_ROWS_MAX rows, each its own commit. The clock is the test's; the sweeper comes by only when asked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
@@ -111,7 +111,7 @@ describe('holds past their expiresAt', () => {
     expect((await c.get(`/api/v1/accounts/${before.wallet}/balance`)).body).toMatchObject({ amount: 93, pending: 0, available: 93 });
   });
 
-  it(`the sweeper releases holds expiring together in parts of at most ${HOLD_SWEEP_ROWS_MAX} lines, each a commit of its own`, async () => {
+  it(`the sweeper releases holds expiring together in parts writing at most ${HOLD_SWEEP_ROWS_MAX} rows, each a commit of its own`, async () => {
     const a = await makeAccount(c, { name: 'a' });
     const b = await makeAccount(c, { name: 'b' });
     const linesOf = (n: number) => Array.from({ length: n }, (_, i) => fiat(i % 2 === 0 ? a : b, i % 2 === 0 ? 'DEBIT' : 'CREDIT', '1.00'));

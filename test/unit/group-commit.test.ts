@@ -1,5 +1,6 @@
 // Group commit on a real SQLite file: a large write commits alone, and while small writes are being made, large
-// writes wait their turn (5 × the last one's time), so they take at most a share of the writer; never on close.
+// writes (a large batch's postings together among them) wait their turn (5 × the last one's time), so they take at most a
+// share of the writer; never on close.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BetterSqlite3, type SqliteDatabase } from '../../src/store/sqlite/driver.js';
 import { GroupCommitter } from '../../src/store/groupCommit.js';
 import { sqliteTxControl } from '../../src/store/sqlite/connection.js';
-import { LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
+import { LARGE_TURN_ROWS_MAX, LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
 
 const busy = (ms: number) => {
   const until = performance.now() + ms;
@@ -93,6 +94,70 @@ describe('group commit: large writes share the writer', () => {
     await t.committer.flush(true);
     expect(done).toContain('L2');
     await waiting;
+  });
+});
+
+describe("group commit: a large batch's postings share the writer as one large write", () => {
+  /** Each job's group, by the commits made before it ran. */
+  const groups = new Map<string, number>();
+  let commits = 0;
+  const t = logDatabase(() => {
+    groups.clear();
+    commits = 0;
+    const tx = sqliteTxControl(t.db);
+    t.committer = new GroupCommitter({ ...tx, commit: () => (commits++, tx.commit()) });
+  });
+  /** A posting of a batch of `batchRows` rows in all (or a write of its own, without). */
+  const job = (name: string, weight: number, batchRows?: number, ms = 0) =>
+    t.committer.run(
+      async () => {
+        busy(ms);
+        groups.set(name, commits);
+        return performance.now();
+      },
+      weight,
+      undefined,
+      'all',
+      batchRows,
+    );
+  const groupSizes = () => [...groups.values()].reduce((sizes, g) => ((sizes[g] = (sizes[g] ?? 0) + 1), sizes), [] as number[]).filter((n) => n > 0);
+
+  it('alone, they fill groups as small writes do, in their order', async () => {
+    const rows = 10 * 500;
+    await Promise.all(Array.from({ length: 500 }, (_, i) => job(`b${i}`, 10, rows)));
+    expect(groupSizes().reduce((a, b) => a + b, 0)).toBe(500);
+    expect(groupSizes().length).toBeLessThanOrEqual(2);
+    const order = [...groups.entries()].sort(([, a], [, b]) => a - b).map(([name]) => Number(name.slice(1)));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
+  it(`while small writes are made, a turn takes ${LARGE_TURN_ROWS_MAX} rows of them, and the next waits its turn`, async () => {
+    // Small writes under way: the writer is contended.
+    await job('s0', 2);
+    const batch = Array.from({ length: 300 }, (_, i) => job(`b${i}`, 10, 3000, 1));
+    let stop = false;
+    const smalls = (async () => {
+      for (let n = 1; !stop; n++) {
+        await job(`s${n}`, 2);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    await Promise.all(batch);
+    stop = true;
+    await smalls;
+    const perGroup = new Map<number, number>();
+    for (const [name, g] of groups) if (name.startsWith('b')) perGroup.set(g, (perGroup.get(g) ?? 0) + 1);
+    // At most a turn's rows (10 each) in any group, in three turns or more, with small writes committed between.
+    expect(Math.max(...perGroup.values())).toBeLessThanOrEqual(LARGE_TURN_ROWS_MAX / 10);
+    expect(perGroup.size).toBeGreaterThanOrEqual(3);
+    const [first, last] = [Math.min(...perGroup.keys()), Math.max(...perGroup.keys())];
+    const smallBetween = [...groups].filter(([name, g]) => name.startsWith('s') && g > first && g < last);
+    expect(smallBetween.length).toBeGreaterThan(0);
+  });
+
+  it('a group holds one large write at most, beside small ones', async () => {
+    await Promise.all([job('L1', LARGE_WRITE_WEIGHT), job('L2', LARGE_WRITE_WEIGHT), job('s', 2)]);
+    expect(groups.get('L1')).not.toBe(groups.get('L2'));
   });
 });
 

@@ -19,6 +19,7 @@ import { checkAccounts, fingerprint, renderPosting, writePosting } from './trans
 import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
 import type { CaptureHoldBody, CreateHoldBody } from '../schemas.js';
 import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS, HOLD_SWEEP_ROWS_MAX } from '../limits.js';
+import { releaseRows } from '../writeRows.js';
 
 export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';
 const captureEndpoint = (holdId: string) => `POST /api/v1/holds/${holdId}/capture`;
@@ -257,18 +258,19 @@ export interface DueHold {
 }
 
 /**
- * The sweep's parts, in the order read: each one tenant's holds of at most `rowsMax` lines in all (a hold with more
- * goes alone), so that no expiry write is larger than a posting may be (GROUP_COMMIT_WEIGHT_MAX).
+ * The sweep's parts, in the order read: each one tenant's holds whose release writes at most `rowsMax` rows in all (a
+ * hold with more goes alone), so that holds expiring together are large writes that take turns with other writes.
  */
 export function sweepParts(due: readonly DueHold[], rowsMax: number): Array<{ tenantId: string; holds: Array<{ id: string; lines: number }> }> {
   const parts: Array<{ tenantId: string; holds: Array<{ id: string; lines: number }>; rows: number }> = [];
   for (const { tenantId, id, lines } of due) {
     const last = parts[parts.length - 1];
-    if (last && last.tenantId === tenantId && last.rows + lines <= rowsMax) {
+    const rows = releaseRows(lines);
+    if (last && last.tenantId === tenantId && last.rows + rows <= rowsMax) {
       last.holds.push({ id, lines });
-      last.rows += lines;
+      last.rows += rows;
     } else {
-      parts.push({ tenantId, holds: [{ id, lines }], rows: lines });
+      parts.push({ tenantId, holds: [{ id, lines }], rows });
     }
   }
   return parts.map(({ tenantId, holds }) => ({ tenantId, holds }));
@@ -331,7 +333,7 @@ export class HoldService {
 
   /**
    * Expires what is due: up to `limit` holds read (a server with nothing due commits nothing, and wakes no one), then
-   * released in parts of at most HOLD_SWEEP_ROWS_MAX lines (sweepParts), each its own write, one after another, so
+   * released in parts of at most HOLD_SWEEP_ROWS_MAX rows (sweepParts), each its own write, one after another, so
    * that other tenants' writes pass between them. Answers how many were read.
    */
   async expireDue(limit: number): Promise<number> {

@@ -74,8 +74,11 @@ async function stillPending(tx: WriteContext['tx'], tenantId: string, found: rea
   return pending;
 }
 
-/** About the rows a part writes: a result per transaction, and a settlement (with its audit and event) per line with candidates. */
-export const planWeight = (plans: readonly Plan[]): number => plans.reduce((rows, plan) => rows + 1 + (plan.candidates?.byLine.size ?? 0), 0);
+/**
+ * The rows a part writes: a result per transaction, a settlement (with its audit record and event) per line with
+ * candidates, and the batch's audit record.
+ */
+export const planWeight = (plans: readonly Plan[]): number => plans.reduce((rows, plan) => rows + 1 + 3 * (plan.candidates?.byLine.size ?? 0), 1);
 
 /** One write of a batch: its part of the plans decided and recorded; the last part also writes the batch's audit record. */
 export async function reconcileBatchCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; plans: Plan[]; before: Outcome[] | null }): Promise<Outcome[]> {

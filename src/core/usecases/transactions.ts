@@ -15,7 +15,8 @@ import type { Asset } from '../money.js';
 import { onchainLinesOf } from '../settlement.js';
 import { settleMatches } from './settlements.js';
 import { checkLimits } from './limits.js';
-import { BATCH_QUEUE_SLICE, LARGE_WRITE_WEIGHT } from '../limits.js';
+import { BATCH_QUEUE_SLICE, LARGE_POSTING_LINES } from '../limits.js';
+import { keyedPostingRows } from '../writeRows.js';
 import { nextTurn } from '../nextTurn.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
@@ -69,7 +70,7 @@ export function renderPosting(input: TransactionInput, ids: IdGenerator, transac
  * in one piece with its parsing (about half of that piece for 1000 lines: 50 of 125 ms on a loaded machine).
  */
 export const renderAhead = (input: TransactionInput, ids: IdGenerator): RenderedPosting | null =>
-  input.lines.length >= LARGE_WRITE_WEIGHT ? null : renderPosting(input, ids);
+  input.lines.length >= LARGE_POSTING_LINES ? null : renderPosting(input, ids);
 
 /** One balanced posting as a write: who posts it, under which ids and time, and what its audit record says. */
 export interface Posting {
@@ -148,7 +149,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
 /** A posting through `POST /api/v1/transactions`: the posting and its idempotency record, one unit. */
 export async function postTransactionCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string },
+  args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string; batchRows?: number },
 ): Promise<StoredResponse> {
   const { tenantId, key } = args;
   const replay = await storedReplay(ctx.tx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash });
@@ -183,9 +184,10 @@ export class TransactionService {
     return this.postInput(tenantId, actor, idempotencyKey, input, requestHash(fingerprint(input)));
   }
 
-  private postInput(tenantId: string, actor: Actor, key: string, input: TransactionInput, hash: string): Promise<StoredResponse> {
+  /** `batchRows`: the rows of the non-atomic batch the posting is an item of, whose share of the writer it takes. */
+  private postInput(tenantId: string, actor: Actor, key: string, input: TransactionInput, hash: string, batchRows?: number): Promise<StoredResponse> {
     return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash }, () =>
-      this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered: renderAhead(input, uuidV7), key, hash }),
+      this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered: renderAhead(input, uuidV7), key, hash, ...(batchRows === undefined ? {} : { batchRows }) }),
     );
   }
 
@@ -199,11 +201,13 @@ export class TransactionService {
     if (!body.atomic) {
       // Each answer settles as a result, never as a rejection: one left waiting while the loop yields is not unhandled.
       const answered: Array<Promise<BatchResult | { index: number; unexpected: unknown }>> = [];
+      // The batch as a whole is a large write or not: each item takes the share of the writer the batch would.
+      const batchRows = items.reduce((rows, item) => rows + keyedPostingRows(item.input), 0);
       for (const { index, key, input, hash } of items) {
         // Queued in order, a slice at a time with the event loop free between: other requests are read meanwhile.
         if (index > 0 && index % BATCH_QUEUE_SLICE === 0) await nextTurn();
         answered.push(
-          this.postInput(tenantId, actor, key, input, hash).then(
+          this.postInput(tenantId, actor, key, input, hash, batchRows).then(
             (response) => ({ index, response }),
             (error: unknown) => (error instanceof LedgerError ? { index, error } : { index, unexpected: error }),
           ),
