@@ -20,6 +20,20 @@ describe('insertShape', () => {
     expect(insertShape('insert into "t" ("k", "v") values ($1, $2) on conflict ("k") do nothing')?.keyAt).toBeUndefined();
   });
 
+  it("takes a plain insert whose row reads another table's value by its parameters, as a row to write its values into", () => {
+    const text = 'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") values ($1, $2, (select "seq" from "transactions" where "tenant_id" = $3 and "id" = $4))';
+    expect(insertShape(text)).toEqual({
+      table: 'transaction_accounts',
+      head: 'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") values ',
+      tail: '',
+      keyAt: undefined,
+      row: '($1, $2, (select "seq" from "transactions" where "tenant_id" = $3 and "id" = $4))',
+    });
+    // Not with a conflict clause, nor a literal in it.
+    expect(insertShape(`${text} on conflict do nothing`)).toBeUndefined();
+    expect(insertShape(text.replace('$4', "'x'"))).toBeUndefined();
+  });
+
   it('leaves alone what joining rows would change: other statements, literals, parameters after the row, other upserts', () => {
     for (const text of [
       'update "t" set "v" = $1 where "k" = $2',

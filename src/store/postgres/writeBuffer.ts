@@ -21,18 +21,42 @@ export interface InsertShape {
   tail: string;
   /** The row's positions of an upsert's conflict target: of rows with one key, the last one is the one to write. */
   keyAt: number[] | undefined;
+  /**
+   * A row that reads a value of another table (a scalar subquery: a transaction's sequence, by its id), as its text
+   * with its parameters: each row is this with its values written in. Undefined for a row of its parameters in order.
+   */
+  row?: string;
+}
+
+/** Where the parenthesis opened at `from` closes, or -1 (or at a literal, which this does not read through). */
+function closingParen(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") return -1;
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /**
- * The shape of a one-row insert whose values are all parameters in order, or undefined for any other statement
- * (sent as it is). An upsert merges only if it sets every other column from `excluded`, as the balance upsert does.
+ * The shape of a one-row insert whose values are all parameters in order, or a plain insert whose row reads another
+ * table by its parameters (`values ($1, $2, (select "seq" from "transactions" where … = $3))`); undefined for any other
+ * statement (sent as it is). An upsert merges only if it sets every other column from `excluded`, as the balance
+ * upsert does.
  */
 export function insertShape(text: string): InsertShape | undefined {
-  const match = /^(insert into "([^"]+)" \(([^)]*)\) values )\(((?:\$\d+, )*\$\d+)\)(.*)$/s.exec(text);
-  if (!match) return undefined;
-  const [, head, table, columnList, row, tail] = match as unknown as [string, string, string, string, string, string];
+  const start = /^(insert into "([^"]+)" \(([^)]*)\) values )\(/s.exec(text);
+  if (!start) return undefined;
+  const [, head, table, columnList] = start as unknown as [string, string, string, string];
+  const end = closingParen(text, head.length);
+  if (end === -1) return undefined;
+  const row = text.slice(head.length + 1, end);
+  const tail = text.slice(end + 1);
+  if (tail.includes('$')) return undefined;
   const inOrder = row.split(', ').every((slot, i) => slot === `$${i + 1}`);
-  if (!inOrder || tail.includes('$')) return undefined;
+  if (!inOrder) return /^\$\d+(, \$\d+)*, \(select .*\)$/s.test(row) && tail === '' ? { table, head, tail, keyAt: undefined, row: `(${row})` } : undefined;
   const columns = columnList.split(', ');
   const upsert = /^ on conflict \(([^)]*)\) do update set (.*)$/s.exec(tail);
   if (!upsert) return /^( on conflict \([^)]*\) do nothing)?$/.test(tail) ? { table, head, tail, keyAt: undefined } : undefined;
@@ -114,7 +138,8 @@ export class WriteBuffer {
     }
     if (!shape) return void this.pending.push(text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!));
     const key = shape.keyAt && JSON.stringify(shape.keyAt.map((i) => String(values[i])));
-    this.pending.push({ shape, row: `(${literals.join(', ')})`, key });
+    const row = shape.row === undefined ? `(${literals.join(', ')})` : shape.row.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+    this.pending.push({ shape, row, key });
   }
 
   /**

@@ -1,14 +1,16 @@
 // Finding transactions (GET /api/v1/transactions with filters): each filter is served by an index, on both engines
 // (queries/indexFilters.ts), and a time bound is a range of sequences through the transactions' time index. Here: that
 // range, and what a posting writes for its filters, its metadata entries and its accounts by its sequence.
-import { sql } from 'kysely';
-import { jsonRows } from './jsonRows.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { deferrable, query } from './query.js';
 
 export function transactionSearchStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
+  const transactionSeq = (eb: ExpressionBuilder<Database, any>) =>
+    eb.selectFrom('transactions').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('transactionId'));
   return {
     /** The first and the last of a tenant's transactions within a time bound (its times rise with its sequence). */
     firstSeqFrom: p((q) =>
@@ -17,33 +19,12 @@ export function transactionSearchStatements(prepare: Preparer) {
     lastSeqTo: p((q) =>
       q.selectFrom('transactions').select('seq').where('tenant_id', '=', tenant).where('created_at', '<=', param('at')).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1),
     ),
+    // One row a statement, its transaction's sequence read by the transaction's id: rows of many postings join in one
+    // multi-row INSERT on PostgreSQL (postgres/writeBuffer.ts), where an INSERT … SELECT a posting went alone.
     insertTransactionMetadata: p(
-      (q) =>
-        q
-          .insertInto('transaction_metadata')
-          .columns(['tenant_id', 'key', 'value', 'tx_seq'])
-          .expression(
-            q
-              .selectFrom(['transactions as t', jsonRows(q, param('metadata'), 'entries').as('j')])
-              .select(['t.tenant_id', sql<string>`j.key`.as('key'), sql<string>`j.value`.as('value'), 't.seq'])
-              .where('t.tenant_id', '=', tenant)
-              .where('t.id', '=', param('transactionId')),
-          ),
+      (q) => q.insertInto('transaction_metadata').values({ tenant_id: tenant, key: param('key'), value: param('value'), tx_seq: (eb) => transactionSeq(eb) }),
       deferrable,
     ),
-    insertTransactionAccounts: p(
-      (q) =>
-        q
-          .insertInto('transaction_accounts')
-          .columns(['tenant_id', 'account_id', 'tx_seq'])
-          .expression(
-            q
-              .selectFrom(['transactions as t', jsonRows(q, param('accountIds'), 'elements').as('j')])
-              .select(['t.tenant_id', sql<string>`j.value`.as('account_id'), 't.seq'])
-              .where('t.tenant_id', '=', tenant)
-              .where('t.id', '=', param('transactionId')),
-          ),
-      deferrable,
-    ),
+    insertTransactionAccount: p((q) => q.insertInto('transaction_accounts').values({ tenant_id: tenant, account_id: param('accountId'), tx_seq: (eb) => transactionSeq(eb) }), deferrable),
   };
 }

@@ -43,8 +43,8 @@ export const transactionsPart = part({
   },
 
   async indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void> {
-    if (Object.keys(metadata).length > 0) await this.s.insertTransactionMetadata.run({ tenantId, transactionId, metadata: JSON.stringify(metadata) });
-    await this.s.insertTransactionAccounts.run({ tenantId, transactionId, accountIds: JSON.stringify(accountIds) });
+    for (const [key, value] of Object.entries(metadata)) await this.s.insertTransactionMetadata.run({ tenantId, transactionId, key, value });
+    for (const accountId of accountIds) await this.s.insertTransactionAccount.run({ tenantId, transactionId, accountId });
   },
 
   async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
