@@ -1,16 +1,18 @@
 // The console (issue 34) in a real headless browser, Debian's chromium driven by playwright-core, against a real server
 // on this project's engine: signing in, every page (with an axe-core audit and a screenshot each, at 1280×800 and at a
-// phone's 390×844), from every kind of page to every other by its address and with Back (issue 41), a search by
-// metadata, a reversal through its dialog, the trial balance against the API and the CLI's CSV, the audit chain
-// verified in the browser (intact, then damaged), a live event, a read-only key, a revoked key. Every test fails on a
-// request that leaves the server's origin and on an error thrown in the page or logged by it, but those it causes on
-// purpose (test/helpers/browser.ts). Screenshots go to screenshots/console/<engine>/.
+// phone's 390×844), from every kind of page to every other by its address and with Back (issue 41), amounts as an
+// accountant reads them, a search by metadata, a reversal through its dialog, the trial balance against the API and
+// the CLI's CSV, the audit chain verified in the browser (intact, then damaged), a live event, a read-only key, a
+// revoked key. Every test fails on a request that leaves the server's origin and on an error thrown in the page or
+// logged by it, but those it causes on purpose (test/helpers/browser.ts). Screenshots go to
+// screenshots/console/<engine>/.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { parseJsonObject, type JsonNumber } from '../src/core/json.js';
+import { formatAmount } from '../src/console/amounts.js';
 import { CHROMIUM, CHROMIUM_ARGS, describeInBrowser, problemsOf, watch, type Watched } from './helpers/browser.js';
 import { TEST_ENGINE } from './helpers/postgres.js';
 import { sqlOn } from './helpers/sql.js';
@@ -22,12 +24,18 @@ const SECTIONS = ['Accounts', 'Transactions', 'Holds', 'Settlements', 'Events', 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
+/** An amount beyond a double's 15-17 digits, shown whole. */
+const HUGE = '12345678901234567.89';
+/** A BRZ amount with every one of its 18 places, beyond a double too. */
+const BRZ_AMOUNT = '1234.123456789012345678';
+
 /** What code run in the page uses of its globals (this file is type-checked without the DOM's). */
 interface InPage {
   document: { querySelectorAll(selector: string): Iterable<{ textContent: string | null }> & { length: number } };
   location: { hash: string };
   history: { back(): void };
   requestAnimationFrame(callback: (time: number) => void): number;
+  getComputedStyle(element: unknown): { textAlign: string; fontVariantNumeric: string };
 }
 
 /** A page of its own (its own session storage), watched. */
@@ -45,7 +53,7 @@ describeInBrowser('the console in a headless browser', () => {
   let orderB: string;
   let holdId: string;
   let readOnlyKey: string;
-  /** An account with on-chain balances, and a settlement expected. */
+  /** An account with fiat and on-chain balances (USDC and BRZ), limits, and a settlement expected. */
   let wallet: string;
   let onChainTx: string;
   const opened: Opened[] = [];
@@ -55,7 +63,7 @@ describeInBrowser('the console in a headless browser', () => {
     admin = client(t.url, t.tenant.apiKey.rawKey);
     cash = await makeAccount(admin, { name: 'Cash', type: 'ASSET' });
     revenue = await makeAccount(admin, { name: 'Revenue', type: 'REVENUE' });
-    orderA = (await post(admin, [fiat(cash, 'DEBIT', '12345678901234.56'), fiat(revenue, 'CREDIT', '12345678901234.56')], { metadata: { order: 'A-1' } })).body.transactionId;
+    orderA = (await post(admin, [fiat(cash, 'DEBIT', HUGE), fiat(revenue, 'CREDIT', HUGE)], { metadata: { order: 'A-1' } })).body.transactionId;
     orderB = (await post(admin, [fiat(cash, 'DEBIT', '0.07'), fiat(revenue, 'CREDIT', '0.07')], { metadata: { order: 'B-2' } })).body.transactionId;
     const hold = await admin.post('/api/v1/holds', { lines: [fiat(cash, 'DEBIT', '5.00'), fiat(revenue, 'CREDIT', '5.00')] }, { 'idempotency-key': 'console-hold' });
     expect(hold.status, hold.text).toBe(201);
@@ -64,9 +72,19 @@ describeInBrowser('the console in a headless browser', () => {
     readOnlyKey = key.body.rawKey;
     wallet = await makeAccount(admin, { name: 'Wallet', type: 'ASSET' });
     const float = await makeAccount(admin, { name: 'Float', type: 'LIABILITY' });
-    const chained = await post(admin, [onchain(wallet, 'DEBIT', '2.5', 'USDC'), onchain(float, 'CREDIT', '2.5', 'USDC')]);
+    expect((await post(admin, [fiat(wallet, 'DEBIT', '1711.25'), fiat(float, 'CREDIT', '1711.25')])).status).toBe(201);
+    const chained = await post(admin, [
+      onchain(wallet, 'DEBIT', '2.5', 'USDC'),
+      onchain(float, 'CREDIT', '2.5', 'USDC'),
+      onchain(wallet, 'DEBIT', BRZ_AMOUNT, 'BRZ', { chainId: 'SOLANA' }),
+      onchain(float, 'CREDIT', BRZ_AMOUNT, 'BRZ', { chainId: 'SOLANA' }),
+    ]);
     expect(chained.status, chained.text).toBe(201);
     onChainTx = chained.body.transactionId;
+    const limits = await admin.request('PUT', `/api/v1/accounts/${wallet}/limits`, {
+      body: { limits: [{ asset: 'USD', min: '0', max: null }, { asset: 'USDC', min: '-5.5', max: '1000000.123456' }] },
+    });
+    expect(limits.status, limits.text).toBe(200);
     const expected = { accountId: wallet, expectedToken: 'USDC', expectedAmount: '7.25', expectedWalletAddress: '0x0000000000000000000000000000000000000002', expectedChainId: 'EVM' };
     const settlement = await admin.post('/api/v1/settlements', expected, { 'idempotency-key': 'console-settlement' });
     expect(settlement.status, settlement.text).toBe(201);
@@ -193,7 +211,7 @@ describeInBrowser('the console in a headless browser', () => {
     await w.page.getByText('The numbers, as a table').click();
     await w.page.getByRole('table', { name: 'Balance history, point by point' }).waitFor();
     // Every digit the API gives.
-    await expect(w.page.getByRole('region', { name: 'Entries, newest first' }).innerText()).resolves.toContain('12345678901234.56');
+    await expect(w.page.getByRole('region', { name: 'Entries, newest first' }).innerText()).resolves.toContain('12,345,678,901,234,567.89 USD');
     await axe(w.page, 'account');
     await w.page.goto(`${t.url}/console#/transactions/${orderA}`);
     await settled(w.page, 'Transaction');
@@ -288,6 +306,60 @@ describeInBrowser('the console in a headless browser', () => {
     expect(steps).toBe(kinds.length * (kinds.length - 1) * 2);
   });
 
+  it('shows every amount grouped, at its asset’s places, right-aligned in tabular figures, with every digit the API gives', async () => {
+    const w = await open();
+    await signIn(w);
+    const cells = (locator: Locator) => locator.evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent!.trim())));
+    await w.page.goto(`${t.url}/console#/accounts/${wallet}`);
+    await settled(w.page, 'Wallet');
+    // Fiat at 2 places (0 as 0.00), grouped by thousands.
+    const balance = w.page.locator('main dl.amounts');
+    await expect(balance.locator('dd').allInnerTexts()).resolves.toEqual(['1,711.25 USD', '0.00 USD', '1,711.25 USD', expect.stringMatching(/ UTC$/)]);
+    // USDC at 6 places; BRZ with every place it has (18 here), at least 2.
+    await expect(cells(w.page.getByRole('region', { name: 'On-chain balances' }).locator('tbody tr'))).resolves.toEqual([
+      ['BRZ', '1,234.123456789012345678', '0.00', '1,234.123456789012345678'],
+      ['USDC', '2.500000', '0.000000', '2.500000'],
+    ]);
+    // A negative amount keeps its sign.
+    await expect(cells(w.page.getByRole('region', { name: 'Limits' }).locator('tbody tr'))).resolves.toEqual([
+      ['USD', '0.00', 'none'],
+      ['USDC', '-5.500000', '1,000,000.123456'],
+    ]);
+    const entries = w.page.getByRole('region', { name: 'Entries, newest first' });
+    const amounts = await entries.locator('tbody td.num').allInnerTexts();
+    expect(amounts).toEqual(['1,234.123456789012345678 BRZ', '2.500000 USDC', '1,711.25 USD']);
+    // Right-aligned in tabular figures, each asset's name in a box of one width: the digits of a column end at one x.
+    const style = await entries
+      .locator('tbody td.num')
+      .first()
+      .evaluate((cell) => {
+        const { textAlign, fontVariantNumeric } = (globalThis as unknown as InPage).getComputedStyle(cell);
+        return [textAlign, fontVariantNumeric];
+      });
+    expect(style).toEqual(['right', 'tabular-nums']);
+    const ends = await entries.locator('tbody td.num .asset').evaluateAll((names) => names.map((n) => Math.round(n.getBoundingClientRect().left)));
+    expect(new Set(ends).size, String(ends)).toBe(1);
+    await w.page.getByText('The numbers, as a table').click();
+    await expect(cells(w.page.getByRole('table', { name: 'Balance history, point by point' }).locator('tbody tr').last())).resolves.toEqual([[expect.stringMatching(/ UTC$/), '1,711.25']]);
+    await expect(w.page.getByRole('img', { name: /^Balance history/ }).getAttribute('aria-label')).resolves.toMatch(/the last 1,711\.25$/);
+    await w.page.screenshot({ path: join(SHOTS, 'account-on-chain.png'), fullPage: true });
+    // Beyond a double's digits, kept whole: 12345678901234567.89 is 12345678901234568 as a JavaScript number.
+    await w.page.goto(`${t.url}/console#/accounts/${cash}`);
+    await settled(w.page, 'Cash');
+    await expect(w.page.getByRole('region', { name: 'Entries, newest first' }).innerText()).resolves.toContain('12,345,678,901,234,567.89 USD');
+    await w.page.goto(`${t.url}/console#/transactions/${onChainTx}`);
+    await settled(w.page, 'Transaction');
+    await expect(w.page.getByRole('region', { name: 'Lines' }).locator('td.num').allInnerTexts()).resolves.toEqual(['2.500000 USDC', '2.500000 USDC', '1,234.123456789012345678 BRZ', '1,234.123456789012345678 BRZ']);
+    await visitSection(w, 'Settlements');
+    await expect(w.page.getByRole('region', { name: 'Settlements, newest first' }).locator('td.num').allInnerTexts()).resolves.toEqual(['7.250000 USDC']);
+    await visitSection(w, 'Reports');
+    const rows = await cells(w.page.getByRole('region', { name: 'Trial balance, by account' }).locator('tbody tr'));
+    expect(rows).toContainEqual(['Wallet', 'ASSET', 'USD', '1,711.25', '0.00']);
+    expect(rows).toContainEqual(['Wallet', 'ASSET', 'BRZ', '1,234.123456789012345678', '0.00']);
+    await visitSection(w, 'Holds');
+    await expect(w.page.getByRole('region', { name: 'Holds, newest first' }).locator('td.num').allInnerTexts()).resolves.toEqual(['5.00 USD']);
+  });
+
   it('fits a phone: no page scrolls sideways at 390×844', async () => {
     const w = await open({ viewport: PHONE });
     await signIn(w);
@@ -372,7 +444,7 @@ describeInBrowser('the console in a headless browser', () => {
     const api = await fetch(`${t.url}/api/v1/reports/trial-balance?asOf=${encodeURIComponent(asOf!)}&limit=200`, { headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}` } });
     const report = parseJsonObject(await api.text()) as { totals: Array<{ asset: string; debit: JsonNumber; credit: JsonNumber }> };
     const totals = await w.page.locator('tfoot tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent!.trim())));
-    expect(totals).toEqual(report.totals.map((x) => [x.asset, x.debit.text, x.credit.text]));
+    expect(totals).toEqual(report.totals.map((x) => [x.asset, formatAmount(x.debit.text, x.asset), formatAmount(x.credit.text, x.asset)]));
     const [download] = await Promise.all([w.page.waitForEvent('download'), w.page.getByRole('link', { name: 'Download CSV' }).click()]);
     const saved = readFileSync((await download.path())!, 'utf8');
     const printed = await cli(['--db', t.dbPath, 'reports', 'trial-balance', '--tenant', t.tenant.tenantId, '--as-of', asOf!, '--format', 'csv']);
@@ -440,6 +512,8 @@ describeInBrowser('the console in a headless browser', () => {
     await w.page.getByRole('button', { name: 'Capture' }).click();
     await expect.poll(async () => (await admin.get(`/api/v1/holds/${holdId}`)).body.status).toBe('CAPTURED');
     await w.page.getByText('CAPTURED').first().waitFor();
+    // 2.5 as the API gives it, at USD's 2 places.
+    await expect(w.page.locator('main dl.facts').innerText()).resolves.toMatch(/Captured\s+2\.50 USD/);
     await expect(w.page.getByRole('button', { name: 'Capture' }).count()).resolves.toBe(0);
   });
 
