@@ -115,7 +115,9 @@ function Console({ signed, onSignOut }: { signed: Signed; onSignOut: (message: s
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page section={section} id={id} />
+        {/* Keyed by its place: each address gets a page of its own, never the one before it with its state and its
+            answers (another account's, shown under this address until this one's arrive). */}
+        <Page key={place.parts.join('/')} section={section} id={id} />
       </main>
     </SignedIn.Provider>
   );

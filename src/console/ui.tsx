@@ -5,6 +5,7 @@ import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hoo
 import { amountText, ApiError, can, type Api, type KeyInfo } from './api.js';
 import type { Scope } from '../core/scopes.js';
 import { href } from './route.js';
+import { formatAmount } from './amounts.js';
 
 export interface Signed {
   api: Api;
@@ -121,11 +122,19 @@ export function NeedsScope({ scope, to, children }: { scope: Scope; to: string; 
   return can(key, scope) ? <>{children}</> : <MissingScope scope={scope} to={to} />;
 }
 
-/** An amount with every digit the API gave, in tabular figures, with its asset. */
-export const Amount = ({ value, asset }: { value: unknown; asset?: string }) => (
+/**
+ * An amount as an accountant reads it (amounts.ts: grouped, at its asset's places, every digit the API gave), in
+ * tabular figures; with its asset named after it, unless `bare` (where a column or a heading names the asset).
+ */
+export const Amount = ({ value, asset, bare = false }: { value: unknown; asset: string; bare?: boolean }) => (
   <span class="amount">
-    {amountText(value)}
-    {asset ? <span class="asset"> {asset}</span> : null}
+    {formatAmount(amountText(value), asset)}
+    {bare ? null : (
+      <>
+        {' '}
+        <span class="asset">{asset}</span>
+      </>
+    )}
   </span>
 );
 

@@ -1,33 +1,17 @@
-// Exact money: amounts are bigint minor units with a fixed scale per asset.
+// Exact money: amounts are bigint minor units with a fixed scale per asset (core/assets.ts).
 // Decimal text from the outside is converted here and nowhere else.
 import { Decimal } from 'decimal.js';
 import { AMOUNT_WHOLE_DIGITS_MAX } from './limits.js';
 import { assert } from './errors.js';
 import { JsonNumber } from './json.js';
+import { FINEST_SCALE, scaleOf, type Asset } from './assets.js';
 
-export const fiatCurrencies = ['BRL', 'USD', 'MXN', 'EUR'] as const;
-export const tokens = ['USDC', 'USDT', 'BRZ', 'PYUSD'] as const;
+export { fiatCurrencies, tokens, scaleOf, isFiat, type FiatCurrency, type Token, type Asset } from './assets.js';
 export const chains = ['EVM', 'SOLANA', 'TRON'] as const;
 export const rails = ['ACH', 'WIRE', 'PIX', 'SWIFT', 'SEPA'] as const;
 
-export type FiatCurrency = (typeof fiatCurrencies)[number];
-export type Token = (typeof tokens)[number];
 export type Chain = (typeof chains)[number];
 export type Rail = (typeof rails)[number];
-export type Asset = FiatCurrency | Token;
-
-const scaleByAsset: Record<Asset, number> = {
-  BRL: 2,
-  USD: 2,
-  MXN: 2,
-  EUR: 2,
-  USDC: 6,
-  USDT: 6,
-  PYUSD: 6,
-  BRZ: 18,
-};
-
-export const scaleOf = (asset: Asset): number => scaleByAsset[asset];
 
 // Enough significant digits for 10^18 whole units at scale 18, with room to spare.
 const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_DOWN, toExpPos: 1000, toExpNeg: -1000 });
@@ -49,9 +33,6 @@ function writtenPlaces(text: string): number {
 
 /** Digits with at most a point between digits (no sign, no exponent): how nearly every amount is written. */
 const plainDecimal = /^(\d+)(?:\.(\d+))?$/;
-
-/** The finest scale any asset has: an amount with more places than this is one no asset can take. */
-const FINEST_SCALE = Math.max(...Object.values(scaleByAsset));
 
 /** A scale to parse at, and how a refusal for too many places names it. */
 interface Scale {
@@ -117,5 +98,3 @@ export function formatMinor(minor: bigint, asset: Asset): string {
   const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
-
-export const isFiat = (asset: string): asset is FiatCurrency => (fiatCurrencies as readonly string[]).includes(asset);

@@ -170,15 +170,15 @@ function BalanceSection({ id }: { id: string }) {
         <>
           <dl class="facts amounts">
             <dt>Balance</dt>
-            <dd>
+            <dd class="num">
               <Amount value={balance.data.amount} asset={balance.data.currency} />
             </dd>
             <dt>Pending</dt>
-            <dd>
+            <dd class="num">
               <Amount value={balance.data.pending} asset={balance.data.currency} />
             </dd>
             <dt>Available</dt>
-            <dd>
+            <dd class="num">
               <Amount value={balance.data.available} asset={balance.data.currency} />
             </dd>
             <dt>Computed</dt>
@@ -194,13 +194,13 @@ function BalanceSection({ id }: { id: string }) {
                 <tr key={b.token}>
                   <td>{b.token}</td>
                   <td class="num">
-                    <Amount value={b.amount} />
+                    <Amount value={b.amount} asset={b.token} bare />
                   </td>
                   <td class="num">
-                    <Amount value={b.pending} />
+                    <Amount value={b.pending} asset={b.token} bare />
                   </td>
                   <td class="num">
-                    <Amount value={b.available} />
+                    <Amount value={b.available} asset={b.token} bare />
                   </td>
                 </tr>
               ))}
@@ -230,8 +230,8 @@ function LimitsSection({ id }: { id: string }) {
             {limits.data.limits.map((l) => (
               <tr key={l.asset}>
                 <td>{l.asset}</td>
-                <td class="num">{l.min === null ? <span class="none">none</span> : <Amount value={l.min} />}</td>
-                <td class="num">{l.max === null ? <span class="none">none</span> : <Amount value={l.max} />}</td>
+                <td class="num">{l.min === null ? <span class="none">none</span> : <Amount value={l.min} asset={l.asset} bare />}</td>
+                <td class="num">{l.max === null ? <span class="none">none</span> : <Amount value={l.max} asset={l.asset} bare />}</td>
               </tr>
             ))}
           </Table>

@@ -2,6 +2,7 @@
 // what it shows) with its numbers in a table beside it, every digit as the API gives it.
 import { useState } from 'preact/hooks';
 import { amountText, withQuery } from '../api.js';
+import { formatAmount } from '../amounts.js';
 import { BalanceChart } from '../chart.js';
 import { HISTORY_INTERVALS } from '../enums.js';
 import { Amount, Choice, ErrorNote, Loading, Table, Time, useLoad, useSigned } from '../ui.js';
@@ -27,7 +28,7 @@ export function HistorySection({ accountId, name, currency }: { accountId: strin
   );
   const points = (history.data?.points ?? []).map((p) => ({ at: p.at, amount: amountText(p.amount) }));
   const last = points[points.length - 1];
-  const label = `Balance history of ${name} in ${currency}, from ${range.from} to ${range.to} (UTC) by ${range.interval}: ${points.length} points${last ? `, the last ${last.amount}` : ''}`;
+  const label = `Balance history of ${name} in ${currency}, from ${range.from} to ${range.to} (UTC) by ${range.interval}: ${points.length} points${last ? `, the last ${formatAmount(last.amount, currency)}` : ''}`;
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">Balance history</h2>
@@ -64,7 +65,7 @@ export function HistorySection({ accountId, name, currency }: { accountId: strin
                     <Time at={p.at} />
                   </td>
                   <td class="num">
-                    <Amount value={p.amount} />
+                    <Amount value={p.amount} asset={currency} bare />
                   </td>
                 </tr>
               ))}

@@ -90,6 +90,7 @@ export function HoldPage({ id }: { id: string }) {
 }
 
 function HoldFacts({ hold: h, canWrite, onDone }: { hold: Hold; canWrite: boolean; onDone: () => void }) {
+  const debit = debitOf(h);
   return (
     <>
       <h1>Hold</h1>
@@ -108,11 +109,11 @@ function HoldFacts({ hold: h, canWrite, onDone }: { hold: Hold; canWrite: boolea
         <dd>
           <Time at={h.expiresAt} />
         </dd>
-        {h.capturedAmount !== undefined && (
+        {h.capturedAmount !== undefined && debit && (
           <>
             <dt>Captured</dt>
             <dd>
-              <Amount value={h.capturedAmount} />
+              <Amount value={h.capturedAmount} asset={assetOf(debit.monetaryEntry)} />
             </dd>
           </>
         )}

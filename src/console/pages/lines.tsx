@@ -1,10 +1,11 @@
 // A transaction's lines, as the API gives them (the entries listing's shape): the account, the side, the amount and
 // what moved it (a bank rail and reference, or a chain, token, transfer and wallet).
+import type { JsonNumber } from '../../core/json.js';
 import { Amount, IdLink, Table } from '../ui.js';
 
 export type MonetaryValue =
   | { type: 'FIAT'; amount: unknown; currency: string; rail: string; bankReference: string | null }
-  | { type: 'ONCHAIN'; amount: unknown; token: string; chainId: string; txHash: string; blockNumber: number; walletAddress: string; tokenContract: string };
+  | { type: 'ONCHAIN'; amount: unknown; token: string; chainId: string; txHash: string; blockNumber: JsonNumber; walletAddress: string; tokenContract: string };
 
 export interface Line {
   entryId?: string;
@@ -30,7 +31,7 @@ export function Monetary({ line }: { line: Line }) {
         </>
       ) : (
         <>
-          {m.chainId} tx <code>{m.txHash}</code> block {m.blockNumber} · wallet <code>{m.walletAddress}</code>
+          {m.chainId} tx <code>{m.txHash}</code> block {m.blockNumber.text} · wallet <code>{m.walletAddress}</code>
         </>
       )}
       {line.description ? ` · ${line.description}` : ''}

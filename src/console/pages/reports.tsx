@@ -118,10 +118,10 @@ function TrialBalanceTable({ report }: { report: TrialBalance }) {
                   <td>{i.type}</td>
                   <td>{i.asset}</td>
                   <td class="num">
-                    <Amount value={i.debit} />
+                    <Amount value={i.debit} asset={i.asset} bare />
                   </td>
                   <td class="num">
-                    <Amount value={i.credit} />
+                    <Amount value={i.credit} asset={i.asset} bare />
                   </td>
                 </tr>
               ))}
@@ -134,10 +134,10 @@ function TrialBalanceTable({ report }: { report: TrialBalance }) {
                   </th>
                   <td>{t.asset}</td>
                   <td class="num">
-                    <Amount value={t.debit} />
+                    <Amount value={t.debit} asset={t.asset} bare />
                   </td>
                   <td class="num">
-                    <Amount value={t.credit} />
+                    <Amount value={t.credit} asset={t.asset} bare />
                   </td>
                 </tr>
               ))}
