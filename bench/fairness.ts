@@ -5,7 +5,10 @@
 //   - captures 60 holds of 1000 lines;
 //   - voids 60 such holds;
 //   - lets 60 such holds expire together;
-//   - posts 60 batches of 500 2-line postings (POST /api/v1/transactions/batch, not atomic: each item its own write).
+//   - posts 60 batches of 500 2-line postings (POST /api/v1/transactions/batch, not atomic: each item its own write);
+//   - posts 8 batches of 500 20-line postings (10,000 lines each, the most a batch takes), not atomic;
+//   - posts 8 atomic batches of 500 2-line postings with 3 metadata entries each.
+// Reads are measured beside the same load by bench/readFairness.ts.
 // The figure is the second tenant's worst wait (and p99) over the burst, judged against FAIRNESS_TARGET_MS (500 ms).
 // Beside it, the worst GET /healthz over the same time: slow too, the HTTP thread was busy; quick, the writes waited.
 // BENCH_FAIR=postings,captures picks scenarios; BENCH_ENGINES=sqlite (or postgres) picks an engine. Every scenario
@@ -35,12 +38,16 @@ const TAIL_MS = 500;
 const SETUP_CONCURRENCY = 4;
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
-type Scenario = 'postings' | 'captures' | 'voids' | 'expiries' | 'batches';
-const SCENARIOS: readonly Scenario[] = ['postings', 'captures', 'voids', 'expiries', 'batches'];
-/** Postings in each batch of the batches scenario: the most a batch takes. */
+type Scenario = 'postings' | 'captures' | 'voids' | 'expiries' | 'batches' | 'large-batches' | 'atomic-batches';
+const SCENARIOS: readonly Scenario[] = ['postings', 'captures', 'voids', 'expiries', 'batches', 'large-batches', 'atomic-batches'];
+/** Postings in each batch of the batches scenarios: the most a batch takes. */
 const BATCH_ITEMS = 500;
+/** Batches sent at once in the large-batches and atomic-batches scenarios (issue 41), and their postings' shapes. */
+const LARGE_BATCHES = 8;
+const LARGE_BATCH_LINES = 20;
+const ATOMIC_BATCH_METADATA = { order: 'o-1001', customer: 'c-42', channel: 'web' };
 
-interface Tenants {
+export interface Tenants {
   heavy: { rawKey: string; debit: string; credit: string };
   light: { rawKey: string; accounts: string[] };
 }
@@ -81,7 +88,7 @@ async function seed(db: string): Promise<Tenants> {
   }
 }
 
-const json = (rawKey: string) => ({ authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' });
+export const json = (rawKey: string) => ({ authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' });
 
 /** Runs `work` over `items`, `concurrency` at a time. */
 async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -108,7 +115,7 @@ async function makeHolds(url: string, t: Tenants, count: number, expiresAt?: str
  * One request of a burst, with node:http: no time-out, since a large write waits its share of the writer for as long
  * as it takes (fetch gives up after 300 s). Answers its status.
  */
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
+export function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       res.resume();
@@ -121,7 +128,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
 }
 
 /** Sends every request at once; answers the burst's span and its statuses counted. */
-async function burst(requests: ReadonlyArray<() => Promise<number>>): Promise<{ began: number; ended: number; heavy: string }> {
+export async function burst(requests: ReadonlyArray<() => Promise<number>>): Promise<{ began: number; ended: number; heavy: string }> {
   const began = Date.now();
   const statuses = await Promise.all(
     requests.map(async (go) => {
@@ -163,11 +170,18 @@ async function runScenario(engine: string, scenario: Scenario, server: BenchServ
     // The server has made a large write before the burst, as in the other scenarios (they make their holds first):
     // a fresh process's first one is slower (code not yet compiled), which is not what this measures.
     if (WARM) await post(body)();
-  } else if (scenario === 'batches') {
+  } else if (scenario === 'batches' || scenario === 'large-batches' || scenario === 'atomic-batches') {
     const line = (accountId: string, entryType: string) => ({ accountId, entryType, monetaryEntry: { type: 'FIAT', amount: '1.00', currency: 'USD', rail: 'ACH' } });
-    const batchBody = () =>
-      JSON.stringify({ transactions: Array.from({ length: BATCH_ITEMS }, () => ({ idempotencyKey: randomUUID(), lines: [line(t.heavy.debit, 'DEBIT'), line(t.heavy.credit, 'CREDIT')] })) });
-    requests = Array.from({ length: BURST }, () => {
+    // A batch of BATCH_ITEMS postings: 2 lines each, or LARGE_BATCH_LINES (the 10,000 lines a batch takes in all);
+    // atomic, with metadata, in the last scenario.
+    const lines = scenario === 'large-batches' ? LARGE_BATCH_LINES : 2;
+    const posting = () => ({
+      idempotencyKey: randomUUID(),
+      lines: Array.from({ length: lines }, (_, i) => line(i % 2 === 0 ? t.heavy.debit : t.heavy.credit, i % 2 === 0 ? 'DEBIT' : 'CREDIT')),
+      ...(scenario === 'atomic-batches' ? { metadata: ATOMIC_BATCH_METADATA } : {}),
+    });
+    const batchBody = () => JSON.stringify({ ...(scenario === 'atomic-batches' ? { atomic: true } : {}), transactions: Array.from({ length: BATCH_ITEMS }, posting) });
+    requests = Array.from({ length: scenario === 'batches' ? BURST : LARGE_BATCHES }, () => {
       const body = batchBody();
       return () => send(`${url}/api/v1/transactions/batch`, 'POST', heavyHeaders, body);
     });
@@ -186,21 +200,34 @@ async function runScenario(engine: string, scenario: Scenario, server: BenchServ
     if (Date.now() > expiresAt - LEAD_MS) throw new Error('the holds took longer to make than their expiry allowed');
   }
 
-  const light = startLightLoad(url, t.light.rawKey, t.light.accounts, LIGHT_LOOPS);
+  return measureBeside(engine, describe(scenario), url, t.light, async () => {
+    if (scenario !== 'expiries') return burst(requests);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now())));
+    await untilReleased(url, t);
+    return { began: expiresAt, ended: Date.now(), heavy: `${BURST} expired` };
+  });
+}
+
+/**
+ * Runs another tenant's light load (its postings and /healthz), and beside it, after LEAD_MS alone, `heavy`: whatever
+ * one tenant does, answering when it began and ended and what it got. Answers the other tenant's figures over that span.
+ */
+export async function measureBeside(
+  engine: string,
+  scenario: string,
+  url: string,
+  light: Tenants['light'],
+  heavy: () => Promise<{ began: number; ended: number; heavy: string }>,
+): Promise<FairnessRow> {
+  const load = startLightLoad(url, light.rawKey, light.accounts, LIGHT_LOOPS);
   let span: { began: number; ended: number; heavy: string };
   let samples: { postings: Sample[]; health: Sample[] };
   try {
     await new Promise((r) => setTimeout(r, LEAD_MS));
-    if (scenario === 'expiries') {
-      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now())));
-      await untilReleased(url, t);
-      span = { began: expiresAt, ended: Date.now(), heavy: `${BURST} expired` };
-    } else {
-      span = await burst(requests);
-    }
+    span = await heavy();
     await new Promise((r) => setTimeout(r, TAIL_MS));
   } finally {
-    samples = await light.stop();
+    samples = await load.stop();
   }
   const postings = during(samples.postings, span.began, span.ended);
   const ok = postings.filter((s) => s.status === 201).map((s) => s.ms);
@@ -212,7 +239,7 @@ async function runScenario(engine: string, scenario: Scenario, server: BenchServ
   }
   const row: FairnessRow = {
     engine,
-    scenario: describe(scenario),
+    scenario,
     burstMs: span.ended - span.began,
     heavy: span.heavy,
     count: postings.length,
@@ -242,6 +269,8 @@ const describe = (scenario: Scenario) =>
     voids: `beside ${BURST} concurrent voids of ${HEAVY_LINES}-line holds`,
     expiries: `beside ${BURST} ${HEAVY_LINES}-line holds expiring together`,
     batches: `beside ${BURST} concurrent batches of ${BATCH_ITEMS} 2-line postings`,
+    'large-batches': `beside ${LARGE_BATCHES} concurrent batches of ${BATCH_ITEMS} ${LARGE_BATCH_LINES}-line postings`,
+    'atomic-batches': `beside ${LARGE_BATCHES} concurrent atomic batches of ${BATCH_ITEMS} 2-line postings with metadata`,
   })[scenario];
 
 async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, scenarios: readonly Scenario[]): Promise<FairnessRow[]> {

@@ -24,6 +24,7 @@ import { benchBounds } from './bounds.js';
 import { startServer, stopChild } from './server.js';
 import { benchFairness, fairnessMet, fairnessTarget, printFairness } from './fairness.js';
 import { benchSearch } from './search.js';
+import { benchReadFairness } from './readFairness.js';
 import { benchReports } from './reports.js';
 import { benchBatch } from './batch.js';
 import { benchStorage } from './storage.js';
@@ -540,6 +541,8 @@ async function main() {
   if (process.env.BENCH_ONLY === 'stream-flood' || process.env.BENCH_ONLY === 'silent-connections') return benchBounds([process.env.BENCH_ONLY]);
   if (process.env.BENCH_ONLY === 'bounds') return benchBounds(['stream-flood', 'silent-connections']);
   if (process.env.BENCH_ONLY === 'fairness') return void (await benchFairness());
+  // Another tenant beside one tenant's filtered reads (bench/readFairness.ts), on both engines.
+  if (process.env.BENCH_ONLY === 'read-fairness') return void (await benchReadFairness());
   // Finding a payment: each filter's first page on 1,000 and 1,000,000 transactions, a posting's cost with metadata.
   if (process.env.BENCH_ONLY === 'search') return void (await benchSearch());
   if (process.env.BENCH_ONLY === 'reports') return void (await benchReports());
