@@ -1,5 +1,5 @@
-// Another tenant beside hostile connections (issue 29), on SQLite and on PostgreSQL: `BENCH_ONLY=stream-flood` and
-// `BENCH_ONLY=silent-connections` (`BENCH_ONLY=bounds` runs both). The other tenant ("victim") posts one 2-line
+// Another tenant beside hostile connections (issue 29), on SQLite and on PostgreSQL: `BENCH_ONLY=stream-flood`,
+// `BENCH_ONLY=silent-connections` and `BENCH_ONLY=cap-flood` (`BENCH_ONLY=bounds` runs all three). The other tenant ("victim") posts one 2-line
 // transaction at a time, each on a new connection, as a client that is not already connected must: a connection the
 // server closes at once (a cap) is tried again every 50 ms, and the wait is counted from the first try, so the figure
 // is the wait for a slot and an answer. First alone (the baseline, same server), then beside:
@@ -10,12 +10,17 @@
 //    at least a Retry-After (the refused streams' second wave included);
 //  - 300 connections that send nothing, with `--max-connections 300` (the issue's setting): from one address (the
 //    per-client cap holds it to 256), and spread over three (each under the cap, all 300 slots taken: then
-//    --headers-timeout, 5 s here, is what frees slots). Each is opened again as soon as the server closes it.
+//    --headers-timeout, 5 s here, is what frees slots). Each is opened again as soon as the server closes it;
+//  - a flood of connections over the per-client cap (issue 41): one address holds its 256 connections, and 64 clients
+//    from it open one connection after another, each sending a request and reading until the server closes it. Since
+//    issue 41 each is answered 503; before, each was closed at once (run an older build with BENCH_LEDGER_BIN to
+//    compare). Beside the victim's waits: the refusals a second, how they ended, and the server's CPU time (user and
+//    system, from /proc) per 1,000 of them.
 // BENCH_SECONDS (default 10) is the length of each load; BENCH_LEDGER_BIN runs another build's CLI (an older one, to
 // compare); BENCH_PG=0 skips PostgreSQL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +43,11 @@ const SILENT = 300;
 const SILENT_MAX_CONNECTIONS = 300;
 const SILENT_SPREAD_HEADERS_TIMEOUT_S = 5;
 const RETRY_CONNECT_MS = 50;
+/** The cap flood: the connections its address holds (the default --max-connections-per-client), and its clients. */
+const CAP_HELD = 256;
+const CAP_FLOOD_CLIENTS = 64;
+const CAP_FLOOD_ADDRESS = '127.0.3.1';
+const FAIRNESS_TARGET_MS = 500;
 const REQUEST_TIMEOUT_MS = 60_000;
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -299,6 +309,63 @@ function startSilentFlood(url: string, count: number, addresses: string[], heade
   };
 }
 
+/** The server's CPU time so far, user and system (Linux, /proc): ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CAP_HELD connections from one address that send nothing (each opened again if closed), and `clients` loops from the
+ * same address, each opening a connection past the cap, sending a request and reading until the server closes it.
+ */
+function startCapFlood(url: string, clients: number) {
+  const port = Number(new URL(url).port);
+  const figures = { refused: 0, answered503: 0, resetOrEmpty: 0, admitted: 0 };
+  let stopping = false;
+  const sockets = new Set<ReturnType<typeof connect>>();
+  const held = startSilentFlood(url, CAP_HELD, [CAP_FLOOD_ADDRESS], HEADERS_TIMEOUT_MS);
+  const loops = Array.from({ length: clients }, async () => {
+    while (!stopping) {
+      await new Promise<void>((resolve) => {
+        let received = '';
+        let error = false;
+        const socket = connect({ host: '127.0.0.1', port, localAddress: CAP_FLOOD_ADDRESS }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n'));
+        sockets.add(socket);
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => {
+          received += chunk;
+          // Admitted (a slot of the held ones came free): not a refusal; closed by the client.
+          if (received.startsWith('HTTP/1.1 200')) socket.destroy();
+        });
+        socket.on('error', () => (error = true));
+        socket.once('close', () => {
+          sockets.delete(socket);
+          if (!stopping) {
+            if (received.startsWith('HTTP/1.1 200')) figures.admitted++;
+            else {
+              figures.refused++;
+              if (received.startsWith('HTTP/1.1 503') && !error) figures.answered503++;
+              else figures.resetOrEmpty++;
+            }
+          }
+          resolve();
+        });
+      });
+    }
+  });
+  return {
+    figures,
+    stop: async () => {
+      stopping = true;
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(loops);
+      await held.stop();
+    },
+  };
+}
+
 interface Row {
   engine: string;
   scenario: string;
@@ -380,8 +447,51 @@ async function silentConnections(engine: string, db: string, tenants: Tenants, a
   }
 }
 
+async function capFlood(engine: string, db: string, tenants: Tenants) {
+  const server = await startServer(db, ['--max-connections-per-client', String(CAP_HELD)]);
+  const pid = server.child.pid!;
+  try {
+    const cpuAlone = cpuMs(pid);
+    const alone = await victimFor(server.url, tenants.victim, (SECONDS * 1000) / 2);
+    // What the victim's postings cost the server alone, taken off the flood's figure below.
+    const cpuPerPosting = (cpuMs(pid) - cpuAlone) / alone.postings;
+    const flood = startCapFlood(server.url, CAP_FLOOD_CLIENTS);
+    // The held connections are opened before the victim's first posting.
+    await sleep(500);
+    let beside: Waits;
+    const cpuBefore = cpuMs(pid);
+    const before = { ...flood.figures };
+    const began = performance.now();
+    try {
+      beside = await victimFor(server.url, tenants.victim, SECONDS * 1000);
+    } finally {
+      await flood.stop();
+    }
+    const seconds = (performance.now() - began) / 1000;
+    const f = flood.figures;
+    const refused = f.refused - before.refused;
+    const floodCpu = cpuMs(pid) - cpuBefore - cpuPerPosting * beside.postings;
+    const admitted = f.admitted - before.admitted;
+    report({
+      engine,
+      scenario: `a flood of connections over the per-client cap (${CAP_FLOOD_CLIENTS} clients of one address, ${CAP_HELD} held)`,
+      alone,
+      beside,
+      hostile:
+        `flood: ${refused} refused (${Math.round(refused / seconds)} a second): ${f.answered503 - before.answered503} answered 503, ` +
+        `${f.resetOrEmpty - before.resetOrEmpty} reset or closed without an answer${admitted > 0 ? `, ${admitted} admitted` : ''}; ` +
+        `server CPU ${Math.round((floodCpu / refused) * 1000)} ms per 1,000 refused (the victim's own taken off); ` +
+        `worst posting ${beside.worst} ms (target ${FAIRNESS_TARGET_MS}: ${beside.worst < FAIRNESS_TARGET_MS ? 'met' : 'not met'})`,
+    });
+  } finally {
+    await stopServer(server.child);
+  }
+}
+
+type Scenario = 'stream-flood' | 'silent-connections' | 'cap-flood';
+
 /** The scenarios asked for (`which`), on a fresh database of each engine. */
-export async function benchBounds(which: Array<'stream-flood' | 'silent-connections'>): Promise<void> {
+export async function benchBounds(which: Scenario[]): Promise<void> {
   const engines: Array<{ name: string; fresh: () => Promise<string>; stop: () => Promise<void> }> = [];
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-bounds-'));
   let files = 0;
@@ -403,6 +513,11 @@ export async function benchBounds(which: Array<'stream-flood' | 'silent-connecti
         const tenants = await seed(db);
         await silentConnections(engine.name, db, tenants, ['127.0.2.1'], HEADERS_TIMEOUT_MS / 1000, 'one address');
         await silentConnections(engine.name, db, tenants, ['127.0.2.1', '127.0.2.2', '127.0.2.3'], SILENT_SPREAD_HEADERS_TIMEOUT_S, 'three addresses');
+      }
+      if (which.includes('cap-flood')) {
+        console.error(`${engine.name}: another tenant's postings beside a flood of connections over the per-client cap`);
+        const db = await engine.fresh();
+        await capFlood(engine.name, db, await seed(db));
       }
     }
   } finally {

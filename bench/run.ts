@@ -537,9 +537,11 @@ async function main() {
   if (process.env.BENCH_ONLY === 'export') return exportOnly();
   if (process.env.BENCH_ONLY === 'postgres') return postgresOnly();
   if (process.env.BENCH_ONLY === 'hot') return hotPathsOnly();
-  // Another tenant beside a stream flood and beside silent connections (bench/bounds.ts), on both engines.
-  if (process.env.BENCH_ONLY === 'stream-flood' || process.env.BENCH_ONLY === 'silent-connections') return benchBounds([process.env.BENCH_ONLY]);
-  if (process.env.BENCH_ONLY === 'bounds') return benchBounds(['stream-flood', 'silent-connections']);
+  // Another tenant beside a stream flood, silent connections and a flood past the per-client cap (bench/bounds.ts), on both engines.
+  const bounds = ['stream-flood', 'silent-connections', 'cap-flood'] as const;
+  const one = bounds.find((scenario) => scenario === process.env.BENCH_ONLY);
+  if (one) return benchBounds([one]);
+  if (process.env.BENCH_ONLY === 'bounds') return benchBounds([...bounds]);
   if (process.env.BENCH_ONLY === 'fairness') return void (await benchFairness());
   // Another tenant beside one tenant's filtered reads (bench/readFairness.ts), on both engines.
   if (process.env.BENCH_ONLY === 'read-fairness') return void (await benchReadFairness());
@@ -742,7 +744,7 @@ async function main() {
     for (const r of fairness) check(fairnessTarget(r), fairnessMet(r));
     const errors = rows.reduce((n, r) => n + r.errors, 0) + heavy.errors;
     check(`no errors (${errors})`, errors === 0);
-    if (process.env.BENCH_BOUNDS !== '0') await benchBounds(['stream-flood', 'silent-connections']);
+    if (process.env.BENCH_BOUNDS !== '0') await benchBounds(['stream-flood', 'silent-connections', 'cap-flood']);
   } finally {
     if (child?.pid) child.kill('SIGTERM');
     await receiver?.close();

@@ -151,14 +151,31 @@ export const HEADERS_TIMEOUT_MS = 20_000;
 export const KEEP_ALIVE_TIMEOUT_DEFAULT_MS = 5_000;
 /** The longest `--headers-timeout` and `--keep-alive-timeout`. */
 export const CONNECTION_TIMEOUT_MAX_MS = 600_000;
-/** Open connections at most (`--max-connections`); past it, a new connection is closed at once. */
+/**
+ * Open connections at most (`--max-connections`); past it, a new connection is answered 503 UNAVAILABLE and closed
+ * (closed at once on TLS), as past `--max-connections-per-client`.
+ */
 export const MAX_CONNECTIONS_DEFAULT = 4096;
 export const MAX_CONNECTIONS_MAX = 1_000_000;
 /**
  * Open connections from one client address at most (`--max-connections-per-client`); past it, a new connection from
- * that address is closed at once. Behind a proxy every connection has the proxy's address: raise it there.
+ * that address is answered 503 UNAVAILABLE with `Retry-After: 1` and closed, unread (on TLS closed at once: an answer
+ * there costs a handshake). Behind a proxy every connection has the proxy's address: raise it there.
  */
 export const MAX_CONNECTIONS_PER_CLIENT_DEFAULT = 256;
+/**
+ * Connections past a cap being answered at once, at most; past it, one is closed at once without an answer, as they
+ * all were before issue 41, so that a flood of them holds no more than this many sockets for its answers. Node itself
+ * closes what is past `--max-connections` and these.
+ */
+export const CONNECTION_REFUSALS_MAX = 256;
+/**
+ * A connection answered 503 for a cap is half-closed, and what its client still sends is read and dropped, until the
+ * client closes, for at most this long and this much: closed with its request unread, Linux would send a reset, which
+ * can reach the client before it has read the answer.
+ */
+export const CONNECTION_REFUSAL_LINGER_MS = 1_000;
+export const CONNECTION_REFUSAL_LINGER_BYTES_MAX = 64 * 1024;
 /** Event streams one tenant may hold open at once (`--max-streams-per-tenant`); past it, 429 RATE_LIMITED. */
 export const MAX_STREAMS_PER_TENANT_DEFAULT = 100;
 /**

@@ -41,6 +41,12 @@ export interface DeliveryState {
   updatedAt: string;
 }
 
+/**
+ * A webhook's URL as the sender calls it, the WHATWG parser's writing of it, which is what is stored since issue 41. A
+ * URL set before was stored as sent (`https://Hooks.example.com:443`): shown this way, it too is shown as it is called.
+ */
+export const calledUrl = (webhook: Pick<Webhook, 'url'>): string => new URL(webhook.url).href;
+
 export const secretPrefixOf = (secret: string): string => `${secret.slice(0, 8)}...`;
 
 /** Every kind of event the outbox holds (contract, Events). */

@@ -2,10 +2,11 @@
 // contract's error body, and the connection lingers (RFC 9112 §9.6) so that a client still writing reads it.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { invalid, LedgerError } from '../core/errors.js';
+import { errorBody, invalid, LedgerError } from '../core/errors.js';
 import { HEADERS_SIZE_MAX_BYTES, HEADERS_TIMEOUT_MS, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 import { toJsonText } from '../core/json.js';
-import { statusByCode, type Logger } from './errors.js';
+import { errorHeaders, statusByCode, type Logger } from './errors.js';
+import { EVERY_ANSWER } from './respond.js';
 
 export interface ClientErrorContext {
   log: Logger;
@@ -56,6 +57,18 @@ function refusalOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, header
   return new LedgerError('VALIDATION_FAILED', 'The request is not valid HTTP/1.1.');
 }
 
+/**
+ * An error answer written on a socket as it is, with no response object: the contract's body with the headers any
+ * other answer of its error carries, and `Connection: close`. Also the answer to a connection past a cap (server/connectionRefusal.ts).
+ */
+export function rawErrorAnswer(refusal: LedgerError): string {
+  const status = statusByCode[refusal.code];
+  const body = toJsonText(errorBody(refusal));
+  const headers = { ...errorHeaders(refusal), ...EVERY_ANSWER, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${lines.join('')}\r\n${body}`;
+}
+
 const answered = new WeakSet<Duplex>();
 
 /** The server's `clientError` listener, and the refusal of a connection whose first request came too late (server/connections.ts). */
@@ -72,16 +85,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   }
   const refusal = refusalOf(error, headersTimeoutMs);
   log(`connection refused before any handler: ${error.code ?? error.message}`, 'debug');
-  const status = statusByCode[refusal.code];
-  const body = toJsonText({ message: refusal.message, code: refusal.code, ...(refusal.details ? { details: refusal.details } : {}) });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      'x-content-type-options: nosniff\r\ncache-control: no-store\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    () => {
-      if (!linger) socket.destroy();
-    },
-  );
+  socket.end(rawErrorAnswer(refusal), () => {
+    if (!linger) socket.destroy();
+  });
   // Half-closed: what the client still sends is read (and dropped by the parser) until it closes or the bounds pass.
   let bytes = 0;
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);

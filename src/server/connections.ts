@@ -1,5 +1,6 @@
 // Bounds on a connection before its first request. A cap on the connections of one client address
-// (`--max-connections-per-client`), so that one client cannot hold every slot of `--max-connections`. And a deadline
+// (`--max-connections-per-client`), so that one client cannot hold every slot of `--max-connections`, and that cap on
+// all: past either, a connection is answered 503 and closed (server/connectionRefusal.ts), on TLS closed. And a deadline
 // from the moment a connection opens to its first request's headers, its TLS handshake included (`--headers-timeout`):
 // Node's own clocks start later (its headers time-out at a request's first byte, or for TLS only once the handshake is
 // done; its TLS handshake time-out is 120 s), so a connection that sent nothing, or never finished its handshake,
@@ -10,10 +11,14 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from './errors.js';
 import { answerClientError } from './clientError.js';
+import { answerRefused, refusalAnswers, type Cap } from './connectionRefusal.js';
+import { CONNECTION_REFUSALS_MAX } from '../core/limits.js';
 
 export interface ConnectionBounds {
   /** Open connections from one address at most. */
   perClient: number;
+  /** Open connections at most (`--max-connections`). */
+  total: number;
   /** From a connection's opening to its first request's headers. */
   headersTimeoutMs: number;
 }
@@ -32,6 +37,10 @@ const timeoutError = (): NodeJS.ErrnoException => Object.assign(new Error('first
 
 export class ConnectionGuard {
   private readonly byClient = new Map<string, number>();
+  private all = 0;
+  /** Connections past a cap whose answer is being written (and their clients' last bytes read). */
+  private readonly refusing = new Set<Socket>();
+  private readonly answers: Record<Cap, Buffer>;
   /** TLS connections still in their handshake, by peer. */
   private readonly handshaking = new Map<string, Opening>();
   private readonly openings = new Set<Opening>();
@@ -40,45 +49,58 @@ export class ConnectionGuard {
   constructor(
     private readonly bounds: ConnectionBounds,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.answers = refusalAnswers(bounds);
+  }
 
-  /** Open connections: from one address, or in all. */
+  /** Open connections (those refused not counted): from one address, or in all. */
   open(address?: string): number {
-    if (address !== undefined) return this.byClient.get(address) ?? 0;
-    let all = 0;
-    for (const n of this.byClient.values()) all += n;
-    return all;
+    return address === undefined ? this.all : (this.byClient.get(address) ?? 0);
   }
 
-  /** Addresses with a connection open, and connections still waiting for their first request (both drop to 0). */
-  get tracked(): { clients: number; openings: number; handshaking: number } {
-    return { clients: this.byClient.size, openings: this.openings.size, handshaking: this.handshaking.size };
+  /** Addresses with a connection open, connections still waiting for their first request, and refused ones being answered (all drop to 0). */
+  get tracked(): { clients: number; openings: number; handshaking: number; refusing: number } {
+    return { clients: this.byClient.size, openings: this.openings.size, handshaking: this.handshaking.size, refusing: this.refusing.size };
   }
 
-  /** Watches every connection of the server (after Node's own listeners, which set it up). */
+  /**
+   * Watches every connection of the server, and lets Node's own listeners (HTTP's parser, TLS's handshake) see only
+   * those within the caps: one refused is answered on its raw socket, and no request on it is ever parsed or handled.
+   */
   attach(server: HttpServer | HttpsServer, tls: boolean): void {
-    server.on('connection', (socket: Socket) => this.opened(socket, tls));
+    const admitted = server.listeners('connection') as Array<(socket: Socket) => void>;
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => {
+      if (!this.opened(socket, tls)) return;
+      for (const listener of admitted) listener.call(server, socket);
+    });
     if (tls) server.on('secureConnection', (socket: TLSSocket) => this.secured(socket));
     // Emitted once a request's headers are whole.
     server.on('request', (request: IncomingMessage) => this.arrived(request.socket));
   }
 
-  /** Shutting down: connections that never sent a request are closed now, not at their deadline. */
+  /** Shutting down: connections that never sent a request, and refused ones, are closed now, not at their deadline. */
   closeOpenings(): void {
     for (const opening of this.openings) opening.raw.destroy();
+    for (const socket of this.refusing) socket.destroy();
   }
 
-  private opened(socket: Socket, tls: boolean): void {
+  /** Counts a new connection in, or refuses it past a cap: whether it is admitted. */
+  private opened(socket: Socket, tls: boolean): boolean {
     const address = socket.remoteAddress;
     // Gone before it was seen: nothing to count.
-    if (address === undefined) return void socket.destroy();
+    if (address === undefined) return (socket.destroy(), false);
     const held = this.byClient.get(address) ?? 0;
     if (held >= this.bounds.perClient) {
-      this.log(`connection from ${address} closed: it has ${held} open, the most one client may (--max-connections-per-client)`, 'debug');
-      socket.destroy();
-      return;
+      this.refuse(socket, tls, 'perClient', `${address} has ${held} open, the most one client may (--max-connections-per-client)`);
+      return false;
+    }
+    if (this.all >= this.bounds.total) {
+      this.refuse(socket, tls, 'total', `the server has ${this.all} open, the most it takes (--max-connections)`);
+      return false;
     }
     this.byClient.set(address, held + 1);
+    this.all++;
     const opening: Opening = {
       raw: socket,
       http: tls ? undefined : socket,
@@ -90,10 +112,25 @@ export class ConnectionGuard {
     if (tls) this.handshaking.set(opening.peer, opening);
     socket.once('close', () => {
       this.settle(opening);
+      this.all--;
       const left = (this.byClient.get(address) ?? 1) - 1;
       if (left > 0) this.byClient.set(address, left);
       else this.byClient.delete(address);
     });
+    return true;
+  }
+
+  /** 503 and closed; on TLS, or with CONNECTION_REFUSALS_MAX answers already under way, closed at once. */
+  private refuse(socket: Socket, tls: boolean, cap: Cap, why: string): void {
+    if (tls || this.refusing.size >= CONNECTION_REFUSALS_MAX) {
+      this.log(`connection from ${socket.remoteAddress} closed: ${why}`, 'debug');
+      socket.destroy();
+      return;
+    }
+    this.log(`connection from ${socket.remoteAddress} answered 503: ${why}`, 'debug');
+    this.refusing.add(socket);
+    socket.once('close', () => this.refusing.delete(socket));
+    answerRefused(socket, this.answers[cap]);
   }
 
   private secured(socket: TLSSocket): void {

@@ -22,11 +22,15 @@ export function errorResponse(error: unknown, log: Logger): Response {
     log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     ledgerError = new LedgerError('INTERNAL', 'An internal error occurred; nothing was changed by this request.');
   }
-  const body = errorBody(ledgerError);
+  return respond(toJsonText(errorBody(ledgerError)), statusByCode[ledgerError.code], errorHeaders(ledgerError));
+}
+
+/** The headers of an error answer, beside those every answer carries; also of one written on a socket as it is (server/clientError.ts). */
+export function errorHeaders(ledgerError: LedgerError): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (ledgerError.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'Bearer';
   // The rest of an oversized body is never read (server/body.ts discards it, then closes).
   if (ledgerError.code === 'BODY_TOO_LARGE' || ledgerError.code === 'REQUEST_TIMEOUT' || ledgerError.closeConnection) headers.connection = 'close';
   if (ledgerError.code === 'UNAVAILABLE' || ledgerError.code === 'RATE_LIMITED') headers['retry-after'] = String(ledgerError.retryAfterSeconds ?? 1);
-  return respond(toJsonText(body), statusByCode[ledgerError.code], headers);
+  return headers;
 }

@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { FastResponse } from 'srvx';
 
-const EVERY_ANSWER = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
+export const EVERY_ANSWER = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
 
 export type Body = ConstructorParameters<typeof FastResponse>[0];
 

@@ -12,6 +12,7 @@ import type { Logger } from './errors.js';
 import {
   BODY_IDLE_TIMEOUT_DEFAULT_MS,
   BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE,
+  CONNECTION_REFUSALS_MAX,
   HEADERS_SIZE_MAX_BYTES,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_DEFAULT_MS,
@@ -146,8 +147,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       options.log(`warning: serving plain HTTP on ${options.host}: API keys will cross the network in clear text. Use --tls-cert and --tls-key, or a TLS proxy in front.`);
     }
   }
-  server.maxConnections = maxConnections;
-  const guard = new ConnectionGuard({ perClient: options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT_DEFAULT, headersTimeoutMs: headersTimeout }, options.log);
+  // The guard answers what is past the caps (server/connections.ts); Node closes what is past them and the answers under
+  // way before any listener sees it. On TLS, where nothing past a cap is answered, at the cap itself.
+  server.maxConnections = tls ? maxConnections : maxConnections + CONNECTION_REFUSALS_MAX;
+  const perClient = options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT_DEFAULT;
+  const guard = new ConnectionGuard({ perClient, total: maxConnections, headersTimeoutMs: headersTimeout }, options.log);
   guard.attach(server, tls !== undefined);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, { log: options.log, headersTimeoutMs: headersTimeout }));
   let address: AddressInfo;

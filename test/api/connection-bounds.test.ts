@@ -2,18 +2,22 @@
 // opens: one that sends nothing is answered 408 and closed, a TLS connection that never sends its ClientHello or never
 // finishes its handshake is closed, and one that finishes it but sends no request is answered 408 (over TLS) and
 // closed, each within about the time-out of its opening (Node's own clocks gave 32-47 s, and 125 s for TLS).
-// --max-connections-per-client: past it, a new connection from that address is closed at once while another address
-// is served; a closed connection gives its slot back, TLS connections included.
+// --max-connections-per-client: past it, a new connection from that address is answered 503 UNAVAILABLE and closed
+// while another address is served (issue 41: it was closed at once, and a client with a request on it saw a reset);
+// so is one past --max-connections; a closed connection gives its slot back, TLS connections included. On TLS a
+// connection past the cap is closed without an answer (an answer there costs a handshake).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { request } from 'node:https';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rawHttp } from '../helpers/rawHttp.js';
+import { CONNECTION_REFUSAL_LINGER_MS } from '../../src/core/limits.js';
 import { until } from '../helpers/poll.js';
 
 const TIMEOUT_MS = 500;
@@ -96,14 +100,19 @@ describe('connection bounds', () => {
     const healthz = (localAddress: string) =>
       rawHttp(t.url, { head: `GET /healthz HTTP/1.1\r\nHost: ${new URL(t.url).host}\r\nConnection: close`, localAddress, timeoutMs: 5000 });
 
-    it('the next connection from an address at its cap is closed at once, while another address is served; closing one frees a slot', async () => {
+    it('the next connection from an address at its cap is answered 503 and closed, while another address is served; closing one frees a slot', async () => {
       const held = [];
       for (let i = 0; i < 4; i++) held.push(track(await watch(t.url)));
+      // Answered at once, though it sent nothing: the answer does not wait for a request, and reads none.
       const fifth = track(await watch(t.url));
-      const { received } = await fifth.closed;
-      expect(received).toBe('');
+      const { received, ms } = await fifth.closed;
+      expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(received).toContain('\r\nretry-after: 1\r\n');
+      expect(received).toContain('\r\nconnection: close\r\n');
+      expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/4 connections open.*--max-connections-per-client/) });
+      expect(ms).toBeLessThan(CLOSED_WITHIN_MS);
       expect(held.every((w) => w.isOpen())).toBe(true);
-      expect((await healthz('127.0.0.1')).status).toBe(0);
+      expect((await healthz('127.0.0.1')).status).toBe(503);
       // Another client address on the loopback network.
       expect((await healthz('127.0.0.2')).status).toBe(200);
 
@@ -116,8 +125,140 @@ describe('connection bounds', () => {
       for (let i = 0; i < 4; i++) again.push(track(await watch(t.url)));
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(again.every((w) => w.isOpen())).toBe(true);
-      expect((await healthz('127.0.0.1')).status).toBe(0);
+      expect((await healthz('127.0.0.1')).status).toBe(503);
       expect((await healthz('127.0.0.2')).status).toBe(200);
+    });
+  });
+
+  describe('plain HTTP, past a cap a client with a request on its connection gets an answer, never a reset (issue 41)', () => {
+    let t: TestServer;
+    let auth: string;
+    // A server each: the server sees a connection the test closed some turns later, and a slot still held would make
+    // a refused connection of the next test an admitted one.
+    beforeEach(async () => {
+      t = await startTestServer({ maxConnectionsPerClient: 4, maxConnections: 6 });
+      auth = `Bearer ${t.tenant.apiKey.rawKey}`;
+    });
+    afterEach(() => t?.stop());
+    /** Holds `n` connections from `localAddress` open, sending nothing. */
+    const hold = async (n: number, localAddress = '127.0.0.1') => {
+      const held = [];
+      for (let i = 0; i < n; i++) held.push(track(await watch(t.url, { localAddress })));
+      return held;
+    };
+    /** The tenant's accounts, asked from an address under its cap. */
+    const accounts = async () =>
+      (await rawHttp(t.url, { head: `GET /api/v1/accounts?limit=200 HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nConnection: close`, localAddress: '127.0.0.9' })).json.items.length;
+    const account = JSON.stringify({ name: 'never made', currency: 'USD', type: 'ASSET' });
+    type Answer = { status: number; headers: Record<string, unknown>; json?: any; error?: string };
+    /** node:http, with its body written before the answer is read. */
+    const nodeRequest = (method: string, body: string | undefined, localAddress = '127.0.0.1') =>
+      new Promise<Answer>((resolve) => {
+        const headers = { authorization: auth, 'content-type': 'application/json' };
+        const req = httpRequest(`${t.url}/api/v1/accounts`, { method, agent: false, localAddress, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: JSON.parse(text) }));
+          res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, headers: {}, error: e.code ?? e.message }));
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, headers: {}, error: e.code ?? e.message }));
+        req.end(body);
+      });
+    const expect503 = ({ status, headers, json, error }: Answer, cap: RegExp) => {
+      expect(error).toBeUndefined();
+      expect(status).toBe(503);
+      expect(headers['retry-after']).toBe('1');
+      expect(headers.connection).toBe('close');
+      expect(headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(json).toEqual({ code: 'UNAVAILABLE', message: expect.stringMatching(cap) });
+    };
+
+    it('past --max-connections-per-client: fetch, node:http and a raw client that writes its whole request first each get 503 UNAVAILABLE, Retry-After: 1, Connection: close (30 times each); nothing is done', async () => {
+      const before = await accounts();
+      const held = await hold(4);
+      const cap = /^This client address has 4 connections open.*\(--max-connections-per-client\): no request on this connection was read, so nothing was done\. Retry shortly\.$/;
+      for (let i = 0; i < 30; i++) {
+        const res = await fetch(`${t.url}/api/v1/accounts`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: account });
+        expect503({ status: res.status, headers: Object.fromEntries(res.headers), json: await res.json() }, cap);
+        expect503(await nodeRequest('POST', account), cap);
+        // A body of 32 KiB, written whole before the answer is read: read and dropped, so the close is no reset.
+        expect503(await nodeRequest('POST', JSON.stringify({ name: 'x'.repeat(32 * 1024), currency: 'USD', type: 'ASSET' })), cap);
+        expect503(await nodeRequest('GET', undefined), cap);
+        const raw = await rawHttp(t.url, {
+          head: `POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: ${account.length}`,
+          body: [account],
+          writeAllFirst: true,
+          waitForClose: true,
+          timeoutMs: 5000,
+        });
+        expect(raw.error).toBeUndefined();
+        expect(raw.complete && raw.closed).toBe(true);
+        expect(raw.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+        expect(raw.json.code).toBe('UNAVAILABLE');
+      }
+      expect(held.every((w) => w.isOpen())).toBe(true);
+      expect(await accounts()).toBe(before);
+      for (const w of held) w.socket.destroy();
+      await until('the address served again', async () => (await nodeRequest('GET', undefined)).status === 200 || undefined);
+      expect(await accounts()).toBe(before);
+    });
+
+    it('past --max-connections, from an address under its own cap: the same answer, naming --max-connections', async () => {
+      const held = [...(await hold(4, '127.0.0.1')), ...(await hold(2, '127.0.0.3'))];
+      const cap = /^The server has 6 connections open, the most it takes \(--max-connections\): no request on this connection was read/;
+      for (let i = 0; i < 10; i++) expect503(await nodeRequest('POST', account, '127.0.0.2'), cap);
+      expect(held.every((w) => w.isOpen())).toBe(true);
+      held[5]!.socket.destroy();
+      await until('a slot given back', async () => (await nodeRequest('GET', undefined, '127.0.0.2')).status === 200 || undefined);
+    });
+
+    it('a client still writing its request after the answer was written reads the answer and the close, never a reset nor EPIPE (10 times)', async () => {
+      const held = await hold(4);
+      const port = Number(new URL(t.url).port);
+      for (let i = 0; i < 10; i++) {
+        const { received, error } = await new Promise<{ received: string; error?: string }>((resolve) => {
+          // Half-open, as a client still sending is: the server's FIN does not end its own side.
+          const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+          let text = '';
+          let error: string | undefined;
+          // Its head, then its body, written once the server has answered and half-closed: a server that had closed then
+          // would answer the head with a reset, and the body's write would fail (EPIPE).
+          const head = `POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Length: ${account.length}\r\n\r\n`;
+          socket.on('connect', () => {
+            setTimeout(() => socket.write(head), 100);
+            setTimeout(() => socket.end(account), 200);
+          });
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+          socket.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code));
+          socket.on('close', () => resolve({ received: text, error }));
+        });
+        expect(error).toBeUndefined();
+        expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[^]*"code":"UNAVAILABLE"\}$/);
+      }
+      expect(held.every((w) => w.isOpen())).toBe(true);
+    });
+
+    it('a client that answers nothing and never closes is closed within about CONNECTION_REFUSAL_LINGER_MS, its bytes dropped meanwhile', async () => {
+      const held = await hold(4);
+      const started = performance.now();
+      const { received, ms } = await new Promise<{ received: string; ms: number }>((resolve) => {
+        // Half-open: the server's FIN does not close it; it keeps writing what the server drops.
+        const socket = connect({ host: '127.0.0.1', port: Number(new URL(t.url).port), allowHalfOpen: true });
+        let text = '';
+        const trickle = setInterval(() => socket.write('x'.repeat(1000)), 50);
+        socket.on('connect', () => socket.write('POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n'));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          clearInterval(trickle);
+          resolve({ received: text, ms: performance.now() - started });
+        });
+      });
+      expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(ms).toBeGreaterThanOrEqual(CONNECTION_REFUSAL_LINGER_MS - 50);
+      expect(ms).toBeLessThan(CLOSED_WITHIN_MS);
+      expect(held.every((w) => w.isOpen())).toBe(true);
     });
   });
 
@@ -174,11 +315,11 @@ describe('connection bounds', () => {
       expect(ms).toBeLessThan(CLOSED_WITHIN_MS);
     });
 
-    it('TLS connections count toward --max-connections-per-client, and give their slots back when closed', async () => {
+    it('TLS connections count toward --max-connections-per-client, past it are closed without an answer, and give their slots back when closed', async () => {
       const held = [];
       for (let i = 0; i < 3; i++) held.push(track(await watch(t.url)));
       const fourth = track(await watch(t.url));
-      await fourth.closed;
+      expect((await fourth.closed).received).toBe('');
       // Refused at once: the three before it, in their handshake, are still open.
       expect(held.every((w) => w.isOpen())).toBe(true);
       expect(await healthz('127.0.0.2')).toBe(200);

@@ -1,5 +1,5 @@
 // Connection limits of `ledger serve` (issue 15): 1,000 idle sockets do not keep normal requests from being answered;
-// `--max-connections` caps open connections; `--keep-alive-timeout` closes idle keep-alive connections and
+// `--max-connections` caps open connections (past it, 503 UNAVAILABLE and closed; issue 41); `--keep-alive-timeout` closes idle keep-alive connections and
 // `--headers-timeout` refuses slow headers with 408; bad values exit 2. Issue 29: the variables of
 // `--max-connections-per-client` and `--max-streams-per-tenant` are read, and bad values of both exit 2.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,10 +60,14 @@ describe('serve connection limits', () => {
     expect(open.filter((socket) => socket.destroyed)).toHaveLength(0);
   });
 
-  it('--max-connections caps open connections: past it a new one is closed at once; below it again, requests are answered', async () => {
+  it('--max-connections caps open connections: past it a new one is answered 503 UNAVAILABLE, Retry-After: 1, and closed; below it again, requests are answered', async () => {
     const server = await spawnServe(db, ['--max-connections', '20']);
     open = await idleSockets(server.url, 20);
-    await expect(fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })).rejects.toThrow();
+    const refused = await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers: { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('connection')).toBe('close');
+    expect(await refused.json()).toEqual({ code: 'UNAVAILABLE', message: expect.stringContaining('The server has 20 connections open, the most it takes (--max-connections)') });
     for (const socket of open.splice(0, 5)) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })).status).toBe(200);
@@ -96,9 +100,11 @@ describe('serve connection limits', () => {
   it('LEDGER_MAX_STREAMS_PER_TENANT and LEDGER_MAX_CONNECTIONS_PER_CLIENT are read (and bad values refused, naming the flag)', async () => {
     const server = await spawnServe(db, [], { env: { LEDGER_MAX_STREAMS_PER_TENANT: '1', LEDGER_MAX_CONNECTIONS_PER_CLIENT: '3' } });
     const host = `Host: ${new URL(server.url).host}`;
-    // Three connections from this address at most: the fourth is closed at once; another address is served.
+    // Three connections from this address at most: the fourth is answered 503; another address is served.
     open = await idleSockets(server.url, 3);
-    expect((await rawHttp(server.url, { head: `GET /healthz HTTP/1.1\r\n${host}`, timeoutMs: 5000 })).status).toBe(0);
+    const refused = await rawHttp(server.url, { head: `GET /healthz HTTP/1.1\r\n${host}`, timeoutMs: 5000 });
+    expect(refused.status).toBe(503);
+    expect(refused.json.message).toContain('This client address has 3 connections open');
     expect((await rawHttp(server.url, { head: `GET /healthz HTTP/1.1\r\n${host}`, localAddress: '127.0.0.2' })).status).toBe(200);
     // One stream for the tenant: the first is held (the helper stops waiting for a whole answer), the second refused.
     const streamHead = `GET /api/v1/events/stream HTTP/1.1\r\n${host}\r\nAuthorization: Bearer ${rawKey}`;

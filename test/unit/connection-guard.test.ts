@@ -1,5 +1,7 @@
 // The bookkeeping of server/connections.ts and server/streamSlots.ts: whatever way a connection or a stream ends, its
-// count is given back once, and nothing is left behind (no address, no pending deadline, no handshake).
+// count is given back once, and nothing is left behind (no address, no pending deadline, no handshake, no refusal
+// being answered). Past a cap a connection is answered 503 (closed on TLS) and never reaches the handler, and at most
+// CONNECTION_REFUSALS_MAX answers are under way at once.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
@@ -10,6 +12,7 @@ import { generate } from 'selfsigned';
 import { ConnectionGuard } from '../../src/server/connections.js';
 import { StreamSlots } from '../../src/server/streamSlots.js';
 import { LedgerError } from '../../src/core/errors.js';
+import { CONNECTION_REFUSALS_MAX } from '../../src/core/limits.js';
 import { until } from '../helpers/poll.js';
 
 const servers: Server[] = [];
@@ -20,9 +23,11 @@ afterEach(async () => {
   }
 });
 
-async function serve(tls: boolean, perClient: number, headersTimeoutMs: number) {
-  const guard = new ConnectionGuard({ perClient, headersTimeoutMs }, () => {});
-  const answer = (_req: unknown, res: { end(text: string): void }) => res.end('ok');
+let handled = 0;
+
+async function serve(tls: boolean, perClient: number, headersTimeoutMs: number, total = 1000) {
+  const guard = new ConnectionGuard({ perClient, total, headersTimeoutMs }, () => {});
+  const answer = (_req: unknown, res: { end(text: string): void }) => (handled++, res.end('ok'));
   const pems = tls ? await generate([{ name: 'commonName', value: 'guard.test' }], { keyType: 'ec' }) : undefined;
   const server: Server = pems ? createHttpsServer({ key: pems.private, cert: pems.cert }, answer) : createServer(answer);
   guard.attach(server, tls);
@@ -74,7 +79,65 @@ describe('ConnectionGuard', () => {
       await new Promise((resolve) => secure.once('close', resolve));
     }
     await Promise.all([closed(b), closed(c)]);
-    await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0 && guard.tracked.openings === 0 && guard.tracked.handshaking === 0);
+    await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0 && guard.tracked.openings === 0 && guard.tracked.handshaking === 0 && guard.tracked.refusing === 0);
+  });
+
+  const halfOpen: Socket[] = [];
+  afterEach(() => {
+    for (const socket of halfOpen.splice(0)) socket.destroy();
+  });
+  /**
+   * A connection from `localAddress` that sends a request and reads until the server's end: what it received. Half-open,
+   * it never closes its own side (it is kept until the test ends), so the answer to it stays under way.
+   */
+  const asked = (port: number, localAddress = '127.0.0.1', keepOpen = false) =>
+    new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, localAddress, allowHalfOpen: keepOpen });
+      if (keepOpen) halfOpen.push(socket);
+      let text = '';
+      socket.on('connect', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('end', () => resolve(text));
+      socket.on('close', () => resolve(text));
+    });
+
+  it('past the cap on all, from an address under its own: 503 naming --max-connections, the handler never called', async () => {
+    const { guard, port } = await serve(false, 10, 5000, 2);
+    const held = [await opened(port), await opened(port, '127.0.0.2')];
+    await until('both counted', () => guard.open() === 2);
+    const before = handled;
+    const received = await asked(port, '127.0.0.3');
+    expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(received).toContain('"code":"UNAVAILABLE"');
+    expect(received).toContain('(--max-connections)');
+    expect(handled).toBe(before);
+    expect(guard.open()).toBe(2);
+    for (const socket of held) socket.destroy();
+    await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0 && guard.tracked.refusing === 0);
+  });
+
+  it(`answers at most ${CONNECTION_REFUSALS_MAX} refused connections at once; past them, one is closed at once without an answer`, async () => {
+    const { guard, port } = await serve(false, 1, 5000);
+    const held = await opened(port);
+    await until('one counted', () => guard.open() === 1);
+    // Clients that never close: each answer is under way until the server's bound (CONNECTION_REFUSAL_LINGER_MS) ends it.
+    const over = 8;
+    const answers = await Promise.all(Array.from({ length: CONNECTION_REFUSALS_MAX + over }, () => asked(port, '127.0.0.1', true)));
+    expect(answers.filter((text) => text.startsWith('HTTP/1.1 503 '))).toHaveLength(CONNECTION_REFUSALS_MAX);
+    expect(answers.filter((text) => text === '')).toHaveLength(over);
+    held.destroy();
+    await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0 && guard.tracked.refusing === 0);
+  });
+
+  it('on TLS a connection past the cap is closed without an answer', async () => {
+    const { guard, port } = await serve(true, 1, 5000);
+    const held = await opened(port);
+    await until('one counted', () => guard.open() === 1);
+    expect(await asked(port)).toBe('');
+    expect(guard.tracked.refusing).toBe(0);
+    held.destroy();
+    await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0);
   });
 });
 

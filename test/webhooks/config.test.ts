@@ -1,4 +1,5 @@
-// PUT/GET /api/v1/tenant/webhook — black-box, per spec, contract and the issue 4 decisions (Configuration).
+// PUT/GET /api/v1/tenant/webhook — black-box, per spec, contract and the issue 4 decisions (Configuration). A URL is
+// stored and shown as the WHATWG URL parser writes it (issue 41; test/webhooks/url-shown.test.ts).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
@@ -223,7 +224,7 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       expectError(await never.get(PATH), 404, 'NOT_FOUND');
     });
 
-    it('PUT → 200 with exactly {webhookUrl (as sent), webhookSecret (64 lowercase hex)}', async () => {
+    it('PUT → 200 with exactly {webhookUrl (as the URL parser writes it, here as sent), webhookSecret (64 lowercase hex)}', async () => {
       const url = 'https://8.8.8.8/hook';
       const res = await put(c, { webhookUrl: url });
       expect(res.status, res.text).toBe(200);
@@ -259,7 +260,7 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       expect(new Set(secrets).size).toBe(4);
     });
 
-    it('a public IPv4 literal, a public IPv6 literal and public names (via the test resolver) are accepted', async () => {
+    it('a public IPv4 literal, a public IPv6 literal and public names (via the test resolver) are accepted, kept as the URL parser writes them', async () => {
       for (const url of [
         'https://8.8.8.8/hook',
         'https://1.1.1.1:8443/hook',
@@ -273,8 +274,9 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       ]) {
         const res = await put(c, { webhookUrl: url });
         expect(res.status, `${url}: ${res.text}`).toBe(200);
-        expect(res.body.webhookUrl).toBe(url);
-        expect((await c.get(PATH)).body.webhookUrl).toBe(url);
+        // [::ffff:8.8.8.8] is written [::ffff:808:808]; the others as sent.
+        expect(res.body.webhookUrl).toBe(new URL(url).href);
+        expect((await c.get(PATH)).body.webhookUrl).toBe(new URL(url).href);
       }
     });
 
@@ -406,7 +408,7 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
       expect(res.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]|\\u00[01]|\\[rnt]/);
     });
 
-    it('percent-encoded, the same bytes are an ordinary path and query: accepted and kept as written', async () => {
+    it('percent-encoded, the same bytes are an ordinary path and query: accepted and kept as written (the URL parser leaves them)', async () => {
       const url = 'https://hooks.public.test/a%0D%0Ab?x=%09%7F';
       const res = await put(c, { webhookUrl: url });
       expect(res.status, res.text).toBe(200);

@@ -148,12 +148,12 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--max-connections <n>',
-      'open connections at most; past it a new connection is closed at once; event streams together hold at most half (LEDGER_MAX_CONNECTIONS)',
+      'open connections at most; past it a new connection is answered 503 and closed (on TLS closed at once); event streams together hold at most half (LEDGER_MAX_CONNECTIONS)',
       process.env.LEDGER_MAX_CONNECTIONS ?? String(MAX_CONNECTIONS_DEFAULT),
     )
     .option(
       '--max-connections-per-client <n>',
-      'open connections from one client address at most; past it a new one from that address is closed at once (behind a proxy, raise it to --max-connections) (LEDGER_MAX_CONNECTIONS_PER_CLIENT)',
+      'open connections from one client address at most; past it a new one from that address is answered 503 and closed (on TLS closed at once; behind a proxy, raise it to --max-connections) (LEDGER_MAX_CONNECTIONS_PER_CLIENT)',
       process.env.LEDGER_MAX_CONNECTIONS_PER_CLIENT ?? String(MAX_CONNECTIONS_PER_CLIENT_DEFAULT),
     )
     .option(

@@ -6,7 +6,7 @@ import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
-import { secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } from '../webhook.js';
+import { calledUrl, secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } from '../webhook.js';
 
 const SECRET_BYTES = 32;
 
@@ -31,7 +31,7 @@ export async function setWebhookCommand(ctx: WriteContext, args: { tenantId: str
   await appendAudit(tx, ids, tenantId, args.actor, 'UPDATE_WEBHOOK', at, {
     webhookUrl: url,
     secretPrefix: secretPrefixOf(webhook.secret),
-    previousUrl: previous?.url ?? null,
+    previousUrl: previous ? calledUrl(previous) : null,
   });
   return { webhookUrl: url, webhookSecret: webhook.secret };
 }
@@ -42,7 +42,7 @@ export const setWebhook = (deps: Deps, tenantId: string, actor: Actor, url: stri
 export async function getWebhook(deps: Deps, tenantId: string) {
   const webhook = await deps.store.webhook(tenantId);
   if (!webhook) throw notFound('A webhook for this tenant');
-  return { webhookUrl: webhook.url, secretPrefix: secretPrefixOf(webhook.secret) };
+  return { webhookUrl: calledUrl(webhook), secretPrefix: secretPrefixOf(webhook.secret) };
 }
 
 export type NextDelivery = { event: OutboxEvent; state: DeliveryState | undefined; redelivery: boolean } | { waitUntil: string } | null;

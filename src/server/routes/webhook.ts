@@ -11,10 +11,16 @@ export const webhookRoutes = [
     operationId: 'setWebhook',
     scope: 'WEBHOOK_MANAGE',
     body: setWebhookBody,
-    responses: { 200: { description: 'The webhook, with its signing secret (shown once)', schema: 'WebhookSet' }, 400: 'Missing, empty, invalid or blocked URL', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: {
+      200: { description: 'The webhook, its URL as the WHATWG URL parser writes it (what the sender calls), with its signing secret (shown once)', schema: 'WebhookSet' },
+      400: 'Missing, empty, invalid or blocked URL, or one with control, invisible or bidirectional-control characters',
+      401: 'Unauthenticated',
+      403: 'Forbidden',
+    },
     handle: async ({ ledger, settings, principal, actor, body }) => {
-      await checkWebhookUrl(body.webhookUrl, settings.urlPolicy);
-      return { status: 200, body: await ledger.setWebhook(principal.tenantId, actor, body.webhookUrl) };
+      // Stored, answered and called as the URL parser writes it: what is shown is what is called.
+      const url = await checkWebhookUrl(body.webhookUrl, settings.urlPolicy);
+      return { status: 200, body: await ledger.setWebhook(principal.tenantId, actor, url.href) };
     },
   }),
   defineRoute({

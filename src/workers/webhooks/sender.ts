@@ -4,7 +4,7 @@ import type { Ledger } from '../../core/ledger.js';
 import type { Leases } from '../../core/ports.js';
 import type { Logger } from '../../core/ports.js';
 import { nextDelivery, type NextDelivery } from '../../core/usecases/webhooks.js';
-import { DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
+import { calledUrl, DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
 import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';
 import { VERSION } from '../../version.js';
 
@@ -188,7 +188,7 @@ export class WebhookSender {
     };
     let outcome: AttemptOutcome;
     try {
-      outcome = await postOnce(new URL(webhook.url), body, headers, this.options, this.stopping.signal);
+      outcome = await postOnce(new URL(calledUrl(webhook)), body, headers, this.options, this.stopping.signal);
     } catch (error) {
       outcome = { ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) };
     }

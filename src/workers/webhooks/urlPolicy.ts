@@ -1,10 +1,13 @@
 // Where webhooks may go: HTTPS to public addresses only. Checked when a URL is set, and again at every connection
-// (the name is resolved, every address checked, and the connection made to a checked address).
+// (the name is resolved, every address checked, and the connection made to a checked address). A URL is stored as the
+// WHATWG parser writes it, which is what the sender calls.
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { domainToUnicode } from 'node:url';
 import { invalid } from '../../core/errors.js';
 import { WEBHOOK_URL_LENGTH_MAX } from '../../core/limits.js';
+import { hiddenCharacterIn, type HiddenCharacter } from './hiddenCharacters.js';
 
 /** Names that never lead to the public internet. */
 const LOCAL_NAMES = ['localhost'];
@@ -85,9 +88,9 @@ function checkName(name: string, policy: UrlPolicy): void {
 }
 
 /**
- * C0 controls, DEL and C1 controls. The URL parser drops a tab or a newline silently, and a URL is stored and shown
- * exactly as sent: a CR/LF kept would be echoed into answers, logs and terminals. Percent-encoded (`%0D`), they are
- * ordinary bytes of a path or a query and are sent as written.
+ * C0 controls, DEL and C1 controls. The URL parser drops a tab or a newline silently (what it stores would not be what
+ * was sent), percent-encodes the others in a path, and a URL it refuses would be echoed into logs and terminals as
+ * sent. Percent-encoded (`%0D`), they are ordinary bytes of a path or a query and are sent as written.
  */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -100,7 +103,14 @@ function hasUserInfo(text: string): boolean {
   return afterScheme.split(/[/\\?#]/, 1)[0]!.includes('@');
 }
 
-/** Parses and checks a URL as set by PUT: shape, name, and (when it resolves) every address. A name that does not resolve yet is accepted. */
+const HIDDEN_REASON = 'must not contain invisible or bidirectional-control characters';
+const hiddenRefusal = (found: HiddenCharacter, where: string) =>
+  refuse(`${HIDDEN_REASON} (${found.label}${found.encoded ? `, percent-encoded as ${found.encoded},` : ''} ${where})`);
+
+/**
+ * Parses and checks a URL as set by PUT: shape, characters, name, and (when it resolves) every address. A name that
+ * does not resolve yet is accepted. What to store is the answer's `href`.
+ */
 export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<URL> {
   if (text.length > WEBHOOK_URL_LENGTH_MAX) throw refuse(`must be at most ${WEBHOOK_URL_LENGTH_MAX} characters`);
   const control = CONTROL_CHARACTER.exec(text);
@@ -108,7 +118,11 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<
     const code = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
     throw refuse(`must not contain control characters (${code} at position ${control.index + 1}); percent-encode what a path or query needs`);
   }
-  // The URL parser would drop them silently; a URL is stored and shown exactly as sent, so it must be exactly a URL.
+  // In the text as sent, before the parser: it maps U+00AD, U+200B and U+FEFF out of a host without a trace (and trims
+  // U+FEFF as whitespace), and percent-decodes a host before it does.
+  const hidden = hiddenCharacterIn(text);
+  if (hidden) throw hiddenRefusal(hidden, `at position ${hidden.position}`);
+  // The URL parser would drop them silently: what is stored must be what was sent, give or take its spelling.
   if (text !== text.trim()) throw refuse('must not begin or end with whitespace');
   let url: URL;
   try {
@@ -116,6 +130,12 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<
   } catch {
     throw refuse('is not a valid URL');
   }
+  // A host sent as punycode (`xn--…`) holds in Unicode what its ASCII form hides: a joiner is valid IDNA after a virama.
+  const unicodeHost = domainToUnicode(url.hostname);
+  const inHost = hiddenCharacterIn(unicodeHost);
+  if (inHost) throw hiddenRefusal(inHost, `in the host ${url.hostname}, read as Unicode`);
+  // Stored as written here: percent-encoding and punycode make it longer than the text sent.
+  if (url.href.length > WEBHOOK_URL_LENGTH_MAX) throw refuse(`must be at most ${WEBHOOK_URL_LENGTH_MAX} characters as the URL parser writes it (this one is ${url.href.length})`);
   if (url.protocol !== 'https:') throw refuse('must use https');
   if (url.username || url.password || hasUserInfo(text)) throw refuse('must not carry a user name or password, nor an empty user-info part before @');
   if (url.port === '0') throw refuse('port 0 is not a port one can connect to');

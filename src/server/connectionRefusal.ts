@@ -1,0 +1,40 @@
+// The answer to a connection past a cap (`--max-connections-per-client`, `--max-connections`; issue 41): 503
+// UNAVAILABLE with `Retry-After: 1` and `Connection: close`, as nginx's connection limit answers, so that a client with
+// a request on it learns that nothing was done instead of seeing a reset. Written at once, made once, and the request
+// never parsed: a flood of such connections costs about what the resets did (docs/benchmarks.md).
+import type { Socket } from 'node:net';
+import { LedgerError } from '../core/errors.js';
+import { CONNECTION_REFUSAL_LINGER_BYTES_MAX, CONNECTION_REFUSAL_LINGER_MS } from '../core/limits.js';
+import { rawErrorAnswer } from './clientError.js';
+
+export type Cap = 'perClient' | 'total';
+
+/** The two answers, made once for a server's caps: the bytes written on each connection refused. */
+export function refusalAnswers(caps: { perClient: number; total: number }): Record<Cap, Buffer> {
+  const answer = (message: string) => Buffer.from(rawErrorAnswer(new LedgerError('UNAVAILABLE', message, { retryAfterSeconds: 1, closeConnection: true })));
+  const unread = 'no request on this connection was read, so nothing was done. Retry shortly.';
+  return {
+    perClient: answer(`This client address has ${caps.perClient} connections open, the most one address may (--max-connections-per-client): ${unread}`),
+    total: answer(`The server has ${caps.total} connections open, the most it takes (--max-connections): ${unread}`),
+  };
+}
+
+/**
+ * Writes the answer and half-closes. What the client still sends is read and dropped until it closes, or for at most
+ * CONNECTION_REFUSAL_LINGER_MS and _BYTES_MAX: a socket closed with data unread makes Linux send a reset, which can
+ * reach the client before it has read the answer (a client that wrote its request first, and then reads).
+ */
+export function answerRefused(socket: Socket, answer: Buffer): void {
+  // No HTTP machinery watches this socket: its errors (a reset by the client) end it here.
+  socket.on('error', () => socket.destroy());
+  const timer = setTimeout(() => socket.destroy(), CONNECTION_REFUSAL_LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+  let bytes = 0;
+  socket.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > CONNECTION_REFUSAL_LINGER_BYTES_MAX) socket.destroy();
+  });
+  // The client's close: it has read the answer, or never will. Closed once the answer is written.
+  socket.once('end', () => socket.destroySoon());
+  socket.end(answer);
+}
