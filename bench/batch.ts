@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startServer, stopChild } from './server.js';
+import { LEDGER_BIN, startServer, stopChild } from './server.js';
 import { cpuMeter } from './cpu.js';
 import { postRequestFor } from './requests.js';
 import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
@@ -32,7 +32,7 @@ export async function benchBatch(): Promise<Figure[]> {
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const db = postgres ? await freshDatabaseUrl(postgres.url) : join(dir, 'batch.db');
-    const { stdout } = await run(process.execPath, ['bin/ledger.js', '--db', db, 'tenants', 'create', 'bench', '--json']);
+    const { stdout } = await run(process.execPath, [LEDGER_BIN, '--db', db, 'tenants', 'create', 'bench', '--json']);
     const rawKey = (JSON.parse(stdout) as { apiKey: { rawKey: string } }).apiKey.rawKey;
     server = await startServer(db);
     const { url, child } = server;

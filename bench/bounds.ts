@@ -27,12 +27,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openLedger } from '../src/store/open.js';
+import { LEDGER_BIN } from './server.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 import { HEADERS_TIMEOUT_MS, STREAM_RETRY_AFTER_SECONDS } from '../src/core/limits.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BIN = process.env.BENCH_LEDGER_BIN ?? 'bin/ledger.js';
+const BIN = LEDGER_BIN;
 const FLOOD_STREAMS = 4000;
 const FLOOD_ADDRESSES = Array.from({ length: 20 }, (_, i) => `127.0.1.${i + 1}`);
 /** Stream requests of the flood on their way at once (the rest wait their turn), so the ramp is not a SYN flood. */

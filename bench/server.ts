@@ -3,6 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
+/** The CLI the benchmarks run: this build's, or another's (BENCH_LEDGER_BIN, an older build to compare against in one sitting). */
+export const LEDGER_BIN = process.env.BENCH_LEDGER_BIN ?? 'bin/ledger.js';
+
 export interface BenchServer {
   url: string;
   child: ChildProcess;
@@ -17,7 +20,7 @@ export function startServer(db: string, certFile?: string): Promise<BenchServer>
     const webhookArgs = certFile ? ['--webhook-allow-private'] : [];
     const env = certFile ? { ...process.env, NODE_EXTRA_CA_CERTS: certFile } : process.env;
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const child = spawn(process.execPath, [...profile, 'bin/ledger.js', '--db', db, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(process.execPath, [...profile, LEDGER_BIN, '--db', db, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
     child.once('error', reject);
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /listening on (\S+)/.exec(chunk.toString());

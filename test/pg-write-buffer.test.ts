@@ -25,6 +25,8 @@ describe('the PostgreSQL write buffer', () => {
     pool = new pg.Pool({ connectionString: await freshDatabaseUrl(), max: 2 });
     await pool.query('create table scratch (seq bigint generated always as identity, k text primary key, v text not null)');
     await pool.query('create table kv (k text primary key, v text not null)');
+    await pool.query('create table parent (k text primary key)');
+    await pool.query('create table child (parent text not null references parent (k), k text primary key)');
     client = await pool.connect();
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -45,7 +47,7 @@ describe('the PostgreSQL write buffer', () => {
   });
 
   beforeEach(async () => {
-    await pool.query('truncate scratch, kv');
+    await pool.query('truncate scratch, kv, parent, child');
     roundTrips = 0;
   });
 
@@ -138,6 +140,34 @@ describe('the PostgreSQL write buffer', () => {
     // Run again one at a time, in arrival order.
     expect(stored.slice(1, 9)).toEqual(Array.from({ length: 8 }, (_, i) => `k0-${i}`));
     expect(stored.at(-1)).toBe('k59-7');
+  });
+
+  it("one long command's rows go out while it runs, cut anywhere, each batch a parent's rows before its children's; it still fails alone", async () => {
+    const PARENT = 'insert into "parent" ("k") values ($1)';
+    const CHILD = 'insert into "child" ("parent", "k") values ($1, $2)';
+    // Each statement's shape made once, as the store's statements make theirs: rows of one shape join.
+    const [parent, child, scratch] = [insertShape(PARENT), insertShape(CHILD), insertShape(INSERT)];
+    // A command of 500 parents each with a child, as an atomic batch of 500 postings writes its transactions and entries.
+    const long = (prefix: string, fail = false) =>
+      committer.run(async () => {
+        // One row first: the batches are then cut between a parent and its child.
+        buffer.defer(INSERT, scratch, [prefix, prefix]);
+        for (let i = 0; i < 500; i++) {
+          buffer.defer(PARENT, parent, [`${prefix}${i}`]);
+          buffer.defer(CHILD, child, [`${prefix}${i}`, `${prefix}${i}c`]);
+          // The command goes on meanwhile, as a posting's work does between its statements.
+          if (i % 50 === 0) await Promise.resolve();
+        }
+        if (fail) throw new Error('refused after writing');
+      });
+    const before = roundTrips;
+    const results = await Promise.allSettled([long('a'), long('b', true), long('c')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // Its rows went in several batches, not at its end alone.
+    expect(roundTrips - before).toBeGreaterThan(3);
+    const count = async (table: string) => Number((await pool.query(`select count(*) as n from ${table}`)).rows[0].n);
+    expect([await count('parent'), await count('child')]).toEqual([1000, 1000]);
+    expect((await pool.query("select count(*) as n from parent where k like 'b%'")).rows[0].n).toBe('0');
   });
 
   it('a serialization failure or deadlock reported by PostgreSQL runs the whole group again: the client never sees it', async () => {

@@ -53,7 +53,13 @@ export interface Paged<T> {
   loadMore(): void;
 }
 
-/** A cursor-paged list: the first page when `deps` change, the next on loadMore. */
+/**
+ * Pages of no item followed at once, at most, before "Load more" is offered: a filtered page reads a bounded number of
+ * rows, and may hold none while more follow (docs/api-decisions.md, Lists).
+ */
+const EMPTY_PAGES_FOLLOWED = 10;
+
+/** A cursor-paged list: the first page when `deps` change, the next on loadMore; a page of no item is followed on. */
 export function usePaged<T>(page: (cursor: string | undefined, signal: AbortSignal) => Promise<{ items: T[]; nextCursor: string | null }>, deps: unknown[]): Paged<T> {
   const [state, setState] = useState<{ items: T[]; cursor: string | null; error?: unknown; loading: boolean }>({ items: [], cursor: null, loading: true });
   const abort = useRef<AbortController | null>(null);
@@ -61,7 +67,14 @@ export function usePaged<T>(page: (cursor: string | undefined, signal: AbortSign
     abort.current?.abort();
     const controller = (abort.current = new AbortController());
     setState({ items: keep, cursor: cursor ?? null, loading: true });
-    page(cursor, controller.signal).then(
+    const follow = async () => {
+      let answer = await page(cursor, controller.signal);
+      for (let followed = 0; answer.items.length === 0 && answer.nextCursor !== null && followed < EMPTY_PAGES_FOLLOWED; followed++) {
+        answer = await page(answer.nextCursor, controller.signal);
+      }
+      return answer;
+    };
+    follow().then(
       (answer) => !controller.signal.aborted && setState({ items: [...keep, ...answer.items], cursor: answer.nextCursor, loading: false }),
       (error) => !controller.signal.aborted && setState({ items: keep, cursor: cursor ?? null, error, loading: false }),
     );
@@ -172,7 +185,7 @@ export function Table({ caption, head, children, numeric = [] }: { caption: stri
 export function PagedList<T>({ paged, noun, empty, children }: { paged: Paged<T>; noun: string; empty: ComponentChildren; children: ComponentChildren }) {
   return (
     <>
-      {paged.items.length > 0 ? children : !paged.loading && !paged.error ? <Empty>{empty}</Empty> : null}
+      {paged.items.length > 0 ? children : !paged.loading && !paged.error && !paged.more ? <Empty>{empty}</Empty> : null}
       <PagedFooter paged={paged} noun={noun} />
     </>
   );

@@ -1,7 +1,9 @@
 // The answer to a connection past a cap (`--max-connections-per-client`, `--max-connections`; issue 41): 503
 // UNAVAILABLE with `Retry-After: 1` and `Connection: close`, as nginx's connection limit answers, so that a client with
 // a request on it learns that nothing was done instead of seeing a reset. Written at once, made once, and the request
-// never parsed: a flood of such connections costs about what the resets did (docs/benchmarks.md).
+// never parsed. A flood of such connections costs the server about twice the CPU the resets did (the write, the
+// half-close and the client's close, in the kernel), and no more to the other tenants: at most CONNECTION_REFUSALS_MAX
+// are answered at once, and past that a connection is reset as before (docs/benchmarks.md).
 import type { Socket } from 'node:net';
 import { LedgerError } from '../core/errors.js';
 import { CONNECTION_REFUSAL_LINGER_BYTES_MAX, CONNECTION_REFUSAL_LINGER_MS } from '../core/limits.js';

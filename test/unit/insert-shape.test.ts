@@ -20,18 +20,19 @@ describe('insertShape', () => {
     expect(insertShape('insert into "t" ("k", "v") values ($1, $2) on conflict ("k") do nothing')?.keyAt).toBeUndefined();
   });
 
-  it("takes a plain insert whose row reads another table's value by its parameters, as a row to write its values into", () => {
-    const text = 'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") values ($1, $2, (select "seq" from "transactions" where "tenant_id" = $3 and "id" = $4))';
+  it('splits an insert that reads its row from a VALUES list joined to another table, its parameters all in the row', () => {
+    const text =
+      'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") select "t"."tenant_id", "v"."column3", "t"."seq" from (values ($1, $2, $3)) as "v" inner join "transactions" as "t" on "t"."tenant_id" = "v"."column1" and "t"."id" = "v"."column2"';
     expect(insertShape(text)).toEqual({
       table: 'transaction_accounts',
-      head: 'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") values ',
-      tail: '',
+      head: 'insert into "transaction_accounts" ("tenant_id", "account_id", "tx_seq") select "t"."tenant_id", "v"."column3", "t"."seq" from (values ',
+      tail: ') as "v" inner join "transactions" as "t" on "t"."tenant_id" = "v"."column1" and "t"."id" = "v"."column2"',
       keyAt: undefined,
-      row: '($1, $2, (select "seq" from "transactions" where "tenant_id" = $3 and "id" = $4))',
     });
-    // Not with a conflict clause, nor a literal in it.
-    expect(insertShape(`${text} on conflict do nothing`)).toBeUndefined();
-    expect(insertShape(text.replace('$4', "'x'"))).toBeUndefined();
+    // Not with a parameter outside the row, nor a literal in it, nor an answer asked for.
+    expect(insertShape(text.replace('"v"."column2"', '$4'))).toBeUndefined();
+    expect(insertShape(text.replace('$3', "'x'"))).toBeUndefined();
+    expect(insertShape(`${text} returning "seq"`)).toBeUndefined();
   });
 
   it('leaves alone what joining rows would change: other statements, literals, parameters after the row, other upserts', () => {

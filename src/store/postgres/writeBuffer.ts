@@ -12,51 +12,33 @@
 // and runs its commands again one at a time (groupCommit.ts), so that the failing command fails alone.
 import type pg from 'pg';
 
-/** An `insert into "t" (…) values ($1, …, $n) [on conflict …]` split so that many rows can share one statement. */
+/**
+ * An insert whose one row of values is its parameters in order, split so that many rows can share one statement:
+ * `insert into "t" (…) values ($1, …, $n) [on conflict …]`, or an insert that reads its rows from a VALUES list
+ * (`insert into "t" (…) select … from (values ($1, …, $n)) as "v" join …`, a posting's metadata entries by its
+ * transaction's id): the text before the row and after it carry no parameter.
+ */
 export interface InsertShape {
   table: string;
   /** Up to and including `values `. */
   head: string;
-  /** After the row: an `on conflict` clause, or nothing. */
+  /** After the row: an `on conflict` clause, the rest of a select, or nothing. */
   tail: string;
   /** The row's positions of an upsert's conflict target: of rows with one key, the last one is the one to write. */
   keyAt: number[] | undefined;
-  /**
-   * A row that reads a value of another table (a scalar subquery: a transaction's sequence, by its id), as its text
-   * with its parameters: each row is this with its values written in. Undefined for a row of its parameters in order.
-   */
-  row?: string;
-}
-
-/** Where the parenthesis opened at `from` closes, or -1 (or at a literal, which this does not read through). */
-function closingParen(text: string, from: number): number {
-  let depth = 0;
-  for (let i = from; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'") return -1;
-    if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
-  }
-  return -1;
 }
 
 /**
- * The shape of a one-row insert whose values are all parameters in order, or a plain insert whose row reads another
- * table by its parameters (`values ($1, $2, (select "seq" from "transactions" where … = $3))`); undefined for any other
- * statement (sent as it is). An upsert merges only if it sets every other column from `excluded`, as the balance
- * upsert does.
+ * The shape of such an insert, or undefined for any other statement (sent as it is). An upsert merges only if it sets
+ * every other column from `excluded`, as the balance upsert does.
  */
 export function insertShape(text: string): InsertShape | undefined {
-  const start = /^(insert into "([^"]+)" \(([^)]*)\) values )\(/s.exec(text);
-  if (!start) return undefined;
-  const [, head, table, columnList] = start as unknown as [string, string, string, string];
-  const end = closingParen(text, head.length);
-  if (end === -1) return undefined;
-  const row = text.slice(head.length + 1, end);
-  const tail = text.slice(end + 1);
-  if (tail.includes('$')) return undefined;
+  const match = /^(insert into "([^"]+)" \(([^)]*)\) (?:select [^$]* from \()?values )\(((?:\$\d+, )*\$\d+)\)(.*)$/s.exec(text);
+  if (!match) return undefined;
+  const [, head, table, columnList, row, tail] = match as unknown as [string, string, string, string, string, string];
   const inOrder = row.split(', ').every((slot, i) => slot === `$${i + 1}`);
-  if (!inOrder) return /^\$\d+(, \$\d+)*, \(select .*\)$/s.test(row) && tail === '' ? { table, head, tail, keyAt: undefined, row: `(${row})` } : undefined;
+  if (!inOrder || tail.includes('$')) return undefined;
+  if (!head.endsWith(') values ')) return /^\) as "[a-z]+" [^$]*$/s.test(tail) && !/ returning /.test(tail) ? { table, head, tail, keyAt: undefined } : undefined;
   const columns = columnList.split(', ');
   const upsert = /^ on conflict \(([^)]*)\) do update set (.*)$/s.exec(tail);
   if (!upsert) return /^( on conflict \([^)]*\) do nothing)?$/.test(tail) ? { table, head, tail, keyAt: undefined } : undefined;
@@ -108,6 +90,8 @@ export class WriteBuffer {
   private job: { start: number; savepoint: boolean } | undefined;
   /** The last statement text sent in this transaction, settled when answered (the next, the COMMIT among them, waits for it). */
   private lastSent: Promise<void> | undefined;
+  /** Each insert statement's place in the order this transaction first wrote them. */
+  private readonly firstWritten = new Map<InsertShape, number>();
   /** What broke a batch of this transaction: nothing more is sent but the ROLLBACK. */
   private failure: { error: unknown } | undefined;
 
@@ -138,8 +122,12 @@ export class WriteBuffer {
     }
     if (!shape) return void this.pending.push(text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!));
     const key = shape.keyAt && JSON.stringify(shape.keyAt.map((i) => String(values[i])));
-    const row = shape.row === undefined ? `(${literals.join(', ')})` : shape.row.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+    const row = `(${literals.join(', ')})`;
+    if (!this.firstWritten.has(shape)) this.firstWritten.set(shape, this.firstWritten.size);
     this.pending.push({ shape, row, key });
+    // A long command (an atomic batch of 500 postings) sends its rows while it runs, as commands of a group do between
+    // them (release): the server works on them meanwhile. Its savepoint is made then (send).
+    if (this.job && this.pending.length - this.job.start >= EARLY_SEND_STATEMENTS) void this.send().catch(noop);
   }
 
   /**
@@ -175,6 +163,7 @@ export class WriteBuffer {
     }
     const { text, reads } = this.batch();
     this.pending = [];
+    if (this.job) this.job.start = 0;
     this.beginPending = false;
     if (this.failure) {
       for (const { read } of reads) read.reject(this.failure.error);
@@ -211,8 +200,11 @@ export class WriteBuffer {
     const out: string[] = [];
     const reads: Array<{ at: number; read: PendingRead }> = [];
     let open = new Map<InsertShape, Map<string, string>>();
+    // In the order the transaction first wrote each (a parent row's table before its children's), whatever part of a
+    // command this batch begins with: a long command's rows go in batches cut anywhere (defer).
     const close = () => {
-      for (const [shape, rows] of open) out.push(`${shape.head}${[...rows.values()].join(', ')}${shape.tail}`);
+      const shapes = [...open].sort(([a], [b]) => this.firstWritten.get(a)! - this.firstWritten.get(b)!);
+      for (const [shape, rows] of shapes) out.push(`${shape.head}${[...rows.values()].join(', ')}${shape.tail}`);
       open = new Map();
     };
     let unkeyed = 0;
@@ -239,6 +231,7 @@ export class WriteBuffer {
   /** A group's BEGIN and writer lock: they go with the group's first batch (its read-ahead, or its COMMIT). */
   begin(statements: string[]): void {
     this.pending = [...statements];
+    this.firstWritten.clear();
     this.lastSent = undefined;
     this.job = undefined;
     this.failure = undefined;
