@@ -134,8 +134,8 @@ export const runCommand = <K extends CommandName>(ctx: WriteContext, name: K, ar
 /** How many rows a command writes (Command.weight), at least one. */
 export const commandWeight = <K extends CommandName>(name: K, args: CommandArgs<K>): number => Math.max(1, entryOf(name).weight(args));
 
-/** The rows of the whole write a command is part of (Command.share), at least its own. */
-export const commandShare = <K extends CommandName>(name: K, args: CommandArgs<K>): number => Math.max(commandWeight(name, args), entryOf(name).share?.(args) ?? 0);
+/** The rows of the whole write a command is part of (Command.share), at least its own weight. */
+export const commandShare = <K extends CommandName>(name: K, args: CommandArgs<K>, weight: number): number => Math.max(weight, entryOf(name).share?.(args) ?? 0);
 
 /** What a command may change (Command.scope). */
 export const commandScope = <K extends CommandName>(name: K, args: CommandArgs<K>): WriteScope => entryOf(name).scope(args);

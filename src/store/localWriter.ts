@@ -48,7 +48,8 @@ export class LocalWriter implements Writer {
   }
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
-    return this.committer.run(() => runCommand(this.ctx, name, args), commandWeight(name, args), commandReadAhead(name, args), commandScope(name, args), commandShare(name, args));
+    const weight = commandWeight(name, args);
+    return this.committer.run(() => runCommand(this.ctx, name, args), weight, commandReadAhead(name, args), commandScope(name, args), commandShare(name, args, weight));
   }
 
   close(): Promise<void> {
