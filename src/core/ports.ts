@@ -2,7 +2,7 @@
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, StatementEntry, StoredEntry, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, FiatCurrency, Token } from './money.js';
 import type { AccountType } from './types.js';
-import type { ActorType, AuditRecord } from './audit.js';
+import type { AuditRecord } from './audit.js';
 import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
 import type { Hold, HoldStatus } from './hold.js';
 import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
@@ -186,10 +186,10 @@ export interface ReadStore {
   /** PENDING settlements whose expiry is at or before the instant, across tenants. */
   expiredSettlements(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>>;
   reconciliationResultsPage(tenantId: string, before: number | null, limit: number): Rows<ReconciliationResult & { seq: number }>;
-  /** Audit records with occurredAt in [from, to), of one actor type or all, in commit order, after a keyset position. */
+  /** Audit records with occurredAt in [from, to), in commit order, after a keyset position. */
   auditPage(
     tenantId: string,
-    range: { from: string; to: string; type: ActorType | null },
+    range: { from: string; to: string },
     after: { occurredAt: string; seq: number } | null,
     limit: number,
   ): Rows<StoredAuditRecord>;

@@ -8,7 +8,7 @@ import { exportAudit, verifyStoredChain, withPayload } from '../../src/core/usec
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';
-import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS } from '../../src/core/limits.js';
+import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../../src/core/limits.js';
 import { account, openLedger, type Harness } from './ledger-harness.js';
 
 const record = (fields: Partial<AuditRecord> = {}): Omit<AuditRecord, 'hash'> => ({
@@ -238,6 +238,22 @@ describe('audit export and stored chain verification', () => {
     // An empty window reads once and yields nothing.
     const empty = { auditPage: () => [] };
     expect([...(await collect(exportAudit({ store: empty } as unknown as Deps, 't', { from: 0, to: 1 })))]).toEqual([]);
+  });
+
+  it('of one actor type, reads at most SCAN_ROWS_MAX records of every type a page and keeps its own, going on after the last one read', async () => {
+    // 5,000 records, every 1,000th an AGENT's: each read is of SCAN_ROWS_MAX rows, whatever it keeps.
+    const all: StoredAuditRecord[] = Array.from({ length: 5000 }, (_, i) => ({ ...record({ id: `r${i}`, type: i % 1000 === 999 ? 'AGENT' : 'HUMAN' }), hash: 'h', seq: i + 1, payloadJson: '{}' }) as StoredAuditRecord);
+    const limits: number[] = [];
+    const store = {
+      auditPage: (_t: string, _r: unknown, after: { seq: number } | null, limit: number) => {
+        limits.push(limit);
+        return all.filter((r) => after === null || r.seq > after.seq).slice(0, limit);
+      },
+    };
+    const text = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1, type: 'AGENT' })))].join('');
+    expect(text.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['r999', 'r1999', 'r2999', 'r3999', 'r4999']);
+    expect(limits.every((limit) => limit === SCAN_ROWS_MAX)).toBe(true);
+    expect(limits).toHaveLength(Math.ceil(5000 / SCAN_ROWS_MAX));
   });
 
   it('verifies a stored chain, and names the first record changed or unreadable', async () => {

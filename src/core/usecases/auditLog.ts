@@ -2,10 +2,10 @@
 import type { Deps } from '../context.js';
 import type { ReadStore, StoredAuditRecord } from '../ports.js';
 import { invalid } from '../errors.js';
-import { auditLine, ChainVerifier, type ChainBreak } from '../audit.js';
+import { auditLine, ChainVerifier, type ActorType, type ChainBreak } from '../audit.js';
 import { parseJsonObject } from '../json.js';
 import { toIso } from '../time.js';
-import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS } from '../limits.js';
+import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import type { AuditExportQuery } from '../schemas.js';
 
 /**
@@ -14,22 +14,32 @@ import type { AuditExportQuery } from '../schemas.js';
  */
 export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuery): AsyncIterable<string> {
   if (query.from >= query.to) throw invalid('Invalid query: to must be after from.', [{ path: 'to', message: 'must be after from' }]);
-  const range = { from: toIso(query.from), to: toIso(query.to), type: query.type === undefined || query.type === 'ALL' ? null : query.type };
-  return exportPages(deps.store, tenantId, range);
+  const type = query.type === undefined || query.type === 'ALL' ? null : query.type;
+  return exportPages(deps.store, tenantId, { from: toIso(query.from), to: toIso(query.to) }, type);
 }
 
 /**
  * Pages of at most AUDIT_PAGE_ROWS records, and never more than ANSWER_SIZE_MAX_BYTES of text in memory: a page that
- * would pass it ends early, and the next one starts right after its last record.
+ * would pass it ends early, and the next one starts right after its last record. Of one actor type, a page reads at
+ * most SCAN_ROWS_MAX records of every type and keeps that type's (the HTTP thread is not held while a rare type is
+ * looked for among millions of others); the next goes on after the last one read.
  */
-async function* exportPages(store: ReadStore, tenantId: string, range: Parameters<ReadStore['auditPage']>[1]): AsyncGenerator<string> {
+async function* exportPages(store: ReadStore, tenantId: string, range: Parameters<ReadStore['auditPage']>[1], type: ActorType | null): AsyncGenerator<string> {
+  const rowsRead = type === null ? AUDIT_PAGE_ROWS : SCAN_ROWS_MAX;
   let after: { occurredAt: string; seq: number } | null = null;
   for (;;) {
     const lines: string[] = [];
     let bytes = 0;
     let full = false;
-    let last: StoredAuditRecord | undefined;
-    for await (const row of store.auditPage(tenantId, range, after, AUDIT_PAGE_ROWS)) {
+    let read = 0;
+    let lastRead: StoredAuditRecord | undefined;
+    let lastKept: StoredAuditRecord | undefined;
+    for await (const row of store.auditPage(tenantId, range, after, rowsRead)) {
+      if (type !== null && row.type !== type) {
+        read++;
+        lastRead = row;
+        continue;
+      }
       const line = auditLine(row);
       bytes += Buffer.byteLength(line);
       if (lines.length > 0 && bytes > ANSWER_SIZE_MAX_BYTES) {
@@ -37,12 +47,14 @@ async function* exportPages(store: ReadStore, tenantId: string, range: Parameter
         break;
       }
       lines.push(line);
-      last = row;
+      read++;
+      lastRead = lastKept = row;
     }
     // Yielded only once the rows are read: the store runs nothing else while a read is open.
     if (lines.length > 0) yield lines.join('');
-    if (!last || (!full && lines.length < AUDIT_PAGE_ROWS)) return;
-    after = { occurredAt: last.occurredAt, seq: last.seq };
+    const next = full ? lastKept : lastRead;
+    if (!next || (!full && read < rowsRead)) return;
+    after = { occurredAt: next.occurredAt, seq: next.seq };
   }
 }
 

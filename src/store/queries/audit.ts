@@ -45,7 +45,6 @@ export function auditStatements(prepare: Preparer) {
         .where('occurred_at', '>=', param('lower'))
         .where('occurred_at', '<', param('to'))
         .where((eb) => eb.or([eb('occurred_at', '>', param('afterTime')), eb('seq', '>', param<bigint>('afterSeq'))]))
-        .where((eb) => eb.or([eb(eb.val(param('type')), '=', '*'), eb('type', '=', param('type'))]))
         .orderBy('occurred_at', 'asc')
         .orderBy('seq', 'asc')
         .limit(param<number>('limit')),

@@ -1,13 +1,12 @@
 // The SQL store's audit log: each tenant's hash chain, its head held for the open write transaction.
 import type { AuditInsert, Rows, StoredAuditRecord } from '../../../core/ports.js';
-import type { ActorType } from '../../../core/audit.js';
 import { part, TIME_MIN, lazy } from '../part.js';
 import * as m from '../mappers.js';
 
 export const auditPart = part({
   auditPage(
     tenantId: string,
-    range: { from: string; to: string; type: ActorType | null },
+    range: { from: string; to: string },
     after: { occurredAt: string; seq: number } | null,
     limit: number,
   ): Rows<StoredAuditRecord> {
@@ -18,7 +17,6 @@ export const auditPart = part({
         to: range.to,
         afterTime: after?.occurredAt ?? TIME_MIN,
         afterSeq: after ? BigInt(after.seq) : 0n,
-        type: range.type ?? '*',
         limit,
       }),
       m.toStoredAudit,
