@@ -574,6 +574,8 @@ describeInBrowser('the console in a headless browser', () => {
     const w = await open({ allow: [/status of 401/] });
     await signIn(w, made.body.rawKey);
     await visitSection(w, 'Accounts');
+    // Every row's balance read first: one read after the revocation would sign the user out before the click.
+    await expect.poll(() => w.page.locator('main tbody .none').count(), { timeout: 15_000 }).toBe(0);
     expect((await admin.del(`/api/v1/api-keys/${made.body.id}`)).status).toBe(204);
     await w.page.getByRole('link', { name: 'Cash', exact: true }).click();
     await w.page.getByRole('button', { name: 'Sign in' }).waitFor();

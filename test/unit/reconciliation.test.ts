@@ -147,11 +147,11 @@ describe('batch reconciliation', () => {
     }
   });
 
-  it('planWeight and commandWeight count a row per plan and one per line with candidates', () => {
+  it('planWeight and commandWeight count the rows: a result per plan, a settlement with its audit record and event per line with candidates, the batch\'s audit record', () => {
     const plan = (lines: number) => ({ transactionId: 't', found: true, onchain: true, candidates: lines === 0 ? null : { lines: [], byLine: new Map(Array.from({ length: lines }, (_, i) => [i, []])) } });
-    expect(planWeight([])).toBe(0);
-    expect(planWeight([plan(0), plan(2), plan(3)])).toBe(8);
-    expect(commandWeight('reconcileBatch', { tenantId: 't', actor: h.actor, plans: [plan(1)], before: null })).toBe(2);
+    expect(planWeight([])).toBe(1);
+    expect(planWeight([plan(0), plan(2), plan(3)])).toBe(1 + 3 + 3 * 5);
+    expect(commandWeight('reconcileBatch', { tenantId: 't', actor: h.actor, plans: [plan(1)], before: null })).toBe(1 + 1 + 3);
   });
 });
 
