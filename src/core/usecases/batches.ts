@@ -10,7 +10,8 @@ import type { PostBatchBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
 import { toTransactionInput } from '../posting.js';
 import { requestHash, type StoredResponse } from '../idempotency.js';
-import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX } from '../limits.js';
+import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_QUEUE_SLICE } from '../limits.js';
+import { nextTurn } from '../nextTurn.js';
 import { fingerprint, postTransactionCommand, type RenderedPosting } from './transactions.js';
 
 /** One posting of a batch, checked: its place, key, input and the hash its key is stored with. */
@@ -29,10 +30,14 @@ export const batchPath = (index: number, at = ''): string => `transactions[${ind
 
 /**
  * The items of a batch body, checked whole before anything is written: each posting's amounts (400 at its path), each
- * key once (400 naming both items), and the lines in all (at most 10,000; 1,000 in an atomic batch, one write).
+ * key once (400 naming both items), and the lines in all (at most 10,000; 1,000 in an atomic batch, one write). A
+ * slice of BATCH_QUEUE_SLICE postings at a time, other requests running between two: 500 postings of 20 lines took
+ * 12 to 28 ms here, beside the body's parsing in the same piece of the HTTP thread.
  */
-export function batchItems(body: PostBatchBody): BatchItem[] {
-  const items = body.transactions.map((posting, index) => {
+export async function batchItems(body: PostBatchBody): Promise<BatchItem[]> {
+  const items: BatchItem[] = [];
+  for (const [index, posting] of body.transactions.entries()) {
+    if (index > 0 && index % BATCH_QUEUE_SLICE === 0) await nextTurn();
     let input: TransactionInput;
     try {
       input = toTransactionInput(posting);
@@ -41,8 +46,8 @@ export function batchItems(body: PostBatchBody): BatchItem[] {
       const details = (error.details ?? []).map((d) => ({ path: batchPath(index, d.path), message: d.message }));
       throw invalid(`Invalid request body: ${batchPath(index)}: ${error.message.replace(/^Invalid request body: /, '')}`, details);
     }
-    return { index, key: posting.idempotencyKey, input, hash: requestHash(fingerprint(input)) };
-  });
+    items.push({ index, key: posting.idempotencyKey, input, hash: requestHash(fingerprint(input)) });
+  }
   const firstWithKey = new Map<string, number>();
   for (const { index, key } of items) {
     const first = firstWithKey.get(key);

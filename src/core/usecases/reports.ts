@@ -142,6 +142,7 @@ export class ReportService {
         // Rows enough for a page without as many items: it ends where it read to, and the next goes on from there.
         if (read >= SCAN_ROWS_MAX) return { items, end: last };
         if (rows.length < REPORT_READ_PART_ROWS) break;
+        await nextTurn();
       }
     }
     return { items, end: null };

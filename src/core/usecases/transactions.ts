@@ -197,7 +197,7 @@ export class TransactionService {
    * under every item's key at once; its refusal is the batch's.
    */
   async postBatch(tenantId: string, actor: Actor, body: PostBatchBody): Promise<BatchResult[]> {
-    const items = batchItems(body);
+    const items = await batchItems(body);
     if (!body.atomic) {
       // Each answer settles as a result, never as a rejection: one left waiting while the loop yields is not unhandled.
       const answered: Array<Promise<BatchResult | { index: number; unexpected: unknown }>> = [];
