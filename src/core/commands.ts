@@ -13,7 +13,7 @@ import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/pol
 import { recordTransfersCommand } from './usecases/chainWatch.js';
 import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './usecases/events.js';
 import { setAccountLimitsCommand } from './usecases/limits.js';
-import { captureHoldCommand, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
+import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './usecases/reversals.js';
 import { postBatchCommand } from './usecases/batches.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
@@ -114,7 +114,12 @@ export const commands = {
   pruneEvents: command({ run: pruneEventsCommand, weight: () => EVENT_PRUNE_BATCH + 1, scope: ofTenant }),
   // A kept balance per asset limited, and the audit record and event.
   setAccountLimits: command({ run: setAccountLimitsCommand, weight: () => ACCOUNT_LIMITS_MAX + RECORD_ROWS, scope: ofTenant }),
-  createHold: command({ run: createHoldCommand, weight: (args) => holdRows(args.input), scope: ofTenant }),
+  createHold: command({
+    run: createHoldCommand,
+    weight: (args) => holdRows(args.input),
+    scope: ofTenant,
+    readAhead: ({ tenantId, input, key }) => ({ tenantId, balances: input.lines, idempotency: { endpoint: CREATE_HOLD_ENDPOINT, keys: [key] } }),
+  }),
   // A capture posts the hold's lines; a void or an expiry releases them and writes the hold (every line) in its event.
   captureHold: command({ run: captureHoldCommand, weight: (args) => holdStepRows(args.lines, true), scope: ofTenant }),
   voidHold: command({ run: voidHoldCommand, weight: (args) => holdStepRows(args.lines, false), scope: ofTenant }),

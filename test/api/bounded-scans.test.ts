@@ -164,7 +164,8 @@ describe('filtered pages read a bounded number of rows', () => {
         await Promise.all(voided.map((id, k) => ledger.holds.void(tenantId, cliActor, id, `v-${n + k}`)));
         await Promise.all(Array.from({ length: count }, (_, k) => hold(held, n + k)));
       }
-    });
+      // Some 10,000 writes: a slow, busy machine takes several times what a quiet one does (12 s on PostgreSQL here).
+    }, 240_000);
 
     it('accounts: a narrow entry beside wide filters at once; wide ones that never meet page on to nothing', async () => {
       const vip = await page('/api/v1/accounts?metadata[kind]=bulk&type=ASSET&currency=USD&metadata[vip]=yes');

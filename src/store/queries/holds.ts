@@ -1,6 +1,8 @@
 // Holds: a tenant's reservations, by id, and the PENDING ones past their expiry (lists: queries/indexFilters.ts).
+import { sql } from 'kysely';
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
+import { withParentSeq } from './parentSeq.js';
 
 export function holdsStatements(prepare: Preparer) {
   const p = query(prepare);
@@ -17,10 +19,18 @@ export function holdsStatements(prepare: Preparer) {
         expires_at: param('expiresAt'),
         created_at: param('createdAt'),
       }),
+      deferrable,
     ),
     holdLineCount: p((q) => q.selectFrom('holds').select('line_count').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
-    holdSeq: p((q) => q.selectFrom('holds').select('seq').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
-    insertHoldAccount: p((q) => q.insertInto('hold_accounts').values({ tenant_id: tenant, account_id: param('accountId'), hold_seq: param<bigint>('holdSeq') })),
+    /** Each account of a new hold, by the hold's id (queries/parentSeq.ts). */
+    insertHoldAccount: p(
+      (q) =>
+        q
+          .insertInto('hold_accounts')
+          .columns(['tenant_id', 'account_id', 'hold_seq'])
+          .expression(withParentSeq(q, 'holds', sql`(values (${tenant}, ${param('holdId')}, ${param('accountId')}))`, ['v.column3'])),
+      deferrable,
+    ),
     /** Ends a PENDING hold; answers 0 when it was no longer PENDING. */
     closeHold: p((q) =>
       q

@@ -50,8 +50,7 @@ export const holdsPart = part({
   async insertHold(hold: { tenantId: string; id: string; input: TransactionInput; expiresAt: string; createdAt: string }): Promise<void> {
     const { tenantId, id } = hold;
     await this.s.insertHold.run({ tenantId, id, input: inputToJson(hold.input), lineCount: BigInt(hold.input.lines.length), expiresAt: hold.expiresAt, createdAt: hold.createdAt });
-    const seq = (await this.s.holdSeq.get({ tenantId, id }))!.seq;
-    for (const accountId of new Set(hold.input.lines.map((l) => l.accountId))) await this.s.insertHoldAccount.run({ tenantId, accountId, holdSeq: BigInt(seq) });
+    for (const accountId of new Set(hold.input.lines.map((l) => l.accountId))) await this.s.insertHoldAccount.run({ tenantId, holdId: id, accountId });
   },
 
   /** Ends a PENDING hold; false when it was no longer PENDING. */
