@@ -69,6 +69,12 @@ export const GROUP_COMMIT_BATCH_MAX = 512;
  */
 export const GROUP_COMMIT_WEIGHT_MAX = 5000;
 /**
+ * Lines of large writes one group commit holds at most (one large write of more goes alone): a posting of 1000 lines
+ * with 1 KiB descriptions is 1,006 rows but 2.4 MB, so four of them in one group would hold PostgreSQL's writer some
+ * 0.8 s; atomic batches of 100 2-line postings (1,000 rows, 200 lines each) still share a group five at a time.
+ */
+export const GROUP_COMMIT_LARGE_LINES_MAX = 1000;
+/**
  * How many times a write group that the database refused for a conflict with another writer (a serialization failure,
  * a deadlock) runs again before its commands answer 503; each try waits a little longer (WRITE_CONFLICT_BACKOFF_MS × n).
  */
@@ -80,8 +86,8 @@ export const DB_POOL_MAX = 1000;
 /** Accounts whose balances one statement reads ahead for a write group (on engines where each read is a round trip). */
 export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 /**
- * A write of this many rows or more is large: a group holds one at most, and while small writes are being made, large
- * ones get at most a share of the writer. A non-atomic batch this large is large as a whole: its postings take that
+ * A write of this many rows or more is large: a group holds GROUP_COMMIT_LARGE_LINES_MAX of their lines at most, and
+ * while small writes are being made, large ones get at most a share of the writer. A non-atomic batch this large is large as a whole: its postings take that
  * share together, LARGE_TURN_ROWS_MAX rows of them a turn (a posting of 500 lines writes about 510 rows).
  */
 export const LARGE_WRITE_WEIGHT = 500;

@@ -4,6 +4,7 @@
 import type { MaybePromise } from './sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
+  GROUP_COMMIT_LARGE_LINES_MAX,
   GROUP_COMMIT_WEIGHT_MAX,
   LARGE_WRITE_CONTENDED_MS,
   LARGE_TURN_ROWS_MAX,
@@ -17,16 +18,22 @@ import type { ReadAhead, WriteScope } from '../core/ports.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-interface Job {
-  work: () => Promise<unknown>;
-  /** How many rows it writes (core/commands.ts, commandWeight). */
+/** What group commit knows of a write before it runs (core/commands.ts). */
+export interface JobShape {
+  /** How many rows it writes (commandWeight). */
   weight: number;
   /** The rows of the whole write it is part of (commandShare): at LARGE_WRITE_WEIGHT or more, it is a large write. */
   share: number;
-  /** What it will read, for the group to read ahead (core/commands.ts, commandReadAhead). */
+  /** The lines it posts, holds or releases (commandLines). */
+  lines: number;
+  /** What it will read, for the group to read ahead (commandReadAhead). */
   ahead: ReadAhead | undefined;
   /** What it may change: its group takes the locks of every job's scope. */
   scope: WriteScope;
+}
+
+interface Job extends JobShape {
+  work: () => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -85,9 +92,11 @@ export class GroupCommitter {
     private readonly readAhead?: (hints: ReadAhead[], scope: readonly string[] | 'all') => Promise<void>,
   ) {}
 
-  run<T>(work: () => Promise<T>, weight = 1, ahead?: ReadAhead, scope: WriteScope = 'all', share = weight): Promise<T> {
+  /** Queues a write: one row that may change anything, unless its shape says more. */
+  run<T>(work: () => Promise<T>, shape: Partial<JobShape> = {}): Promise<T> {
+    const { weight = 1, ahead, scope = 'all', lines = 0 } = shape;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, weight, share: Math.max(weight, share), ahead, scope, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, weight, share: Math.max(weight, shape.share ?? 0), lines, ahead, scope, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -153,21 +162,21 @@ export class GroupCommitter {
 
   /**
    * The next batch, in arrival order: up to GROUP_COMMIT_BATCH_MAX jobs and GROUP_COMMIT_WEIGHT_MAX rows, so a write
-   * larger than that commits alone, and one large write at most. Large writes stay queued when it is not their turn;
-   * a large batch's postings (each small, large together) fill a group as small writes do, but while small writes are
-   * being made (`contended`) a turn takes LARGE_TURN_ROWS_MAX rows of them. Once a large write is left queued, every
-   * later one is too, so that a batch's postings keep their order.
+   * larger than that commits alone, and large writes of GROUP_COMMIT_LARGE_LINES_MAX lines at most (or one of more).
+   * Large writes stay queued when it is not their turn, and while small writes are being made (`contended`) a turn
+   * takes LARGE_TURN_ROWS_MAX rows of them (one large write, or a large batch's postings). Once a large write is left
+   * queued, every later one is too, so that a batch's postings keep their order.
    */
   private takeBatch(largeMayRun: boolean, contended: boolean): Job[] {
     const batch: Job[] = [];
     let weight = 0;
     let largeRows = 0;
+    let largeLines = 0;
     let largeClosed = !largeMayRun;
     for (let i = 0; i < this.queue.length && batch.length < GROUP_COMMIT_BATCH_MAX; ) {
       const job = this.queue[i]!;
       if (isLarge(job)) {
-        const alone = job.weight >= LARGE_WRITE_WEIGHT;
-        const full = largeRows > 0 && (alone || batch.some((taken) => taken.weight >= LARGE_WRITE_WEIGHT) || (contended && largeRows + job.weight > LARGE_TURN_ROWS_MAX));
+        const full = largeRows > 0 && (largeLines + job.lines > GROUP_COMMIT_LARGE_LINES_MAX || (contended && largeRows + job.weight > LARGE_TURN_ROWS_MAX));
         if (largeClosed || full) {
           largeClosed = true;
           i++;
@@ -178,7 +187,10 @@ export class GroupCommitter {
       batch.push(job);
       this.queue.splice(i, 1);
       weight += job.weight;
-      if (isLarge(job)) largeRows += job.weight;
+      if (isLarge(job)) {
+        largeRows += job.weight;
+        largeLines += job.lines;
+      }
     }
     return batch;
   }

@@ -1,5 +1,5 @@
 // The writer on this thread: commands run against one connection of the store, through group commit.
-import { commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
+import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
 import type { Clock, IdGenerator, ReadAhead, WriteContext, Writer } from '../core/ports.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
@@ -49,7 +49,13 @@ export class LocalWriter implements Writer {
 
   run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>> {
     const weight = commandWeight(name, args);
-    return this.committer.run(() => runCommand(this.ctx, name, args), weight, commandReadAhead(name, args), commandScope(name, args), commandShare(name, args, weight));
+    return this.committer.run(() => runCommand(this.ctx, name, args), {
+      weight,
+      share: commandShare(name, args, weight),
+      lines: commandLines(name, args),
+      ahead: commandReadAhead(name, args),
+      scope: commandScope(name, args),
+    });
   }
 
   close(): Promise<void> {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BetterSqlite3, type SqliteDatabase } from '../../src/store/sqlite/driver.js';
 import { GroupCommitter } from '../../src/store/groupCommit.js';
 import { sqliteTxControl } from '../../src/store/sqlite/connection.js';
-import { LARGE_TURN_ROWS_MAX, LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
+import { GROUP_COMMIT_LARGE_LINES_MAX, LARGE_TURN_ROWS_MAX, LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
 
 const busy = (ms: number) => {
   const until = performance.now() + ms;
@@ -42,7 +42,7 @@ describe('group commit: large writes share the writer', () => {
       t.db.prepare('INSERT INTO log (name) VALUES (?)').run(name);
       done.push(name);
       return performance.now();
-    }, weight);
+    }, { weight, lines: weight });
 
   it('with no large write before it, a large write queued among small ones commits in arrival order', async () => {
     await Promise.all([job('s1', 2), job('s2', 2), job('L', LARGE_WRITE_WEIGHT * 2), job('s3', 2)]);
@@ -115,10 +115,7 @@ describe("group commit: a large batch's postings share the writer as one large w
         groups.set(name, commits);
         return performance.now();
       },
-      weight,
-      undefined,
-      'all',
-      batchRows,
+      { weight, share: batchRows, lines: batchRows === undefined ? weight : 2 },
     );
   const groupSizes = () => [...groups.values()].reduce((sizes, g) => ((sizes[g] = (sizes[g] ?? 0) + 1), sizes), [] as number[]).filter((n) => n > 0);
 
@@ -155,9 +152,16 @@ describe("group commit: a large batch's postings share the writer as one large w
     expect(smallBetween.length).toBeGreaterThan(0);
   });
 
-  it('a group holds one large write at most, beside small ones', async () => {
-    await Promise.all([job('L1', LARGE_WRITE_WEIGHT), job('L2', LARGE_WRITE_WEIGHT), job('s', 2)]);
+  const large = (name: string, lines: number) => t.committer.run(async () => void groups.set(name, commits), { weight: Math.max(LARGE_WRITE_WEIGHT, lines), lines });
+
+  it(`a group holds large writes of ${GROUP_COMMIT_LARGE_LINES_MAX} lines at most: two 600-line postings go apart`, async () => {
+    await Promise.all([large('L1', 600), large('L2', 600), job('s', 2)]);
     expect(groups.get('L1')).not.toBe(groups.get('L2'));
+  });
+
+  it('with nothing small around, five atomic batches of 200 lines (large in rows) share one group', async () => {
+    await Promise.all([1, 2, 3, 4, 5].map((n) => large(`A${n}`, 200)));
+    expect(new Set([1, 2, 3, 4, 5].map((n) => groups.get(`A${n}`))).size).toBe(1);
   });
 });
 
