@@ -292,12 +292,27 @@ async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, scenarios: 
 export async function benchFairness(print = true): Promise<FairnessRow[]> {
   const scenarios = process.env.BENCH_FAIR ? SCENARIOS.filter((s) => process.env.BENCH_FAIR!.split(',').includes(s)) : SCENARIOS;
   const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
+  const rows = await onEachEngine(engines, 'ledger-fair-', `another tenant's 2-line postings (${LIGHT_LOOPS} loops) beside one tenant's bursts`, (engine, db) => onEngine(engine, db, scenarios));
+  if (print) printFairness(rows);
+  return rows;
+}
+
+/**
+ * Runs `each` on SQLite (a file in a folder of its own) and on a throwaway PostgreSQL, as `engines` asks, saying what
+ * it measures on each; answers their rows, SQLite's first.
+ */
+export async function onEachEngine(
+  engines: readonly string[],
+  folder: string,
+  what: string,
+  each: (engine: 'SQLite' | 'PostgreSQL', db: string) => Promise<FairnessRow[]>,
+): Promise<FairnessRow[]> {
   const rows: FairnessRow[] = [];
   if (engines.includes('sqlite')) {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-fair-'));
+    const dir = mkdtempSync(join(tmpdir(), folder));
     try {
-      console.error(`fairness on SQLite: another tenant's 2-line postings (${LIGHT_LOOPS} loops) beside one tenant's bursts`);
-      rows.push(...(await onEngine('SQLite', join(dir, 'fair.db'), scenarios)));
+      console.error(`on SQLite: ${what}`);
+      rows.push(...(await each('SQLite', join(dir, 'ledger.db'))));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -305,13 +320,12 @@ export async function benchFairness(print = true): Promise<FairnessRow[]> {
   if (engines.includes('postgres')) {
     const pg = await startTestPostgres();
     try {
-      console.error('fairness on PostgreSQL: the same');
-      rows.push(...(await onEngine('PostgreSQL', await freshDatabaseUrl(pg.url), scenarios)));
+      console.error('on PostgreSQL: the same');
+      rows.push(...(await each('PostgreSQL', await freshDatabaseUrl(pg.url))));
     } finally {
       await pg.stop();
     }
   }
-  if (print) printFairness(rows);
   return rows;
 }
 

@@ -11,15 +11,11 @@
 //   - settlements: by status within a window, and with `to` before all of them;
 //   - reports: the trial balance as of before every posting (thousands of accounts with none yet), and a balance history
 //     of the most points over the busiest account.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
-import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 import { startServer, stopChild } from './server.js';
-import { measureBeside, printFairness, type FairnessRow, type Tenants } from './fairness.js';
+import { measureBeside, onEachEngine, printFairness, type FairnessRow, type Tenants } from './fairness.js';
 import { percentile } from './lightLoad.js';
 
 const POSTINGS = Number(process.env.BENCH_READ_POSTINGS ?? 100_000);
@@ -177,25 +173,7 @@ async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, kinds: read
 export async function benchReadFairness(): Promise<FairnessRow[]> {
   const kinds = process.env.BENCH_READS ? KINDS.filter((k) => process.env.BENCH_READS!.split(',').includes(k)) : KINDS;
   const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
-  const rows: FairnessRow[] = [];
-  if (engines.includes('sqlite')) {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-read-fair-'));
-    try {
-      console.error(`filtered reads on SQLite, beside another tenant's postings`);
-      rows.push(...(await onEngine('SQLite', join(dir, 'reads.db'), kinds)));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  if (engines.includes('postgres')) {
-    const pg = await startTestPostgres();
-    try {
-      console.error('filtered reads on PostgreSQL: the same');
-      rows.push(...(await onEngine('PostgreSQL', await freshDatabaseUrl(pg.url), kinds)));
-    } finally {
-      await pg.stop();
-    }
-  }
+  const rows = await onEachEngine(engines, 'ledger-read-fair-', `another tenant's postings beside one tenant's filtered reads`, (engine, db) => onEngine(engine, db, kinds));
   printFairness(rows);
   return rows;
 }

@@ -9,6 +9,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { until } from '../helpers/poll.js';
 import { makeTenant } from './support.js';
 import { CLI_ACTOR_ID } from '../../src/core/audit.js';
+import { HIDDEN_CHARACTER_NAMES } from '../../src/workers/webhooks/hiddenCharacters.js';
 
 const PATH = '/api/v1/tenant/webhook';
 const put = (c: Client, webhookUrl: string) => c.request('PUT', PATH, { body: { webhookUrl } });
@@ -20,25 +21,12 @@ const testResolver = async (host: string): Promise<string[]> => {
   return addresses;
 };
 
-/** Every refused character, with its name as the refusal gives it. */
-const HIDDEN: Array<[number, string]> = [
-  [0x00ad, 'SOFT HYPHEN'],
-  [0x200b, 'ZERO WIDTH SPACE'],
-  [0x200c, 'ZERO WIDTH NON-JOINER'],
-  [0x200d, 'ZERO WIDTH JOINER'],
-  [0x200e, 'LEFT-TO-RIGHT MARK'],
-  [0x200f, 'RIGHT-TO-LEFT MARK'],
-  [0x202a, 'LEFT-TO-RIGHT EMBEDDING'],
-  [0x202b, 'RIGHT-TO-LEFT EMBEDDING'],
-  [0x202c, 'POP DIRECTIONAL FORMATTING'],
-  [0x202d, 'LEFT-TO-RIGHT OVERRIDE'],
-  [0x202e, 'RIGHT-TO-LEFT OVERRIDE'],
-  [0x2066, 'LEFT-TO-RIGHT ISOLATE'],
-  [0x2067, 'RIGHT-TO-LEFT ISOLATE'],
-  [0x2068, 'FIRST STRONG ISOLATE'],
-  [0x2069, 'POP DIRECTIONAL ISOLATE'],
-  [0xfeff, 'ZERO WIDTH NO-BREAK SPACE'],
-];
+/**
+ * Every refused character, as the issue lists them (the oracle: U+00AD, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069,
+ * U+FEFF), with its Unicode name as the refusal gives it.
+ */
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const HIDDEN: Array<[number, string]> = [0x00ad, ...range(0x200b, 0x200f), ...range(0x202a, 0x202e), ...range(0x2066, 0x2069), 0xfeff].map((cp) => [cp, HIDDEN_CHARACTER_NAMES.get(cp)!]);
 const label = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 /** A character's UTF-8 bytes percent-encoded, in upper or lower case hex. */
 const encoded = (codePoint: number, lower = false) => {

@@ -3,7 +3,7 @@
 // makes the URL a person reads another than the one the sender calls. Found as written, and percent-encoded once.
 
 /** The refused characters, and their Unicode names for the refusal's message. */
-const NAMES: ReadonlyMap<number, string> = new Map([
+export const HIDDEN_CHARACTER_NAMES: ReadonlyMap<number, string> = new Map([
   [0x00ad, 'SOFT HYPHEN'],
   [0x200b, 'ZERO WIDTH SPACE'],
   [0x200c, 'ZERO WIDTH NON-JOINER'],
@@ -41,7 +41,7 @@ export interface HiddenCharacter {
 
 const hidden = (character: string, position: number, encoded?: string): HiddenCharacter => {
   const codePoint = character.codePointAt(0)!;
-  const label = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} ${NAMES.get(codePoint)}`;
+  const label = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} ${HIDDEN_CHARACTER_NAMES.get(codePoint)}`;
   return { codePoint, label, position, ...(encoded === undefined ? {} : { encoded }) };
 };
 
