@@ -5,7 +5,7 @@ import pg from 'pg';
 import { freshDatabaseUrl } from './helpers/postgres.js';
 import { GroupCommitter } from '../src/store/groupCommit.js';
 import { pgTxControl } from '../src/store/postgres/connect.js';
-import { insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
+import { EARLY_SEND_STATEMENTS, insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
 
 const INSERT = 'insert into "scratch" ("k", "v") values ($1, $2)';
 const UPSERT = 'insert into "kv" ("k", "v") values ($1, $2) on conflict ("k") do update set "v" = "excluded"."v"';
@@ -111,13 +111,14 @@ describe('the PostgreSQL write buffer', () => {
   });
 
   it('a large group goes out while its commands still run; a duplicate key in an early batch still fails only its command', async () => {
-    // 60 commands of 8 rows: the first batches leave before the group ends.
+    // Commands of 8 rows, 2.5 early batches' worth: the first batches leave before the group ends.
+    const COMMANDS = Math.ceil((2.5 * EARLY_SEND_STATEMENTS) / 8);
     const command = (n: number, clash = false) => committer.run(async () => Array.from({ length: 8 }, (_, i) => insert(clash && i === 0 ? 'k0' : `k${n}-${i}`)));
-    await Promise.all(Array.from({ length: 60 }, (_, n) => command(n)));
+    await Promise.all(Array.from({ length: COMMANDS }, (_, n) => command(n)));
     expect(roundTrips).toBeGreaterThan(1);
     expect(roundTrips).toBeLessThan(5);
     expect(overlapped).toBe(0);
-    expect(await rows()).toHaveLength(60 * 8);
+    expect(await rows()).toHaveLength(COMMANDS * 8);
 
     // A command that reads while an early batch is still out waits for its answer: one query at a time.
     await pool.query('truncate scratch');
@@ -126,20 +127,21 @@ describe('the PostgreSQL write buffer', () => {
       return (await buffer.read('select count(*)::int as n from scratch', []))?.rows[0];
     });
     const command8 = (n: number) => Array.from({ length: 8 }, (_, i) => insert(`r${n}-${i}`));
-    const seen = await Promise.all(Array.from({ length: 60 }, (_, n) => (n % 10 === 9 ? reading(n) : committer.run(async () => command8(n)))));
+    const seen = await Promise.all(Array.from({ length: COMMANDS }, (_, n) => (n % 10 === 9 ? reading(n) : committer.run(async () => command8(n)))));
     expect(overlapped).toBe(0);
-    expect(seen[59]).toEqual({ n: 60 * 8 });
+    const lastReading = COMMANDS - 1 - ((COMMANDS - 10) % 10);
+    expect(seen[lastReading]).toEqual({ n: (lastReading + 1) * 8 });
 
     await pool.query('truncate scratch');
     await committer.run(async () => insert('k0'));
-    const results = await Promise.allSettled(Array.from({ length: 60 }, (_, n) => command(n, n === 3)));
+    const results = await Promise.allSettled(Array.from({ length: COMMANDS }, (_, n) => command(n, n === 3)));
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
     expect(results[3]).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT' } });
     const stored = await rows();
-    expect(stored).toHaveLength(1 + 59 * 8);
+    expect(stored).toHaveLength(1 + (COMMANDS - 1) * 8);
     // Run again one at a time, in arrival order.
     expect(stored.slice(1, 9)).toEqual(Array.from({ length: 8 }, (_, i) => `k0-${i}`));
-    expect(stored.at(-1)).toBe('k59-7');
+    expect(stored.at(-1)).toBe(`k${COMMANDS - 1}-7`);
   });
 
   it("one long command's rows go out while it runs, cut anywhere, each batch a parent's rows before its children's; it still fails alone", async () => {
@@ -147,12 +149,14 @@ describe('the PostgreSQL write buffer', () => {
     const CHILD = 'insert into "child" ("parent", "k") values ($1, $2)';
     // Each statement's shape made once, as the store's statements make theirs: rows of one shape join.
     const [parent, child, scratch] = [insertShape(PARENT), insertShape(CHILD), insertShape(INSERT)];
-    // A command of 500 parents each with a child, as an atomic batch of 500 postings writes its transactions and entries.
+    // A command of parents each with a child (four early batches' worth), as an atomic batch of 500 postings writes
+    // its transactions and entries.
+    const PARENTS = 2 * EARLY_SEND_STATEMENTS;
     const long = (prefix: string, fail = false) =>
       committer.run(async () => {
         // One row first: the batches are then cut between a parent and its child.
         buffer.defer(INSERT, scratch, [prefix, prefix]);
-        for (let i = 0; i < 500; i++) {
+        for (let i = 0; i < PARENTS; i++) {
           buffer.defer(PARENT, parent, [`${prefix}${i}`]);
           buffer.defer(CHILD, child, [`${prefix}${i}`, `${prefix}${i}c`]);
           // The command goes on meanwhile, as a posting's work does between its statements.
@@ -166,7 +170,7 @@ describe('the PostgreSQL write buffer', () => {
     // Its rows went in several batches, not at its end alone.
     expect(roundTrips - before).toBeGreaterThan(3);
     const count = async (table: string) => Number((await pool.query(`select count(*) as n from ${table}`)).rows[0].n);
-    expect([await count('parent'), await count('child')]).toEqual([1000, 1000]);
+    expect([await count('parent'), await count('child')]).toEqual([2 * PARENTS, 2 * PARENTS]);
     expect((await pool.query("select count(*) as n from parent where k like 'b%'")).rows[0].n).toBe('0');
   });
 

@@ -63,8 +63,12 @@ interface PendingRead {
 }
 
 const SAVEPOINT = 'SAVEPOINT job';
-/** Pending statements that go to the server before the group ends (about 25 postings' worth; measured in the bench). */
-const EARLY_SEND_STATEMENTS = 200;
+/**
+ * Pending statements that go to the server before the group ends, so that it works on them while the writer goes on:
+ * about 150 postings' worth. Fewer, larger batches cost the server less per row than many small ones (each a plan of
+ * its own, and a posting's two balances written again in each); docs/benchmarks.md has the figures.
+ */
+export const EARLY_SEND_STATEMENTS = 1500;
 const noop = () => {};
 
 /**
