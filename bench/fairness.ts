@@ -291,22 +291,21 @@ async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, scenarios: 
 /** Runs the chosen scenarios on the chosen engines; answers the rows, and prints their table unless told not to. */
 export async function benchFairness(print = true): Promise<FairnessRow[]> {
   const scenarios = process.env.BENCH_FAIR ? SCENARIOS.filter((s) => process.env.BENCH_FAIR!.split(',').includes(s)) : SCENARIOS;
-  const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
-  const rows = await onEachEngine(engines, 'ledger-fair-', `another tenant's 2-line postings (${LIGHT_LOOPS} loops) beside one tenant's bursts`, (engine, db) => onEngine(engine, db, scenarios));
+  const rows = await onEachEngine('ledger-fair-', `another tenant's 2-line postings (${LIGHT_LOOPS} loops) beside one tenant's bursts`, (engine, db) => onEngine(engine, db, scenarios));
   if (print) printFairness(rows);
   return rows;
 }
 
 /**
- * Runs `each` on SQLite (a file in a folder of its own) and on a throwaway PostgreSQL, as `engines` asks, saying what
- * it measures on each; answers their rows, SQLite's first.
+ * Runs `each` on SQLite (a file in a folder of its own) and on a throwaway PostgreSQL, as BENCH_ENGINES asks (both by
+ * default), saying what it measures on each; answers their rows, SQLite's first.
  */
 export async function onEachEngine(
-  engines: readonly string[],
   folder: string,
   what: string,
   each: (engine: 'SQLite' | 'PostgreSQL', db: string) => Promise<FairnessRow[]>,
 ): Promise<FairnessRow[]> {
+  const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
   const rows: FairnessRow[] = [];
   if (engines.includes('sqlite')) {
     const dir = mkdtempSync(join(tmpdir(), folder));

@@ -172,8 +172,7 @@ async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, kinds: read
 
 export async function benchReadFairness(): Promise<FairnessRow[]> {
   const kinds = process.env.BENCH_READS ? KINDS.filter((k) => process.env.BENCH_READS!.split(',').includes(k)) : KINDS;
-  const engines = process.env.BENCH_ENGINES?.split(',') ?? ['sqlite', 'postgres'];
-  const rows = await onEachEngine(engines, 'ledger-read-fair-', `another tenant's postings beside one tenant's filtered reads`, (engine, db) => onEngine(engine, db, kinds));
+  const rows = await onEachEngine('ledger-read-fair-', `another tenant's postings beside one tenant's filtered reads`, (engine, db) => onEngine(engine, db, kinds));
   printFairness(rows);
   return rows;
 }
