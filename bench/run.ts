@@ -16,7 +16,7 @@ import { openLedger } from '../src/store/open.js';
 import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
-import type { Clock } from '../src/core/ports.js';
+import type { Clock } from '../src/core/time.js';
 import { HEAVY_LINES, heavyBody, postRequestFor } from './requests.js';
 import { cpuMeter, describeCpu, type CpuFigures } from './cpu.js';
 import { openStreamClients, streamDelayAtRest } from './streams.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openLedger } from '../src/store/open.js';
 import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
-import type { Clock } from '../src/core/ports.js';
+import type { Clock } from '../src/core/time.js';
 import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { startServer, stopChild } from './server.js';
 import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';

@@ -1,53 +1,10 @@
 // The audit log: append-only, hash-chained per tenant. Each record's hash covers its fields and the hash before it.
 import { createHash } from 'node:crypto';
-import type { IdGenerator, StoredAuditRecord, WriteTx } from './ports.js';
-import { auditedText, ChainWalk, type ChainBreak } from './auditChain.js';
+import type { StoredAuditRecord, WriteTx } from './ports.js';
+import type { IdGenerator } from './ids.js';
+import { auditedText, ChainWalk, type ActorType, type AuditAction, type AuditPayload, type AuditRecord, type ChainBreak } from './auditChain.js';
 
-export { auditedText, canonicalJson, type ChainBreak } from './auditChain.js';
-
-export const auditActions = [
-  'CREATE_TENANT',
-  'CREATE_API_KEY',
-  'REVOKE_API_KEY',
-  'CREATE_ACCOUNT',
-  'UPDATE_ACCOUNT',
-  'SET_ACCOUNT_LIMITS',
-  'POST_TRANSACTION',
-  'REGISTER_SETTLEMENT',
-  'CANCEL_SETTLEMENT',
-  'SETTLEMENT_MATCHED',
-  'SETTLEMENT_UNMATCHED',
-  'RECONCILIATION_BATCH',
-  'UPDATE_WEBHOOK',
-  'CREATE_POLICY_RULE',
-  'DELETE_POLICY_RULE',
-  'AGENTS_EXECUTE',
-  'AGENTS_APPROVE',
-  'AGENTS_REJECT',
-  'AGENTS_ROLLBACK',
-  'POLICY_VIOLATION',
-  'CREATE_HOLD',
-  'CAPTURE_HOLD',
-  'VOID_HOLD',
-  'EXPIRE_HOLD',
-  'REVERSE_TRANSACTION',
-] as const;
-
-export type AuditAction = (typeof auditActions)[number];
-export const actorTypes = ['HUMAN', 'AGENT'] as const;
-export type ActorType = (typeof actorTypes)[number];
-export type AuditPayload = Record<string, unknown>;
-
-export interface AuditRecord {
-  id: string;
-  type: ActorType;
-  action: AuditAction;
-  actorKeyId: string;
-  occurredAt: string;
-  payload: AuditPayload;
-  prevHash: string | null;
-  hash: string;
-}
+export { auditActions, actorTypes, auditedText, canonicalJson, type ActorType, type AuditAction, type AuditPayload, type AuditRecord, type ChainBreak } from './auditChain.js';
 
 /** Who acted: an API key, or the operator at the command line. */
 export interface Actor {

@@ -1,8 +1,51 @@
 // The audit chain's rules that need no Node: the text a record's hash covers, and the walk that names the first record
 // that breaks the chain. Shared by `ledger audit verify`, `ledger db check` and the console, which hashes in the browser
 // with Web Crypto (src/console/pages/audit.tsx); the hash itself is the caller's (core/audit.ts: node:crypto).
-import type { AuditRecord } from './audit.js';
 import { JsonNumber, parseJsonObject } from './json.js';
+
+export const auditActions = [
+  'CREATE_TENANT',
+  'CREATE_API_KEY',
+  'REVOKE_API_KEY',
+  'CREATE_ACCOUNT',
+  'UPDATE_ACCOUNT',
+  'SET_ACCOUNT_LIMITS',
+  'POST_TRANSACTION',
+  'REGISTER_SETTLEMENT',
+  'CANCEL_SETTLEMENT',
+  'SETTLEMENT_MATCHED',
+  'SETTLEMENT_UNMATCHED',
+  'RECONCILIATION_BATCH',
+  'UPDATE_WEBHOOK',
+  'CREATE_POLICY_RULE',
+  'DELETE_POLICY_RULE',
+  'AGENTS_EXECUTE',
+  'AGENTS_APPROVE',
+  'AGENTS_REJECT',
+  'AGENTS_ROLLBACK',
+  'POLICY_VIOLATION',
+  'CREATE_HOLD',
+  'CAPTURE_HOLD',
+  'VOID_HOLD',
+  'EXPIRE_HOLD',
+  'REVERSE_TRANSACTION',
+] as const;
+
+export type AuditAction = (typeof auditActions)[number];
+export const actorTypes = ['HUMAN', 'AGENT'] as const;
+export type ActorType = (typeof actorTypes)[number];
+export type AuditPayload = Record<string, unknown>;
+
+export interface AuditRecord {
+  id: string;
+  type: ActorType;
+  action: AuditAction;
+  actorKeyId: string;
+  occurredAt: string;
+  payload: AuditPayload;
+  prevHash: string | null;
+  hash: string;
+}
 
 /** JSON with object keys sorted at every depth, so the same record always hashes the same. */
 export function canonicalJson(value: unknown): string {

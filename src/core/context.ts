@@ -1,5 +1,6 @@
 // What every use-case is given: the store to read, the writer, time, and the secrets of this database.
-import type { Clock, Store, Writer } from './ports.js';
+import type { Store, Writer } from './ports.js';
+import type { Clock } from './time.js';
 import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
 import { SETTLEMENT_TTL_DEFAULT_SECONDS } from './limits.js';

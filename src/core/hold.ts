@@ -1,12 +1,7 @@
 // Two-phase holds: a reservation of a balanced set of lines, PENDING until it is captured (posted, whole or in part),
 // voided, or expires; and its API shape.
 import type { TransactionInput } from './types.js';
-import { requestedLineView } from './views.js';
-import { jsonNumber } from './json.js';
-import type { Out, hold as holdOut } from './responses.js';
-
-export const holdStatuses = ['PENDING', 'CAPTURED', 'VOIDED', 'EXPIRED'] as const;
-export type HoldStatus = (typeof holdStatuses)[number];
+import type { HoldStatus } from './enums.js';
 
 export interface Hold {
   id: string;
@@ -22,13 +17,3 @@ export interface Hold {
   transactionId: string | null;
 }
 
-/** The answer: the hold as created, and once captured what was captured and the transaction it posted. */
-export const holdView = (h: Omit<Hold, 'seq' | 'tenantId'>): Out<typeof holdOut> => ({
-  holdId: h.id,
-  status: h.status,
-  lines: h.input.lines.map(requestedLineView),
-  metadata: h.input.metadata,
-  expiresAt: h.expiresAt,
-  createdAt: h.createdAt,
-  ...(h.status === 'CAPTURED' ? { capturedAmount: jsonNumber(h.capturedAmount!), transactionId: h.transactionId! } : {}),
-});

@@ -1,6 +1,10 @@
 // Time-ordered UUIDs (version 7): new rows land at the end of each index.
 import { v7 } from 'uuid';
-import type { IdGenerator } from './ports.js';
+
+export interface IdGenerator {
+  /** A time-ordered UUID (version 7). */
+  next(): string;
+}
 
 export const uuidV7: IdGenerator = { next: () => v7() };
 

@@ -1,5 +1,6 @@
 // The use-cases that the server and the CLI both call: two thin doors into the same functions.
-import type { Clock, Store, Writer } from './ports.js';
+import type { Store, Writer } from './ports.js';
+import type { Clock } from './time.js';
 import { makeDeps, type Deps, type LedgerOptions } from './context.js';
 import { systemClock } from './time.js';
 import * as apiKeys from './usecases/apiKeys.js';

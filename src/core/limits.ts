@@ -80,6 +80,14 @@ export const GROUP_COMMIT_LARGE_LINES_MAX = 1000;
  */
 export const WRITE_CONFLICT_RETRIES = 5;
 export const WRITE_CONFLICT_BACKOFF_MS = 10;
+/**
+ * How long a wait on the database lasts before the request answers 503 UNAVAILABLE (retry shortly), one contract for
+ * every such wait on either engine: a free PostgreSQL connection or a new one (the pool's acquire), the writer lock
+ * another process holds (PostgreSQL's lock_timeout), a SQLite file another connection is writing (busy_timeout), and
+ * a snapshot's wait for a checkpoint.
+ */
+export const STORAGE_WAIT_MS = 5_000;
+
 /** PostgreSQL connections a process opens for reads, by default and at most (`--db-pool`). */
 export const DB_POOL_DEFAULT = 10;
 export const DB_POOL_MAX = 1000;
@@ -238,3 +246,78 @@ export const HOLD_SWEEP_BATCH_MAX = 500;
  * writes, a large write, so that holds expiring together take turns with other writes.
  */
 export const HOLD_SWEEP_ROWS_MAX = 1000;
+
+// Event streams (GET /events/stream) and their shared tails.
+/**
+ * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
+ * within that); once commits have come at every poll for four polls, every 100 ms, so that each stream sends more events in fewer writes (100
+ * streams beside the posting load: 66% of posting alone with a write every 20 ms, 72% every 50 ms).
+ */
+export const EVENT_STREAM_POLL_IDLE_MS = 25;
+export const EVENT_STREAM_POLL_BUSY_MS = 100;
+export const EVENT_STREAM_BUSY_AFTER_POLLS = 4;
+/** Events read a batch at a time, by a tail or a stream catching up. */
+export const EVENT_STREAM_READ_BATCH = 200;
+/** A tail keeps at most this many events, and at most this many bytes of their frames. */
+export const EVENT_TAIL_EVENTS_MAX = 2000;
+export const EVENT_TAIL_BYTES_MAX = 4 * 1024 * 1024;
+/** Streams woken in one turn of the event loop at most. */
+export const EVENT_STREAMS_WOKEN_PER_TURN_MAX = 8;
+/** Frames sent in one write at most (a stream catching up from its tail). */
+export const EVENT_STREAM_WRITE_BYTES_MAX = 256 * 1024;
+/** A stream with nothing to send sends a comment this often, so that proxies keep it open. */
+export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
+/** A stream whose writes have waited this long on a client that does not read is dropped. */
+export const EVENT_STREAM_STALL_MS = 30_000;
+/** What the client's EventSource waits before it reconnects (the `retry:` field, sent first). */
+export const EVENT_STREAM_RETRY_MS = 1000;
+
+// The webhook sender.
+/** How often the sender looks for deliveries that are due. */
+export const WEBHOOK_POLL_MS = 100;
+/** Tenants are read again at least this often even when nothing seems to have changed. */
+export const WEBHOOK_TENANT_RESCAN_MS = 5_000;
+/** Deliveries in flight at once, across tenants. */
+export const WEBHOOK_IN_FLIGHT_MAX = 32;
+/** Characters of a failed attempt's error kept with the delivery. */
+export const WEBHOOK_ERROR_TEXT_MAX = 500;
+/** One delivery attempt ends after this long, answered or not. */
+export const WEBHOOK_DELIVERY_TIMEOUT_MS = 10_000;
+/** Of a receiver's answer at most this much is read; the rest is dropped. */
+export const WEBHOOK_RESPONSE_READ_BYTES_MAX = 64 * 1024;
+
+// The chain watchers.
+/** A watcher scans its chain again this long after a scan that found it caught up. */
+export const CHAIN_POLL_MS = 1_000;
+/** After failures a watcher waits twice as long each time, up to this. */
+export const CHAIN_BACKOFF_MAX_MS = 30_000;
+/** Blocks per getLogs call, and wallets per topic filter: bounded, as providers refuse large ones. */
+export const EVM_BLOCK_RANGE_MAX = 2_000;
+export const EVM_WALLETS_PER_QUERY_MAX = 500;
+
+// Validation and answers.
+/** Field details one 400 answer lists at most. */
+export const ERROR_DETAILS_MAX = 20;
+/** Room kept in the answer cap for what surrounds the items: `{"items":[`, the commas, `],"nextCursor":"…"}`. */
+export const PAGE_ENVELOPE_BYTES = 4096;
+/** A streamed answer (an export) buffers this much before it waits for the client to read. */
+export const RESPONSE_STREAM_BUFFER_BYTES = 256 * 1024;
+/** The watchdog of bodies being read looks at them at least this often. */
+export const BODY_WATCH_MS_MAX = 1000;
+/** While draining at shutdown, idle connections are looked for and closed this often. */
+export const DRAIN_SWEEP_MS = 20;
+/** Ids are made a moment before their event's time: an id this much past the last pruned event may still be one. */
+export const EVENT_ID_CLOCK_SLACK_MS = 1000;
+
+// The storage engines.
+/** A list is read a few rows at a time, more each time: a page of heavy rows stops after a handful, a page of small ones takes a few round trips. */
+export const PG_CURSOR_FIRST_ROWS = 4;
+export const PG_CURSOR_ROWS_MAX = 128;
+/** SQLite checkpoints on its own past this many WAL pages, should the checkpoint thread fall behind. */
+export const SQLITE_AUTOCHECKPOINT_FALLBACK_PAGES = 20_000;
+/** After a checkpoint the WAL file is truncated to at most this (journal_size_limit). */
+export const SQLITE_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** How often the checkpoint thread looks at the WAL's size. */
+export const SQLITE_CHECKPOINT_CHECK_MS = 100;
+/** Below this the WAL is left alone: a checkpoint's own fsync would cost light traffic more than it saves. */
+export const SQLITE_WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;

@@ -2,7 +2,7 @@
 import type { Deps } from './context.js';
 import type { FoundRows } from './ports.js';
 import { ScanStop } from './scan.js';
-import { ANSWER_SIZE_MAX_BYTES, PAGE_SIZE_DEFAULT } from './limits.js';
+import { ANSWER_SIZE_MAX_BYTES, PAGE_ENVELOPE_BYTES, PAGE_SIZE_DEFAULT } from './limits.js';
 import { RawJson, toJsonText } from './json.js';
 import type { CursorScope } from './cursor.js';
 
@@ -23,15 +23,12 @@ export interface PageQuery {
 
 const isSeq = (p: unknown): p is number => Number.isSafeInteger(p) && (p as number) > 0;
 
-/** Room kept in the answer cap for what surrounds the items: `{"items":[`, the commas, `],"nextCursor":"…"}`. */
-const ENVELOPE_BYTES = 4096;
-
 /**
  * Takes rendered items while they fit one answer: the first always (no single item is larger than the cap), the next
  * only while the sum stays within ANSWER_SIZE_MAX_BYTES. Returns how many fit.
  */
 export function countWithinAnswer(texts: readonly string[]): number {
-  let bytes = ENVELOPE_BYTES;
+  let bytes = PAGE_ENVELOPE_BYTES;
   for (let i = 0; i < texts.length; i++) {
     bytes += Buffer.byteLength(texts[i]!) + 1;
     if (i > 0 && bytes > ANSWER_SIZE_MAX_BYTES) return i;
@@ -63,7 +60,7 @@ export async function pageBySeq<T extends { seq: number }, V>(
   const position = query.cursor ? cursorSeq(deps, scope, query.cursor) : start;
   const limit = query.limit ?? PAGE_SIZE_DEFAULT;
   const items: Array<Rendered<V>> = [];
-  let bytes = ENVELOPE_BYTES;
+  let bytes = PAGE_ENVELOPE_BYTES;
   let lastSeq = 0;
   let more = false;
   for await (const row of fetch(position, limit + 1)) {

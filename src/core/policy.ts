@@ -1,17 +1,7 @@
 // Policy rules over agent-originated transactions, and the one pure function that judges a transaction against them.
 import { formatMinor, scaleOf, type Asset, type Chain, type Token } from './money.js';
 import type { LineInput } from './types.js';
-import type { Out, policyRule as policyRuleOut } from './responses.js';
-
-export const policyRuleTypes = [
-  'MAX_DEBIT_PER_SESSION',
-  'MAX_DEBIT_PER_HOUR',
-  'REQUIRE_HUMAN_APPROVAL_ABOVE',
-  'FORBIDDEN_ACCOUNT_PAIR',
-  'ALLOWED_TOKENS',
-  'ALLOWED_CHAINS',
-] as const;
-export type PolicyRuleType = (typeof policyRuleTypes)[number];
+import type { PolicyRuleType } from './enums.js';
 
 /** The fields each rule type needs (spec, Policy rule). */
 export const paramsOfType: Record<PolicyRuleType, ReadonlyArray<'amount' | 'debitAccountId' | 'creditAccountId' | 'tokens' | 'chains'>> = {
@@ -39,14 +29,6 @@ export interface PolicyRule {
   params: PolicyParams;
   createdAt: string;
 }
-
-export const policyRuleView = (r: PolicyRule): Out<typeof policyRuleOut> => ({
-  id: r.id,
-  type: r.type,
-  agentKeyPrefix: r.agentKeyPrefix,
-  params: r.params,
-  createdAt: r.createdAt,
-});
 
 /** Debit sums per asset, in minor units. */
 export type Debits = Map<Asset, bigint>;

@@ -1,29 +1,21 @@
 // What core needs from the outside: the store, the clock and id generation. The store implements it; the server wires it.
 import type { Account, ApiKey, Entry, EntryViewPage, Tenant, TransactionRecord, StatementEntry, StoredEntry, BalanceLimits, BalanceState, Pending, TransactionInput, LinkedTransaction, ReversalLinks } from './types.js';
 import type { Asset, Chain, FiatCurrency, Token } from './money.js';
-import type { AccountType } from './types.js';
-import type { AuditRecord } from './audit.js';
-import type { ReconciliationResult, Settlement, SettlementStatus } from './settlement.js';
-import type { Hold, HoldStatus } from './hold.js';
+import type { AuditRecord } from './auditChain.js';
+import type { ReconciliationResult, Settlement } from './settlement.js';
+import type { Hold } from './hold.js';
 import type { DeliveryState, OutboxEvent, Webhook } from './webhook.js';
 import type { PolicyRule } from './policy.js';
-import type { AgentStatus, AgentTransaction } from './agent.js';
+import type { AgentTransaction } from './agent.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from './chainWatch.js';
-import type { CommitClock } from './time.js';
+import type { Clock, CommitClock } from './time.js';
 import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 import type { ScanStop } from './scan.js';
+import type { AccountType, AgentStatus, HoldStatus, SettlementStatus } from './enums.js';
+import type { IdGenerator } from './ids.js';
 
 /** Where the server and its workers write what they have to say; `debug` lines are for an operator who asked for them. */
 export type Logger = (line: string, level?: 'debug') => void;
-
-export interface Clock {
-  now(): Date;
-}
-
-export interface IdGenerator {
-  /** A time-ordered UUID (version 7). */
-  next(): string;
-}
 
 export interface KeyPosition {
   createdAt: string;

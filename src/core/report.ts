@@ -1,10 +1,8 @@
 // The reports' own rules, apart from the store: the buckets of a balance history, and the sums of a trial balance
 // (each balance on its side; per asset the debits, the credits and each account type's total on its normal side).
 import type { Asset } from './money.js';
-import { accountTypes, normalBalanceOf, type AccountType } from './types.js';
-
-export const historyIntervals = ['hour', 'day', 'week', 'month'] as const;
-export type HistoryInterval = (typeof historyIntervals)[number];
+import { normalBalanceOf } from './types.js';
+import { type AccountType, type HistoryInterval, accountTypes } from './enums.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

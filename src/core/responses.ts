@@ -4,15 +4,10 @@
 import * as v from 'valibot';
 import { JsonNumber } from './json.js';
 import { chains, fiatCurrencies, rails, tokens } from './money.js';
-import { accountTypes, entryTypes } from './types.js';
 import { scopes } from './scopes.js';
-import { settlementStatuses, reconciliationOutcomes } from './settlement.js';
-import { agentStatuses } from './agent.js';
-import { policyRuleTypes } from './policy.js';
 import { eventTypes } from './webhook.js';
 import { errorCodes } from './errors.js';
-import { holdStatuses } from './hold.js';
-import { historyIntervals } from './report.js';
+import { accountTypes, agentStatuses, entryTypes, historyIntervals, holdStatuses, policyRuleTypes, reconciliationOutcomes, settlementStatuses } from './enums.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;

@@ -1,19 +1,14 @@
 // Request shapes, validated once at the edge. The same schemas are the TypeScript types and the OpenAPI document.
 import * as v from 'valibot';
 import { chains, fiatCurrencies, JsonNumber, rails, tokens } from './money.js';
-import { accountTypes, entryTypes } from './types.js';
 import { scopes } from './scopes.js';
 import * as limits from './limits.js';
 import { isUuid } from './ids.js';
 import { parseInstant } from './time.js';
-import { settlementStatuses } from './settlement.js';
 import { actorTypes } from './audit.js';
-import { policyRuleTypes } from './policy.js';
-import { agentStatuses } from './agent.js';
 import { eventTypes, type EventType } from './webhook.js';
-import { holdStatuses } from './hold.js';
 import { REVERSES_KEY } from './reversal.js';
-import { historyIntervals } from './report.js';
+import { accountTypes, agentStatuses, entryTypes, historyIntervals, holdStatuses, policyRuleTypes, settlementStatuses } from './enums.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -111,7 +106,6 @@ export const journalLine = v.strictObject({
   monetaryEntry: v.variant('type', [fiatEntry, onchainEntry], 'must have type FIAT or ONCHAIN'),
   description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
 });
-
 
 export const postTransactionBody = v.strictObject({
   lines: v.pipe(

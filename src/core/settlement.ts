@@ -1,14 +1,8 @@
 // Settlement expectations: their record, their API shape, and the one rule that decides whether an on-chain line settles one.
 // Matching is pure: the posting, batch reconciliation and the chain watchers all ask `matchLines`.
 import type { Chain, Token } from './money.js';
-import type { Out, settlement as settlementOut } from './responses.js';
-import type { Entry, EntryType, OnchainDetails } from './types.js';
-
-export const settlementStatuses = ['PENDING', 'SETTLED', 'UNMATCHED', 'CANCELLED'] as const;
-export type SettlementStatus = (typeof settlementStatuses)[number];
-
-export const reconciliationOutcomes = ['SETTLED', 'UNMATCHED', 'NOT_APPLICABLE', 'NOT_FOUND'] as const;
-export type ReconciliationOutcome = (typeof reconciliationOutcomes)[number];
+import type { Entry, OnchainDetails } from './types.js';
+import type { EntryType, ReconciliationOutcome, SettlementStatus } from './enums.js';
 
 /** Where a reconciliation outcome came from: a posting that matched, a batch request, or a chain watcher. */
 export type ReconciliationSource = 'POSTING' | 'BATCH' | 'CHAIN';
@@ -50,23 +44,6 @@ export const canonicalAddress = (chain: Chain, address: string): string =>
 
 /** A transaction hash in the form two spellings share: EVM hex is case-insensitive. */
 export const canonicalTxHash = (chain: Chain, hash: string): string => (chain === 'EVM' && /^0x[0-9a-fA-F]+$/.test(hash) ? hash.toLowerCase() : hash);
-
-export const settlementView = (s: Omit<Settlement, 'seq'>): Out<typeof settlementOut> => ({
-  settlementId: s.id,
-  accountId: s.accountId,
-  expectedToken: s.token,
-  expectedAmount: s.amountText,
-  expectedWalletAddress: s.walletAddress,
-  expectedChainId: s.chain,
-  expectedFromAddress: s.fromAddress,
-  status: s.status,
-  matchedTransactionId: s.matchedTransactionId,
-  txHash: s.txHash,
-  blockNumber: s.blockNumber,
-  confirmedAt: s.confirmedAt,
-  ...(s.status === 'PENDING' && s.expiresAt !== null ? { expiresAt: s.expiresAt } : {}),
-  createdAt: s.createdAt,
-});
 
 /** One on-chain line of a transaction (or one transfer a watcher saw), as matching needs it. */
 export interface OnchainLine {

@@ -1,6 +1,5 @@
 // Instants: stored and returned as UTC ISO 8601 with milliseconds, so text order is time order; taken only in the years
 // 0001 to 9999 (UTC), where that holds.
-import type { Clock } from './ports.js';
 import { INSTANT_MAX, INSTANT_MIN } from './limits.js';
 
 const isoInstant =
@@ -41,6 +40,11 @@ export function parseInstant(text: string, round: 'down' | 'up' = 'down'): numbe
 }
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
+
+/** The time now: the system's, or a test's. */
+export interface Clock {
+  now(): Date;
+}
 
 export const systemClock: Clock = { now: () => new Date() };
 

@@ -1,11 +1,8 @@
 // Domain records as core sees them: amounts are bigint minor units, times are ISO strings.
 import type { Asset, Chain, FiatCurrency, Rail, Token } from './money.js';
 import type { Scope } from './scopes.js';
+import type { AccountType, EntryType } from './enums.js';
 
-export const accountTypes = ['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE'] as const;
-export type AccountType = (typeof accountTypes)[number];
-export const entryTypes = ['DEBIT', 'CREDIT'] as const;
-export type EntryType = (typeof entryTypes)[number];
 export type NormalBalance = EntryType;
 
 export const normalBalanceOf = (type: AccountType): NormalBalance =>

@@ -3,8 +3,7 @@ import * as v from 'valibot';
 import { invalid, type ErrorDetail } from './errors.js';
 import { parseJsonObject, ShapeBreach, type BodyShape } from './json.js';
 import { findUnstorableText } from './text.js';
-
-const DETAILS_MAX = 20;
+import { ERROR_DETAILS_MAX } from './limits.js';
 
 function describe(issue: v.BaseIssue<unknown>): ErrorDetail {
   const path = v.getDotPath(issue) ?? '';
@@ -32,7 +31,7 @@ export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, 
 function validate<S extends v.GenericSchema>(schema: S, input: unknown, what: string, name = ''): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
-  throw refusal(what, result.issues.slice(0, DETAILS_MAX).map(describe), name);
+  throw refusal(what, result.issues.slice(0, ERROR_DETAILS_MAX).map(describe), name);
 }
 
 /**

@@ -5,6 +5,10 @@ import type { Account, ApiKey, Entry, LineInput, ReversalLinks } from './types.j
 import { normalBalanceOf } from './types.js';
 import type * as r from './responses.js';
 import type { Out } from './responses.js';
+import type { AgentTransaction } from './agent.js';
+import type { Hold } from './hold.js';
+import type { PolicyRule } from './policy.js';
+import type { Settlement } from './settlement.js';
 
 export const accountView = (a: Omit<Account, 'seq'>): Out<typeof r.account> => ({
   id: a.id,
@@ -98,4 +102,52 @@ export const requestedLineView = (l: LineInput) => ({
   entryType: l.entryType,
   monetaryEntry: monetaryView(l),
   ...(l.description !== null ? { description: l.description } : {}),
+});
+
+export const agentTransactionView = (a: Omit<AgentTransaction, 'seq'>): Out<typeof r.agentTransaction> => ({
+  id: a.id,
+  status: a.status,
+  sessionId: a.sessionId,
+  actorKeyId: a.actorKeyId,
+  lines: a.input.lines.map(requestedLineView),
+  metadata: a.input.metadata,
+  createdAt: a.createdAt,
+  decidedAt: a.decidedAt,
+  reversalTransactionId: a.reversalTransactionId,
+});
+
+/** The answer: the hold as created, and once captured what was captured and the transaction it posted. */
+export const holdView = (h: Omit<Hold, 'seq' | 'tenantId'>): Out<typeof r.hold> => ({
+  holdId: h.id,
+  status: h.status,
+  lines: h.input.lines.map(requestedLineView),
+  metadata: h.input.metadata,
+  expiresAt: h.expiresAt,
+  createdAt: h.createdAt,
+  ...(h.status === 'CAPTURED' ? { capturedAmount: jsonNumber(h.capturedAmount!), transactionId: h.transactionId! } : {}),
+});
+
+export const policyRuleView = (rule: PolicyRule): Out<typeof r.policyRule> => ({
+  id: rule.id,
+  type: rule.type,
+  agentKeyPrefix: rule.agentKeyPrefix,
+  params: rule.params,
+  createdAt: rule.createdAt,
+});
+
+export const settlementView = (s: Omit<Settlement, 'seq'>): Out<typeof r.settlement> => ({
+  settlementId: s.id,
+  accountId: s.accountId,
+  expectedToken: s.token,
+  expectedAmount: s.amountText,
+  expectedWalletAddress: s.walletAddress,
+  expectedChainId: s.chain,
+  expectedFromAddress: s.fromAddress,
+  status: s.status,
+  matchedTransactionId: s.matchedTransactionId,
+  txHash: s.txHash,
+  blockNumber: s.blockNumber,
+  confirmedAt: s.confirmedAt,
+  ...(s.status === 'PENDING' && s.expiresAt !== null ? { expiresAt: s.expiresAt } : {}),
+  createdAt: s.createdAt,
 });

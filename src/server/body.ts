@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { respond } from './respond.js';
 import { LedgerError } from '../core/errors.js';
-import { BODY_SIZE_MAX_BYTES, BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
+import { BODY_SIZE_MAX_BYTES, BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE, BODY_WATCH_MS_MAX, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 
 /** The one 413: declared too long before reading, or longer than declared-allowed while reading. */
 export const bodyTooLarge = () => new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${BODY_SIZE_MAX_BYTES} bytes.`);
@@ -93,11 +93,10 @@ interface WatchedRead {
  */
 const watchedReads = new Set<WatchedRead>();
 let watchdog: { timer: NodeJS.Timeout; everyMs: number } | undefined;
-const WATCH_MS_MAX = 1000;
 
 function watch(read: WatchedRead): void {
   watchedReads.add(read);
-  const everyMs = Math.max(1, Math.min(WATCH_MS_MAX, Math.floor(read.idleMs / 10)));
+  const everyMs = Math.max(1, Math.min(BODY_WATCH_MS_MAX, Math.floor(read.idleMs / 10)));
   if (watchdog && watchdog.everyMs <= everyMs) return;
   if (watchdog) clearInterval(watchdog.timer);
   watchdog = { timer: setInterval(checkReads, everyMs).unref(), everyMs };

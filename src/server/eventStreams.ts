@@ -7,28 +7,7 @@ import type { Ledger } from '../core/ledger.js';
 import { eventText, type OutboxEvent } from '../core/webhook.js';
 import type { Logger } from './errors.js';
 import { StreamSlots, type StreamCaps } from './streamSlots.js';
-
-/**
- * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
- * within that); once commits have come at every poll for four polls, every 100 ms, so that each stream sends more events in fewer writes (100
- * streams beside the posting load: 66% of posting alone with a write every 20 ms, 72% every 50 ms).
- */
-const POLL_IDLE_MS = 25;
-const POLL_BUSY_MS = 100;
-const BUSY_AFTER_POLLS = 4;
-/** Events read a batch at a time, by a tail or a stream catching up. */
-const READ_BATCH = 200;
-/** A tail keeps at most this many events, and at most this many bytes of their frames. */
-const TAIL_EVENTS_MAX = 2000;
-const TAIL_BYTES_MAX = 4 * 1024 * 1024;
-/** Streams woken in one turn of the event loop at most. */
-const WAKE_SLICE = 8;
-/** Frames sent in one write at most (a stream catching up from its tail). */
-const WRITE_BYTES_MAX = 256 * 1024;
-export const EVENT_STREAM_HEARTBEAT_MS = 15_000;
-export const EVENT_STREAM_STALL_MS = 30_000;
-/** What the client's EventSource waits before it reconnects (the `retry:` field, sent first). */
-const RECONNECT_MS = 1000;
+import { EVENT_STREAMS_WOKEN_PER_TURN_MAX, EVENT_STREAM_BUSY_AFTER_POLLS, EVENT_STREAM_HEARTBEAT_MS, EVENT_STREAM_POLL_BUSY_MS, EVENT_STREAM_POLL_IDLE_MS, EVENT_STREAM_READ_BATCH, EVENT_STREAM_RETRY_MS, EVENT_STREAM_STALL_MS, EVENT_STREAM_WRITE_BYTES_MAX, EVENT_TAIL_BYTES_MAX, EVENT_TAIL_EVENTS_MAX } from '../core/limits.js';
 
 /** An event as a stream sends it: `id`, `event` and `data` lines (the JSON has no line breaks; any would be split). */
 export const sseFrame = (event: OutboxEvent): string => {
@@ -74,7 +53,7 @@ class Tail {
     this.bytes += frame.length;
     this.lastSeq = event.seq;
     let drop = 0;
-    while (this.events.length - drop > TAIL_EVENTS_MAX || (this.bytes > TAIL_BYTES_MAX && this.events.length - drop > 1)) {
+    while (this.events.length - drop > EVENT_TAIL_EVENTS_MAX || (this.bytes > EVENT_TAIL_BYTES_MAX && this.events.length - drop > 1)) {
       this.bytes -= this.events[drop]!.frame.length;
       this.baseSeq = this.events[drop]!.seq;
       drop++;
@@ -89,8 +68,8 @@ class Tail {
   wake(): void {
     const waiting = [...this.waiters];
     const next = (from: number) => {
-      for (let i = from; i < Math.min(from + WAKE_SLICE, waiting.length); i++) waiting[i]!();
-      if (from + WAKE_SLICE < waiting.length) setImmediate(next, from + WAKE_SLICE);
+      for (let i = from; i < Math.min(from + EVENT_STREAMS_WOKEN_PER_TURN_MAX, waiting.length); i++) waiting[i]!();
+      if (from + EVENT_STREAMS_WOKEN_PER_TURN_MAX < waiting.length) setImmediate(next, from + EVENT_STREAMS_WOKEN_PER_TURN_MAX);
     };
     next(0);
   }
@@ -157,7 +136,7 @@ export class EventStreams {
       watched.blockedSince = 0;
     };
     try {
-      yield* send(`retry: ${RECONNECT_MS}\n\n`);
+      yield* send(`retry: ${EVENT_STREAM_RETRY_MS}\n\n`);
       while (!signal.aborted && !this.closed) {
         if (position < tail.baseSeq) {
           // Behind the tail: from the database, a batch at a time.
@@ -165,19 +144,19 @@ export class EventStreams {
           const known = tail.lastSeq;
           let text = '';
           let read = 0;
-          for await (const event of this.ledger.store.eventsPage(tenantId, position, READ_BATCH, types)) {
+          for await (const event of this.ledger.store.eventsPage(tenantId, position, EVENT_STREAM_READ_BATCH, types)) {
             text += sseFrame(event);
             position = event.seq;
             read++;
           }
           // A short batch read everything up to what the tail knew then, of the kinds asked for.
-          if (read < READ_BATCH) position = Math.max(position, known);
+          if (read < EVENT_STREAM_READ_BATCH) position = Math.max(position, known);
           if (text !== '') yield* send(text);
           continue;
         }
         const frames: Buffer[] = [];
         let bytes = 0;
-        for (let i = tail.indexAfter(position); i < tail.events.length && bytes < WRITE_BYTES_MAX; i++) {
+        for (let i = tail.indexAfter(position); i < tail.events.length && bytes < EVENT_STREAM_WRITE_BYTES_MAX; i++) {
           const event = tail.events[i]!;
           if (wanted(event.type)) {
             frames.push(event.frame);
@@ -267,23 +246,23 @@ export class EventStreams {
         return;
       }
       // Busy once commits came at every poll for a while: a lone commit is still read at the idle pace.
-      busy = this.version !== null && ++this.streak >= BUSY_AFTER_POLLS;
+      busy = this.version !== null && ++this.streak >= EVENT_STREAM_BUSY_AFTER_POLLS;
       for (const tail of [...this.tails.values()]) {
-        for (let batch = 0; batch < TAIL_EVENTS_MAX / READ_BATCH; batch++) {
+        for (let batch = 0; batch < EVENT_TAIL_EVENTS_MAX / EVENT_STREAM_READ_BATCH; batch++) {
           let read = 0;
-          for await (const event of this.ledger.store.eventsPage(tail.tenantId, tail.lastSeq, READ_BATCH, null)) {
+          for await (const event of this.ledger.store.eventsPage(tail.tenantId, tail.lastSeq, EVENT_STREAM_READ_BATCH, null)) {
             tail.append(event);
             read++;
           }
-          if (read < READ_BATCH) break;
+          if (read < EVENT_STREAM_READ_BATCH) break;
         }
         tail.wake();
       }
       this.version = version;
     } catch (error) {
-      this.log(`event streams: could not read new events (tried again in ${POLL_IDLE_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`event streams: could not read new events (tried again in ${EVENT_STREAM_POLL_IDLE_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      if (generation === this.generation && !this.closed) this.schedule(busy ? POLL_BUSY_MS : POLL_IDLE_MS, generation);
+      if (generation === this.generation && !this.closed) this.schedule(busy ? EVENT_STREAM_POLL_BUSY_MS : EVENT_STREAM_POLL_IDLE_MS, generation);
     }
   }
 

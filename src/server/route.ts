@@ -11,7 +11,7 @@ import type { Scope } from '../core/scopes.js';
 import { invalid, LedgerError, notFound } from '../core/errors.js';
 import { readBody } from './body.js';
 import type { Turns } from './turns.js';
-import { LARGE_BODY_BYTES } from '../core/limits.js';
+import { LARGE_BODY_BYTES, RESPONSE_STREAM_BUFFER_BYTES } from '../core/limits.js';
 import { isUuid } from '../core/ids.js';
 import { parseBodyText, parseWith } from '../core/validate.js';
 import { idempotencyKeySchema } from '../core/schemas.js';
@@ -198,15 +198,13 @@ export const nodeRequestOf = (event: H3Event): IncomingMessage => event.runtime!
 /** The response as Node sends it: its 'close' tells when the answer is over. */
 export const nodeResponseOf = (event: H3Event): ServerResponse => event.runtime!.node!.res as ServerResponse;
 
-const STREAM_BUFFER_BYTES = 256 * 1024;
-
 /** The answer to the reply; to a HEAD request, the same status and headers without the body (a stream is never started). */
 export function toResponse(reply: Reply, head = false): Response {
   if (reply.status === 204) return respond(null, 204);
   if (head && reply.stream) return respond(null, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
   if (reply.stream) {
     // A node stream is piped with backpressure: the next chunk is produced only when the socket has taken the last.
-    const body = Readable.from(reply.stream, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES });
+    const body = Readable.from(reply.stream, { objectMode: false, highWaterMark: RESPONSE_STREAM_BUFFER_BYTES });
     return respond(body as never, reply.status, { 'content-type': reply.contentType ?? JSON_TYPE });
   }
   // A handler that forgot an await would otherwise answer `{}`.

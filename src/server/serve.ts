@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
 import type { Ledger } from '../core/ledger.js';
 import { openLedger } from '../store/open.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock } from '../core/time.js';
 import { createApp } from './app.js';
 import { startWorkers, urlPolicyOf, type WorkerSettings } from '../workers/index.js';
 import type { Logger } from './errors.js';
@@ -27,8 +27,7 @@ import { InFlightRequests } from './inFlight.js';
 import { EventStreams } from './eventStreams.js';
 import { streamCapsFor } from './streamSlots.js';
 import { ConnectionGuard } from './connections.js';
-
-const DRAIN_SWEEP_MS = 20;
+import { DRAIN_SWEEP_MS } from '../core/limits.js';
 
 export interface ServeOptions extends WorkerSettings {
   /** The database: a SQLite file path, or a postgres:// URL (store/open.ts). */

@@ -1,6 +1,8 @@
 // The writer on this thread: commands run against one connection of the store, through group commit.
 import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
-import type { Clock, IdGenerator, ReadAhead, WriteContext, Writer } from '../core/ports.js';
+import type { ReadAhead, WriteContext, Writer } from '../core/ports.js';
+import type { Clock } from '../core/time.js';
+import type { IdGenerator } from '../core/ids.js';
 import { PEPPER_SECRET } from '../core/context.js';
 import { CommitClock, systemClock } from '../core/time.js';
 import { uuidV7 } from '../core/ids.js';

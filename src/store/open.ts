@@ -1,18 +1,12 @@
-// The one composition root: a `--db` value (a file path, or a postgres:// URL) becomes a store, its writer and the
-// Ledger over them. The CLI, the server, the workers and the bench all open a ledger here.
-import { Ledger } from '../core/ledger.js';
-import type { Clock, Leases, Store, Writer } from '../core/ports.js';
-import type { LedgerOptions } from '../core/context.js';
-import { systemClock } from '../core/time.js';
+// The one composition root: a `--db` value (a file path, or a postgres:// URL) names an engine, and its opener
+// (sqlite/open.ts, postgres/open.ts) makes the store, its writer and the Ledger over them. The CLI, the server, the
+// workers and the bench all open a ledger here.
 import { invalid } from '../core/errors.js';
-import { SqliteStore } from './sqlite/sqliteStore.js';
-import { LocalWriter } from './localWriter.js';
-import { ThreadWriter } from './threadWriter.js';
-import { Checkpointer } from './sqlite/checkpointer.js';
-import { takeServingLock } from './sqlite/servingLock.js';
-import { FileLeases } from './sqlite/fileLeases.js';
-import { looseModeWarning } from './sqlite/files.js';
+import type { LocalWriter } from './localWriter.js';
+import type { OpenLedger, OpenOptions } from './assemble.js';
 import { redactedUrl } from './postgres/url.js';
+
+export type { OpenLedger, OpenOptions } from './assemble.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -40,31 +34,10 @@ export function parseDbTarget(value: string): DbTarget {
 /** A `--db` value as messages and logs show it: a file's path, or a URL without its secrets (postgres/url.ts). */
 export const shownDb = (target: DbTarget): string => (target.engine === 'sqlite' ? target.path : redactedUrl(target.url));
 
-export interface OpenOptions {
-  /**
-   * `thread`: commits on a writer thread (the server), with a checkpoint thread beside it on SQLite. `local`: commits
-   * on this thread (the CLI, the workers run alone, tests that move the clock).
-   */
-  writer?: 'thread' | 'local';
-  /** PostgreSQL: the connections this process opens for reads (`--db-pool`); one more for a writer on this thread. */
-  poolSize?: number;
-  /** `ledger serve`: on SQLite, one per file (sqlite/servingLock.ts); on PostgreSQL, any number. */
-  serving?: boolean;
-  clock?: Clock;
-  ledger?: LedgerOptions;
-  /** Where a warning for the operator goes (a database file others may read), and the writer thread's failures. */
-  log?: (line: string) => void;
-}
-
-export interface OpenLedger {
-  ledger: Ledger;
-  store: Store;
-  writer: Writer;
-  /** Work one process at a time may do on this database (a tenant's webhook deliveries). */
-  leases: Leases;
-  /** One line for the start-up log: the engine, the database and the durability each connection runs with. */
-  storage: string;
-  /** Commits what is queued, then closes every connection; once. */
+/** A writer on this thread with a connection of its own, and how durable its commits are. */
+export interface OpenedWriter {
+  writer: LocalWriter;
+  durability: string;
   close(): Promise<void>;
 }
 
@@ -75,71 +48,17 @@ export async function openLedger(db: string, options: OpenOptions = {}): Promise
     const { openPostgresLedger } = await import('./postgres/open.js');
     return openPostgresLedger(target.url, options);
   }
+  const { openSqliteLedger } = await import('./sqlite/open.js');
   return openSqliteLedger(target.path, options);
 }
 
 /** A writer on this thread with a connection of its own, on the database a `--db` value names: the writer thread's. */
-export async function openLocalWriter(db: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
+export async function openLocalWriter(db: string): Promise<OpenedWriter> {
   const target = parseDbTarget(db);
   if (target.engine === 'postgres') {
     const { openPgWriter } = await import('./postgres/open.js');
     return openPgWriter(target.url);
   }
-  const store = await SqliteStore.open(target.path);
-  try {
-    return { writer: await LocalWriter.open(store), durability: store.durability(), close: () => store.close() };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-}
-
-async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {
-  const loose = looseModeWarning(path);
-  if (loose) options.log?.(loose);
-  const serving = options.serving ? takeServingLock(path) : undefined;
-  let store: SqliteStore;
-  try {
-    store = await SqliteStore.open(path);
-  } catch (error) {
-    serving?.release();
-    throw error;
-  }
-  let writer: LocalWriter | ThreadWriter | undefined;
-  let checkpointer: Checkpointer | undefined;
-  try {
-    if (options.writer === 'thread') {
-      writer = await ThreadWriter.start(path, options.log ?? (() => {}));
-      checkpointer = await Checkpointer.start(path);
-    } else {
-      writer = await LocalWriter.open(store, options.clock);
-    }
-    const connections =
-      writer instanceof ThreadWriter && checkpointer
-        ? `reader ${store.durability()}; writer ${writer.durability}; checkpointer ${checkpointer.durability}`
-        : `reader and writer ${store.durability()}`;
-    const ledger = await Ledger.open(store, writer, options.clock ?? systemClock, options.ledger);
-    return assemble(ledger, new FileLeases(path), `SQLite ${path}: ${connections}`, async () => {
-      await writer?.close();
-      await checkpointer?.close();
-      await store.close();
-      serving?.release();
-    });
-  } catch (error) {
-    await writer?.close();
-    await checkpointer?.close();
-    await store.close();
-    serving?.release();
-    throw error;
-  }
-}
-
-/** The opened ledger, closed at most once whoever asks (its leases first). */
-export function assemble(ledger: Ledger, leases: Leases, storage: string, closeAll: () => Promise<void>): OpenLedger {
-  let closing: Promise<void> | undefined;
-  const close = async () => {
-    await leases.close();
-    await closeAll();
-  };
-  return { ledger, store: ledger.store, writer: ledger.writer, leases, storage, close: () => (closing ??= close()) };
+  const { openSqliteWriter } = await import('./sqlite/open.js');
+  return openSqliteWriter(target.path);
 }

@@ -2,7 +2,7 @@
 // start, not by the periodic one (which the restarted server runs only hourly here, so it cannot be what sweeps).
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
-import type { Clock } from '../../src/core/ports.js';
+import type { Clock } from '../../src/core/time.js';
 import { client, makeAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/poll.js';
 

@@ -13,8 +13,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { ChainSettings } from '../../src/workers/index.js';
-import { BACKOFF_MAX_MS, nextScanDelayMs } from '../../src/workers/chains/poller.js';
-import { EVM_BLOCK_RANGE_MAX } from '../../src/workers/chains/evmWatcher.js';
+import { nextScanDelayMs } from '../../src/workers/chains/poller.js';
+import { CHAIN_BACKOFF_MAX_MS } from '../../src/core/limits.js';
+import { EVM_BLOCK_RANGE_MAX } from '../../src/core/limits.js';
 import { testDb, client, createTenant, makeAccount, type Client } from '../helpers/server.js';
 import { deployToken, startAnvil, type Anvil, type TestToken } from './anvil.js';
 import { storedCheckpoint, until } from './support.js';
@@ -24,7 +25,7 @@ describe('chain watcher back-off (nextScanDelayMs, shared by the EVM, TRON and S
     expect(nextScanDelayMs(0, 100)).toBe(100);
     expect(nextScanDelayMs(0, 1_000)).toBe(1_000);
     expect([1, 2, 3, 4].map((f) => nextScanDelayMs(f, 100))).toEqual([2_000, 4_000, 8_000, 16_000]);
-    expect(BACKOFF_MAX_MS).toBe(30_000);
+    expect(CHAIN_BACKOFF_MAX_MS).toBe(30_000);
     for (const failures of [5, 6, 10, 100, 1_100, 1e9]) expect(nextScanDelayMs(failures, 100), `${failures} failures`).toBe(30_000);
     // each further failure doubles the wait until the cap, and the poll interval plays no part while failing
     for (let f = 2; f <= 64; f++) {

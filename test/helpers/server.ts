@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cliActor } from '../../src/cli/common.js';
 import type { WebhookSettings } from '../../src/workers/index.js';
-import type { Clock } from '../../src/core/ports.js';
+import type { Clock } from '../../src/core/time.js';
 import { freshDatabaseUrl, TEST_ENGINE } from './postgres.js';
 
 const run = promisify(execFile);

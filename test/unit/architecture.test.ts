@@ -134,3 +134,27 @@ describe('architecture: every CSV is written by src/core/csv.ts', () => {
     expect(importers).toEqual([relative(process.cwd(), writer)]);
   });
 });
+
+describe('architecture: the small untanglings of issue 42 stay untangled', () => {
+  const read = (...path: string[]) => specifiers(readFileSync(join(process.cwd(), 'src', ...path), 'utf8'));
+
+  it("core/enums.ts imports nothing: the console's bundle and every floor take the API's closed lists from it", () => {
+    expect(read('core', 'enums.ts')).toEqual([]);
+  });
+
+  it('the domain rules (agent, hold, policy, settlement, the audit chain) import neither the answers nor the views: views.ts holds every view', () => {
+    for (const file of ['agent.ts', 'hold.ts', 'policy.ts', 'settlement.ts', 'auditChain.ts']) {
+      expect(read('core', file).filter((spec) => /\/(responses|views|audit)\.js$/.test(spec)), file).toEqual([]);
+    }
+  });
+
+  it("store/open.ts only dispatches: each engine's opener is loaded when its --db is named, and both assemble the ledger through store/assemble.ts", () => {
+    expect(read('store', 'open.ts').filter((spec) => /^\.\/(sqlite|postgres)\//.test(spec))).toEqual(['./postgres/url.js', './postgres/open.js', './sqlite/open.js', './postgres/open.js', './sqlite/open.js']);
+    for (const engine of ['sqlite', 'postgres']) expect(read('store', engine, 'open.ts')).toContain('../assemble.js');
+    expect(read('store', 'postgres', 'open.ts')).not.toContain('../open.js');
+  });
+
+  it('the console copies no list of the API: it has no enums of its own', () => {
+    expect(sourceFiles(join(process.cwd(), 'src', 'console')).map((file) => relative(process.cwd(), file))).not.toContain('src/console/enums.ts');
+  });
+});

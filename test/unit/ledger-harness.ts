@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { LocalWriter } from '../../src/store/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
-import type { Clock } from '../../src/core/ports.js';
+import type { Clock } from '../../src/core/time.js';
 import type { Actor } from '../../src/core/audit.js';
 import type { PostTransactionBody } from '../../src/core/schemas.js';
 import { JsonNumber } from '../../src/core/json.js';

@@ -3,7 +3,8 @@
 // attempt's own time-out, "10 s time-out", and "at most 64 KiB of the answer is read", as the constants the sender uses.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, retryWindowOver } from '../../src/core/webhook.js';
-import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES } from '../../src/workers/webhooks/delivery.js';
+import { WEBHOOK_RESPONSE_READ_BYTES_MAX } from '../../src/core/limits.js';
+import { WEBHOOK_DELIVERY_TIMEOUT_MS } from '../../src/core/limits.js';
 
 const S = 1_000;
 const MIN = 60 * S;
@@ -100,7 +101,7 @@ describe('webhook retry schedule (DEFAULT_RETRY_POLICY, retryDelayMs)', () => {
 
 describe('one attempt: the production constants', () => {
   it('the time-out of an attempt is 10 s and at most 64 KiB of an answer is read', () => {
-    expect(DELIVERY_TIMEOUT_MS).toBe(10_000);
-    expect(RESPONSE_READ_MAX_BYTES).toBe(64 * 1024);
+    expect(WEBHOOK_DELIVERY_TIMEOUT_MS).toBe(10_000);
+    expect(WEBHOOK_RESPONSE_READ_BYTES_MAX).toBe(64 * 1024);
   });
 });

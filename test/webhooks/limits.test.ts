@@ -19,7 +19,9 @@ import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { FileLeases } from '../../src/store/sqlite/fileLeases.js';
 import { WebhookSender } from '../../src/workers/webhooks/sender.js';
-import { DELIVERY_TIMEOUT_MS, RESPONSE_READ_MAX_BYTES, postOnce, type AttemptOutcome } from '../../src/workers/webhooks/delivery.js';
+import { postOnce, type AttemptOutcome } from '../../src/workers/webhooks/delivery.js';
+import { WEBHOOK_RESPONSE_READ_BYTES_MAX } from '../../src/core/limits.js';
+import { WEBHOOK_DELIVERY_TIMEOUT_MS } from '../../src/core/limits.js';
 import type { UrlPolicy } from '../../src/workers/webhooks/urlPolicy.js';
 import type { DeliveryState } from '../../src/core/webhook.js';
 
@@ -79,8 +81,8 @@ describe('at most 64 KiB of the answer is read (real server and sender, receiver
     expect(a.closed).toBe(true);
     expect(a.finished).toBe(false);
     // ... once it had read more than 64 KiB (it closes only then), and not much more: the chunks in flight
-    expect(a.written).toBeGreaterThan(RESPONSE_READ_MAX_BYTES);
-    expect(a.written).toBeLessThanOrEqual(RESPONSE_READ_MAX_BYTES + 4 * CHUNK);
+    expect(a.written).toBeGreaterThan(WEBHOOK_RESPONSE_READ_BYTES_MAX);
+    expect(a.written).toBeLessThanOrEqual(WEBHOOK_RESPONSE_READ_BYTES_MAX + 4 * CHUNK);
   };
 
   it('a 200 with an endless body: the sender stops reading past 64 KiB, closes the connection, and the event counts as DELIVERED (one attempt, no time-out)', async () => {
@@ -95,7 +97,7 @@ describe('at most 64 KiB of the answer is read (real server and sender, receiver
       return ds[0]?.status === 'DELIVERED' && ds;
     });
     // well within the 10 s time-out: the sender did not wait for the body to end
-    expect(Date.now() - started).toBeLessThan(DELIVERY_TIMEOUT_MS / 2);
+    expect(Date.now() - started).toBeLessThan(WEBHOOK_DELIVERY_TIMEOUT_MS / 2);
     expect(state).toMatchObject({ status: 'DELIVERED', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
     await until('the receiver to see its connection closed', () => answers[0]?.closed);
     expect(answers).toHaveLength(1);
@@ -152,7 +154,7 @@ describe('the time-out of an attempt', () => {
   });
 
   it('by default an attempt waits 10 s for an answer, and gives up at 10 s (a fake clock, so the test does not wait)', async () => {
-    expect(DELIVERY_TIMEOUT_MS).toBe(10_000);
+    expect(WEBHOOK_DELIVERY_TIMEOUT_MS).toBe(10_000);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       let outcome: AttemptOutcome | undefined;
@@ -161,7 +163,7 @@ describe('the time-out of an attempt', () => {
       const attempt = postOnce(new URL(`${r.url}/hang-default`), '{}', { 'content-type': 'application/json' }, { policy, ca: r.cert }).then((o) => (outcome = o));
       for (let i = 0; i < 400 && hung.length === from; i++) await realSleep(25);
       expect(hung.length, 'the request reached the receiver').toBe(from + 1);
-      await vi.advanceTimersByTimeAsync(DELIVERY_TIMEOUT_MS - 1);
+      await vi.advanceTimersByTimeAsync(WEBHOOK_DELIVERY_TIMEOUT_MS - 1);
       await realSleep(50);
       expect(outcome, 'still waiting at 9,999 ms').toBeUndefined();
       expect(hung[from]!.closedAt).toBeUndefined();

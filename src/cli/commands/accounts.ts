@@ -4,10 +4,9 @@ import { action, cliActor, collect, interactive, metadataOf, printJson, printTab
 import { accountLimitsBody, accountsQuery, balanceHistoryQuery, balanceQuery, createAccountBody, statementQuery, updateAccountBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
-import { accountTypes } from '../../core/types.js';
 import { accountView } from '../../core/views.js';
 import { invalid } from '../../core/errors.js';
-import { historyIntervals } from '../../core/report.js';
+import { accountTypes, historyIntervals } from '../../core/enums.js';
 
 interface CreateOptions {
   tenant: string;

@@ -3,9 +3,9 @@ import type { Command } from 'commander';
 import { action, cliActor, parseList, printJson, printTable, withLedger } from '../common.js';
 import { createPolicyRuleBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { policyRuleTypes } from '../../core/policy.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
 import type { Actor } from '../../core/audit.js';
+import { policyRuleTypes } from '../../core/enums.js';
 
 interface RuleOptions {
   tenant: string;

@@ -3,7 +3,8 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { withQuery, type Api } from '../api.js';
-import { ACCOUNT_TYPES, FIAT_CURRENCIES } from '../enums.js';
+import { accountTypes } from '../../core/enums.js';
+import { fiatCurrencies } from '../../core/assets.js';
 import { HistorySection } from './balanceHistory.js';
 import { href } from '../route.js';
 import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedList, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
@@ -60,8 +61,8 @@ function AccountList() {
           setMetadata(metadataForm);
         }}
       >
-        <Choice label="Type" value={type} options={ACCOUNT_TYPES} onChange={setType} />
-        <Choice label="Currency" value={currency} options={FIAT_CURRENCIES} onChange={setCurrency} />
+        <Choice label="Type" value={type} options={accountTypes} onChange={setType} />
+        <Choice label="Currency" value={currency} options={fiatCurrencies} onChange={setCurrency} />
         <MetadataFields pair={metadataForm} onChange={setMetadataForm} />
         <button type="submit">Filter</button>
       </form>

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { amountText, withQuery } from '../api.js';
 import { formatAmount } from '../amounts.js';
 import { BalanceChart } from '../chart.js';
-import { HISTORY_INTERVALS } from '../enums.js';
+import { historyIntervals } from '../../core/enums.js';
 import { Amount, Choice, ErrorNote, Loading, Table, Time, useLoad, useSigned } from '../ui.js';
 
 const DAY_MS = 86_400_000;
@@ -48,7 +48,7 @@ export function HistorySection({ accountId, name, currency }: { accountId: strin
           To
           <input type="date" required value={form.to} onInput={(e) => setForm({ ...form, to: e.currentTarget.value })} />
         </label>
-        <Choice label="Interval" value={form.interval} options={HISTORY_INTERVALS} onChange={(interval) => setForm({ ...form, interval })} all={false} />
+        <Choice label="Interval" value={form.interval} options={historyIntervals} onChange={(interval) => setForm({ ...form, interval })} all={false} />
         <button type="submit">Show</button>
       </form>
       <ErrorNote error={history.error} />

@@ -2,7 +2,7 @@
 // may write. Each action is sent with an Idempotency-Key made for it and kept across a retry.
 import { useRef, useState } from 'preact/hooks';
 import { amountText, can, newIdempotencyKey, withQuery } from '../api.js';
-import { HOLD_STATUSES } from '../enums.js';
+import { holdStatuses } from '../../core/enums.js';
 import { Amount, DetailPage, ErrorNote, IdLink, ListPage, MissingScope, PagedList, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, type MonetaryValue } from './lines.js';
 import { MetadataList } from './metadata.js';
@@ -40,7 +40,7 @@ function HoldList() {
   const paged = usePaged<Hold>((cursor, signal) => api.json(withQuery('/api/v1/holds', { status, cursor }), { signal }), [status]);
   return (
     <>
-      <StatusFilter statuses={HOLD_STATUSES} value={status} onChange={setStatus} label="Filter holds" />
+      <StatusFilter statuses={holdStatuses} value={status} onChange={setStatus} label="Filter holds" />
       <PagedList
         paged={paged}
         noun="holds"

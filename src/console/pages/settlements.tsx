@@ -1,7 +1,7 @@
 // Settlements: the expected on-chain payments, by status, with what matched them.
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
-import { SETTLEMENT_STATUSES } from '../enums.js';
+import { settlementStatuses } from '../../core/enums.js';
 import { Amount, IdLink, ListPage, PagedList, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
 
 interface Settlement {
@@ -29,7 +29,7 @@ function SettlementList() {
   const paged = usePaged<Settlement>((cursor, signal) => api.json(withQuery('/api/v1/settlements', { status, cursor }), { signal }), [status]);
   return (
     <>
-      <StatusFilter statuses={SETTLEMENT_STATUSES} value={status} onChange={setStatus} label="Filter settlements" />
+      <StatusFilter statuses={settlementStatuses} value={status} onChange={setStatus} label="Filter settlements" />
       <PagedList
         paged={paged}
         noun="settlements"

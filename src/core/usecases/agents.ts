@@ -11,7 +11,7 @@ import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } fr
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
-import { agentTransactionView, type AgentStatus, type AgentTransaction } from '../agent.js';
+import type { AgentTransaction } from '../agent.js';
 import { reverseOf } from '../reversal.js';
 import { alreadyReversed, linkReversal } from './reversals.js';
 import { RawJson } from '../json.js';
@@ -21,6 +21,8 @@ import type { Asset } from '../money.js';
 import type { Scope } from '../scopes.js';
 import { checkAccounts, fingerprint, renderAhead, renderPosting, writePosting, type RenderedPosting } from './transactions.js';
 import { uuidV7 } from '../ids.js';
+import type { AgentStatus } from '../enums.js';
+import { agentTransactionView } from '../views.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
 

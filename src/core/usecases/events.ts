@@ -7,6 +7,7 @@ import { RawJson } from '../json.js';
 import { cursorSeq, pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { eventText, type EventType, type OutboxEvent } from '../webhook.js';
+import { EVENT_ID_CLOCK_SLACK_MS } from '../limits.js';
 
 export interface EventsQuery {
   /** Start after this event (by id). */
@@ -28,8 +29,6 @@ function idTimeMs(id: string): number | null {
   const hex = id.replace(/-/g, '');
   return hex[12] === '7' ? Number.parseInt(hex.slice(0, 12), 16) : null;
 }
-/** Ids are made a moment before their event's time: an id this much past the last pruned event may still be one. */
-const ID_CLOCK_SLACK_MS = 1000;
 
 /**
  * Where a reader starts: after an event of the tenant's (400 for an id that is none of its events, 410 for one that
@@ -42,7 +41,7 @@ export async function eventPosition(deps: Deps, tenantId: string, after: string 
   const seq = await deps.store.eventSeq(tenantId, id);
   if (seq !== undefined) return seq;
   const idTime = idTimeMs(id);
-  if (pruned && idTime !== null && idTime <= Date.parse(pruned.at) + ID_CLOCK_SLACK_MS) throw eventPruned(`Event ${id}`);
+  if (pruned && idTime !== null && idTime <= Date.parse(pruned.at) + EVENT_ID_CLOCK_SLACK_MS) throw eventPruned(`Event ${id}`);
   throw invalid(`${field}: ${id} is not an event of this tenant.`, [{ path: field, message: 'is not an event of this tenant' }]);
 }
 

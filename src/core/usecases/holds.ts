@@ -7,7 +7,7 @@ import { invalid, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor, type AuditAction } from '../audit.js';
 import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js';
 import { InFlightKeys, once, requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
-import { holdView, type Hold, type HoldStatus } from '../hold.js';
+import type { Hold } from '../hold.js';
 import { amountValue, formatMinor, parseAmount, type Asset } from '../money.js';
 import type { Account, TransactionInput } from '../types.js';
 import { toJsonText } from '../json.js';
@@ -20,6 +20,8 @@ import { judgeAgent, policyViolation, refuseAgent } from './agents.js';
 import type { CaptureHoldBody, CreateHoldBody } from '../schemas.js';
 import { HOLD_EXPIRY_DEFAULT_MS, HOLD_EXPIRY_MAX_MS, HOLD_SWEEP_ROWS_MAX } from '../limits.js';
 import { releaseRows } from '../writeRows.js';
+import type { HoldStatus } from '../enums.js';
+import { holdView } from '../views.js';
 
 export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';
 const captureEndpoint = (holdId: string) => `POST /api/v1/holds/${holdId}/capture`;

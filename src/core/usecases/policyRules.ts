@@ -4,7 +4,8 @@ import type { WriteContext } from '../ports.js';
 import { invalid, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import type { CreatePolicyRuleBody } from '../schemas.js';
-import { paramsOfType, policyRuleView, type PolicyParams, type PolicyRule } from '../policy.js';
+import { paramsOfType, type PolicyParams, type PolicyRule } from '../policy.js';
+import { policyRuleView } from '../views.js';
 
 const PARAM_FIELDS = ['amount', 'debitAccountId', 'creditAccountId', 'tokens', 'chains'] as const;
 

@@ -7,9 +7,10 @@ import { appendAudit, type Actor } from '../audit.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { RECONCILIATION_CANDIDATE_LINES_PER_WRITE } from '../limits.js';
-import { onchainLinesOf, type Match, type ReconciliationOutcome, type ReconciliationResult, type Settlement } from '../settlement.js';
+import { onchainLinesOf, type Match, type ReconciliationResult, type Settlement } from '../settlement.js';
 import { findCandidates, settleCandidates, type Candidates } from './settlements.js';
 import { nextTurn } from '../nextTurn.js';
+import type { ReconciliationOutcome } from '../enums.js';
 
 /** What was read of one transaction before the write: whether it exists, and what its lines could settle. */
 interface Plan {

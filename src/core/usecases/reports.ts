@@ -6,16 +6,17 @@ import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import type { ReportInstant } from '../ports.js';
 import { invalid } from '../errors.js';
-import { accountTypes, normalBalanceOf, type AccountType } from '../types.js';
+import { normalBalanceOf } from '../types.js';
 import type { Asset } from '../money.js';
 import { amountView } from '../views.js';
 import { CursorScope } from '../cursor.js';
 import { toIso } from '../time.js';
 import { BALANCE_HISTORY_POINTS_MAX, PAGE_SIZE_DEFAULT, REPORT_READ_PART_ROWS, SCAN_ROWS_MAX } from '../limits.js';
-import { bucketEnds, sides, TrialBalanceSums, type HistoryInterval } from '../report.js';
+import { bucketEnds, sides, TrialBalanceSums } from '../report.js';
 import { requireAccount } from './accounts.js';
 import { balanceFigures, balancesAsOf, onChainFigures } from './balances.js';
 import { nextTurn } from '../nextTurn.js';
+import { type AccountType, type HistoryInterval, accountTypes } from '../enums.js';
 
 /** Where a trial balance's next page starts: its instant and bounds, then the type, account and asset it ended at. */
 type Position = [asOf: string, transactionSeq: number, auditSeq: number, typeIndex: number, accountId: string, asset: string];

@@ -11,16 +11,8 @@ import { toIso } from '../time.js';
 import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { SETTLEMENT_CANDIDATES_MAX, SETTLEMENT_DUE_REREAD_MS } from '../limits.js';
-import {
-  canonicalAddress,
-  canonicalTxHash,
-  matchLines,
-  settlementView,
-  type Match,
-  type OnchainLine,
-  type ReconciliationSource,
-  type Settlement,
-} from '../settlement.js';
+import { canonicalAddress, canonicalTxHash, matchLines, type Match, type OnchainLine, type ReconciliationSource, type Settlement } from '../settlement.js';
+import { settlementView } from '../views.js';
 
 export const REGISTER_SETTLEMENT_ENDPOINT = 'POST /api/v1/settlements';
 

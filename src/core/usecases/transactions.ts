@@ -6,7 +6,8 @@ import { assertBalanced, signedAmount, toTransactionInput } from '../posting.js'
 import type { PostBatchBody, PostTransactionBody } from '../schemas.js';
 import { batchItems, batchPath, type BatchResult } from './batches.js';
 import { NO_PENDING, type Account, type BalanceState, type Entry, type TransactionInput } from '../types.js';
-import type { IdGenerator, WriteContext, WriteTx } from '../ports.js';
+import type { WriteContext, WriteTx } from '../ports.js';
+import type { IdGenerator } from '../ids.js';
 import { InFlightKeys, once, requestHash, sortedEntries, storedReplay, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { entryText, entryViewHead, linkedTransactionText, lineText, transactionText } from '../views.js';

@@ -7,14 +7,11 @@ import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
 import { refusedByDatabase, type RefusalKind } from '../refusals.js';
-import { DB_POOL_DEFAULT } from '../../core/limits.js';
+import { DB_POOL_DEFAULT, STORAGE_WAIT_MS } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
 import type { WriterConnection } from './writerConnection.js';
 import { redactedUrl } from './url.js';
-
-/** How long a request waits for a free connection (or for a new one to open) before it answers 503. */
-export const ACQUIRE_TIMEOUT_MS = 5_000;
 
 /** int8 as bigint, as better-sqlite3's safeIntegers gives them; NUMERIC stays text of digits (exact). */
 const INT8_OID = 20;
@@ -54,7 +51,7 @@ export function asPgStoreError(error: unknown): unknown {
     return new LedgerError('UNAVAILABLE', 'The database could not be written (PostgreSQL unavailable); nothing was written. Retry shortly.');
   }
   if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
-    return new LedgerError('UNAVAILABLE', `The database is busy: no connection was free within ${ACQUIRE_TIMEOUT_MS / 1000} s. Retry shortly.`);
+    return new LedgerError('UNAVAILABLE', `The database is busy: no connection was free within ${STORAGE_WAIT_MS / 1000} s. Retry shortly.`);
   }
   // pg's own words for a connection lost under a query, or for a client used after it lost its connection (seen
   // when PostgreSQL restarts under load).
@@ -87,8 +84,6 @@ export function writeLockStatements(scope: readonly string[] | 'all'): string[] 
   return [`SELECT pg_advisory_xact_lock_shared(${WRITER_LOCK_KEY})`, ...keys.map((key) => `SELECT pg_advisory_xact_lock(${TENANT_LOCK_CLASS}, ${key})`)];
 }
 
-/** How long the writer waits for the writer lock (another process writing) before it answers 503, as SQLite's busy timeout. */
-export const WRITER_LOCK_TIMEOUT_MS = 5000;
 const LOCK_NOT_AVAILABLE = '55P03';
 
 /** The channel every write group notifies at its commit (NOTIFY is delivered only if the transaction commits). */
@@ -127,7 +122,7 @@ export function pgTxControl(buffer: WriteBuffer, connection?: WriterConnection):
 const CONFLICT_CODES = ['40001', '40P01'];
 
 /** A connection of its own, outside the pool, for what holds a session (LISTEN, the leases' session locks). */
-export const sessionClient = (url: string): pg.Client => new pg.Client({ connectionString: url, connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS, types });
+export const sessionClient = (url: string): pg.Client => new pg.Client({ connectionString: url, connectionTimeoutMillis: STORAGE_WAIT_MS, types });
 
 export interface PgDatabase {
   pool: pg.Pool;
@@ -159,7 +154,7 @@ export async function checkDurability(pool: pg.Pool): Promise<string> {
  * together). With `migrate: false` (reading the schema's status) it only connects.
  */
 export async function openPgDatabase(url: string, options: { migrate?: boolean; poolSize?: number } = {}): Promise<PgDatabase> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DB_POOL_DEFAULT, connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS, types });
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DB_POOL_DEFAULT, connectionTimeoutMillis: STORAGE_WAIT_MS, types });
   // An idle connection the server dropped is replaced on next use; it must not crash the process.
   pool.on('error', () => {});
   try {

@@ -4,12 +4,12 @@
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { Ledger } from '../../core/ledger.js';
-import type { Clock } from '../../core/ports.js';
+import type { Clock } from '../../core/time.js';
 import { systemClock } from '../../core/time.js';
 import type { Database } from '../schema.js';
 import { LocalWriter } from '../localWriter.js';
 import { ThreadWriter } from '../threadWriter.js';
-import { assemble, type OpenLedger, type OpenOptions } from '../open.js';
+import { assemble, type OpenLedger, type OpenOptions } from '../assemble.js';
 import { openPgDatabase, pgTxControl, sessionClient } from './connect.js';
 import { redactedUrl } from './url.js';
 import { WriterConnection } from './writerConnection.js';

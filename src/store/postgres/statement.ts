@@ -9,13 +9,10 @@ import { compileSlots, namesTenant, type Args, type PrepareOptions, type Prepare
 import { NO_TENANT_KEY, TENANT_ARG, TENANT_COLUMN, TENANT_KEY_SQL, type TenantKeys } from '../sql/tenantKeys.js';
 import { insertShape, type InsertShape, type WriteBuffer } from './writeBuffer.js';
 import { asPgStoreError } from './connect.js';
+import { PG_CURSOR_FIRST_ROWS, PG_CURSOR_ROWS_MAX } from '../../core/limits.js';
 
 /** Where a statement runs: the pool (reads) or the connection of the open write transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
-
-/** A list is read a few rows at a time, more each time: a page of heavy rows stops after a handful, a page of small ones takes a few round trips. */
-const CURSOR_FIRST_ROWS = 4;
-const CURSOR_MAX_ROWS = 128;
 
 /** Runs a statement on the connection of the moment, after what the writer's buffer holds (writeBuffer.ts). */
 type Send = (text: string, values: unknown[], name?: string) => Promise<pg.QueryResult>;
@@ -124,7 +121,7 @@ class PgStatement<Row> implements Statement<Row> {
     const client = pooled ? await on.connect().catch((error: unknown) => Promise.reject(asPgStoreError(error))) : on;
     const cursor = client.query(new Cursor<Row>(this.text, this.bind(args)));
     try {
-      for (let size = CURSOR_FIRST_ROWS; ; size = Math.min(size * 2, CURSOR_MAX_ROWS)) {
+      for (let size = PG_CURSOR_FIRST_ROWS; ; size = Math.min(size * 2, PG_CURSOR_ROWS_MAX)) {
         const rows = await cursor.read(size);
         if (rows.length > 0 && TENANT_COLUMN in (rows[0] as object)) await this.withPublicTenants(rows as Array<Record<string, unknown>>);
         for (const row of rows) yield this.pluck ? (Object.values(row as object)[0] as Row) : row;

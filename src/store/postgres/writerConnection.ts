@@ -3,7 +3,7 @@
 // answers 503, and writes resume by themselves when it is back.
 import type pg from 'pg';
 import { LedgerError } from '../../core/errors.js';
-import { WRITER_LOCK_TIMEOUT_MS } from './connect.js';
+import { STORAGE_WAIT_MS } from '../../core/limits.js';
 
 export class WriterConnection {
   private client: pg.PoolClient | undefined;
@@ -28,7 +28,7 @@ export class WriterConnection {
     client.on('error', lost);
     client.on('end', lost);
     try {
-      await client.query(`SET lock_timeout = ${WRITER_LOCK_TIMEOUT_MS}`);
+      await client.query(`SET lock_timeout = ${STORAGE_WAIT_MS}`);
     } catch (error) {
       client.release(true);
       throw error;

@@ -1,6 +1,6 @@
 // Rows as the tables hold them to the values core works with: one mapping per table, for every engine.
 // Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
-import type { Hold, HoldStatus } from '../../core/hold.js';
+import type { Hold } from '../../core/hold.js';
 import type { Selectable } from 'kysely';
 import type { Account, ApiKey, Entry, FiatDetails, LinkedTransaction, StatementEntry, StoredEntry } from '../../core/types.js';
 import type { StoredAuditRecord } from '../../core/ports.js';
@@ -8,12 +8,13 @@ import type { Settlement } from '../../core/settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
 import type { PolicyRule } from '../../core/policy.js';
 import { linkedTransactionText } from '../../core/views.js';
-import { inputFromJson, type AgentStatus, type AgentTransaction } from '../../core/agent.js';
+import { inputFromJson, type AgentTransaction } from '../../core/agent.js';
 import type { Asset } from '../../core/money.js';
 import type { Scope } from '../../core/scopes.js';
 import type { ActorType } from '../../core/audit.js';
 import type { Database } from '../schema.js';
 import { EVENT_TYPES } from './storedNames.js';
+import type { AgentStatus, HoldStatus } from '../../core/enums.js';
 
 type Row<T> = Selectable<T>;
 

@@ -7,10 +7,9 @@ import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createPrivateFile, openSqlite } from './files.js';
 import { invalid } from '../../core/errors.js';
+import { STORAGE_WAIT_MS } from '../../core/limits.js';
 import { checkLedger, type CheckReport } from '../check.js';
 
-/** How long the snapshot waits for a lock another process holds (a checkpoint), as every connection does. */
-const BACKUP_BUSY_TIMEOUT_MS = 5000;
 
 export interface BackupReport {
   file: string;
@@ -40,7 +39,7 @@ export async function backupSqlite(source: string, file: string): Promise<Backup
   try {
     const db = openSqlite(from, { fileMustExist: true, readonly: true });
     try {
-      db.pragma(`busy_timeout = ${BACKUP_BUSY_TIMEOUT_MS}`);
+      db.pragma(`busy_timeout = ${STORAGE_WAIT_MS}`);
       db.prepare('VACUUM INTO ?').run(to);
     } finally {
       db.close();

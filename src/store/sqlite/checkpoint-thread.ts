@@ -4,12 +4,9 @@ import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive, durabilityOf, openConnection, walFileOf } from './connection.js';
 import { nameThisThread } from '../threads.js';
+import { SQLITE_CHECKPOINT_CHECK_MS, SQLITE_WAL_CHECKPOINT_BYTES } from '../../core/limits.js';
 
 nameThisThread('ledger-ckpt');
-
-const CHECK_INTERVAL_MS = 100;
-/** Below this the WAL is left alone: a checkpoint's own fsync would cost light traffic more than it saves. */
-const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 const port = parentPort!;
 const dbPath = (workerData as { dbPath: string }).dbPath;
@@ -25,13 +22,13 @@ const walBytes = (): number => {
 };
 
 const timer = setInterval(() => {
-  if (walBytes() < WAL_CHECKPOINT_BYTES) return;
+  if (walBytes() < SQLITE_WAL_CHECKPOINT_BYTES) return;
   try {
     checkpointPassive(db);
   } catch {
     // Busy or interrupted: the next tick tries again, and commits fall back to checkpointing themselves.
   }
-}, CHECK_INTERVAL_MS);
+}, SQLITE_CHECKPOINT_CHECK_MS);
 
 port.on('message', () => {
   clearInterval(timer);

@@ -8,13 +8,11 @@ import type { Database } from '../schema.js';
 import { migrationProvider } from '../migrations/index.js';
 import { refusedByDatabase, type RefusalKind } from '../refusals.js';
 import { LedgerError } from '../../core/errors.js';
+import { SQLITE_AUTOCHECKPOINT_FALLBACK_PAGES, SQLITE_WAL_SIZE_LIMIT_BYTES, STORAGE_WAIT_MS } from '../../core/limits.js';
 import type { TxControl } from '../groupCommit.js';
 
 export type SqliteDb = SqliteDatabase;
 
-const BUSY_TIMEOUT_MS = 5000;
-const AUTOCHECKPOINT_FALLBACK_PAGES = 20_000;
-const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 const PAGE_SIZE_BYTES = 8192;
 
 function pragma(db: SqliteDb, statement: string): unknown {
@@ -23,7 +21,7 @@ function pragma(db: SqliteDb, statement: string): unknown {
 
 /** WAL with synchronous=FULL on every connection: the bundled SQLite drops to NORMAL on reopen unless told again. */
 function applyDurability(db: SqliteDb): void {
-  pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  pragma(db, `busy_timeout = ${STORAGE_WAIT_MS}`);
   // Taken by a new file only (before its first page is written; WAL keeps a file's page size for good). A posting's
   // rows are large (a transaction's document, its entries' views): in 8 KiB pages fewer bytes are left over at each
   // page's end, and a batch of postings writes fewer pages (docs/benchmarks.md, "Bytes per posting").
@@ -33,8 +31,8 @@ function applyDurability(db: SqliteDb): void {
   pragma(db, 'foreign_keys = ON');
   // The server's checkpoint thread copies the WAL into the database as it goes; a committing connection
   // checkpoints by itself (and stalls its commit) only if that thread falls this far behind.
-  pragma(db, `wal_autocheckpoint = ${AUTOCHECKPOINT_FALLBACK_PAGES}`);
-  pragma(db, `journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  pragma(db, `wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_FALLBACK_PAGES}`);
+  pragma(db, `journal_size_limit = ${SQLITE_WAL_SIZE_LIMIT_BYTES}`);
   pragma(db, 'cache_size = -16384');
   const synchronous = Number(pragma(db, 'synchronous'));
   const foreignKeys = Number(pragma(db, 'foreign_keys'));

@@ -8,6 +8,7 @@ import type { ObservedTransfer } from '../../core/chainWatch.js';
 import type { EvmToken } from '../../core/tokenRegistry.js';
 import { chainAmountToMinor } from '../../core/tokenRegistry.js';
 import type { Token } from '../../core/money.js';
+import { EVM_BLOCK_RANGE_MAX, EVM_WALLETS_PER_QUERY_MAX } from '../../core/limits.js';
 
 // viem loads only when an EVM endpoint is configured, so CLI commands that never watch do not pay for it.
 const viem = () => import('viem');
@@ -23,10 +24,6 @@ const transferEvent = {
   ],
 } as const;
 const decimalsAbi = [{ type: 'function', name: 'decimals', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint8' }] }] as const;
-
-/** Blocks per getLogs call, and wallets per topic filter: bounded, as providers refuse large ones. */
-export const EVM_BLOCK_RANGE_MAX = 2_000;
-const WALLETS_PER_QUERY = 500;
 
 export interface EvmWatcherOptions {
   rpcUrl: string;
@@ -112,8 +109,8 @@ export class EvmWatcher extends ChainPoller {
     const found: ObservedTransfer[] = [];
     const addresses = [...this.tokenByAddress.values()].map((t) => this.v.getAddress(t.address));
     if (addresses.length === 0) return found;
-    for (let i = 0; i < wallets.length; i += WALLETS_PER_QUERY) {
-      const to = wallets.slice(i, i + WALLETS_PER_QUERY).map((w) => this.v.getAddress(w));
+    for (let i = 0; i < wallets.length; i += EVM_WALLETS_PER_QUERY_MAX) {
+      const to = wallets.slice(i, i + EVM_WALLETS_PER_QUERY_MAX).map((w) => this.v.getAddress(w));
       const logs = await this.client.getLogs({ address: addresses, event: transferEvent, args: { to }, fromBlock, toBlock });
       for (const log of logs) {
         const token = this.tokenByAddress.get(log.address.toLowerCase());

@@ -3,13 +3,11 @@
 // chain (its lease); the others stand by and take over, on their next poll, from a watcher that died.
 import type { Logger } from '../../core/ports.js';
 import type { Leases } from '../../core/ports.js';
-
-const POLL_MS = 1_000;
-export const BACKOFF_MAX_MS = 30_000;
+import { CHAIN_BACKOFF_MAX_MS, CHAIN_POLL_MS } from '../../core/limits.js';
 
 /** The wait before the next scan: the poll interval after a success, else 2 s doubling per failure in a row, at most 30 s. */
 export const nextScanDelayMs = (failures: number, pollMs: number): number =>
-  failures === 0 ? pollMs : Math.min(BACKOFF_MAX_MS, 1000 * 2 ** failures);
+  failures === 0 ? pollMs : Math.min(CHAIN_BACKOFF_MAX_MS, 1000 * 2 ** failures);
 
 export abstract class ChainPoller {
   protected stopped = false;
@@ -22,7 +20,7 @@ export abstract class ChainPoller {
   protected constructor(
     private readonly name: string,
     protected readonly log: Logger,
-    private readonly pollMs: number = POLL_MS,
+    private readonly pollMs: number = CHAIN_POLL_MS,
   ) {}
 
   /** Reads from the checkpoint as far as is final, recording as it goes. */

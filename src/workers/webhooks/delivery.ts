@@ -2,10 +2,7 @@
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { addressesToConnect, type UrlPolicy } from './urlPolicy.js';
-
-export const DELIVERY_TIMEOUT_MS = 10_000;
-/** Of a receiver's answer at most this much is read; the rest is dropped. */
-export const RESPONSE_READ_MAX_BYTES = 64 * 1024;
+import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RESPONSE_READ_BYTES_MAX } from '../../core/limits.js';
 
 export interface DeliveryOptions {
   policy: UrlPolicy;
@@ -36,7 +33,7 @@ export async function postOnce(
     return { ok: false, statusCode: null, error: error instanceof Error ? error.message : String(error) };
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS;
   return new Promise<AttemptOutcome>((resolve) => {
     let settled = false;
     const finish = (outcome: AttemptOutcome) => {
@@ -68,7 +65,7 @@ export async function postOnce(
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > RESPONSE_READ_MAX_BYTES) res.destroy();
+          if (read > WEBHOOK_RESPONSE_READ_BYTES_MAX) res.destroy();
         });
         const done = () =>
           finish(statusCode >= 200 && statusCode < 300 ? { ok: true, statusCode } : { ok: false, statusCode, error: `answered ${statusCode}` });

@@ -7,13 +7,8 @@ import { nextDelivery, type NextDelivery } from '../../core/usecases/webhooks.js
 import { calledUrl, DEFAULT_RETRY_POLICY, eventBody, retryDelayMs, retryWindowOver, signature, type DeliveryState, type OutboxEvent, type RetryPolicy, type Webhook } from '../../core/webhook.js';
 import { postOnce, type AttemptOutcome, type DeliveryOptions } from './delivery.js';
 import { VERSION } from '../../version.js';
+import { WEBHOOK_ERROR_TEXT_MAX, WEBHOOK_IN_FLIGHT_MAX, WEBHOOK_POLL_MS, WEBHOOK_TENANT_RESCAN_MS } from '../../core/limits.js';
 
-const POLL_INTERVAL_MS = 100;
-/** Tenants are read again at least this often even when nothing seems to have changed. */
-const RESCAN_MS = 5_000;
-/** Deliveries in flight at once, across tenants. */
-const IN_FLIGHT_MAX = 32;
-const ERROR_TEXT_MAX = 500;
 const FAILED = Symbol('read failed');
 
 export interface SenderOptions extends DeliveryOptions {
@@ -52,7 +47,7 @@ export class WebhookSender {
     private readonly options: SenderOptions,
   ) {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
-    this.timer = setInterval(() => this.tick(), options.pollIntervalMs ?? POLL_INTERVAL_MS);
+    this.timer = setInterval(() => this.tick(), options.pollIntervalMs ?? WEBHOOK_POLL_MS);
     this.timer.unref();
     this.tick();
   }
@@ -77,7 +72,7 @@ export class WebhookSender {
     let webhooks: Webhook[];
     try {
       version = await this.ledger.store.changeVersion();
-      if (!force && version === this.passVersion && now < this.passDueAt && now - this.passAt < RESCAN_MS) return;
+      if (!force && version === this.passVersion && now < this.passDueAt && now - this.passAt < WEBHOOK_TENANT_RESCAN_MS) return;
       webhooks = await this.ledger.store.webhooks();
     } catch (error) {
       this.log(`webhook sender: could not read webhooks (retried next tick): ${String(error)}`);
@@ -88,7 +83,7 @@ export class WebhookSender {
     const at = new Date(now).toISOString();
     for (const listed of webhooks) {
       if (this.stopped) return;
-      if (this.inFlight.size >= IN_FLIGHT_MAX) {
+      if (this.inFlight.size >= WEBHOOK_IN_FLIGHT_MAX) {
         whole = false;
         break;
       }
@@ -205,7 +200,7 @@ export class WebhookSender {
       status: outcome.ok ? 'DELIVERED' : dead ? 'DEAD' : redelivery ? 'QUEUED' : 'PENDING',
       attempts: attempt,
       lastStatusCode: outcome.statusCode,
-      lastError: outcome.ok ? null : outcome.error.slice(0, ERROR_TEXT_MAX),
+      lastError: outcome.ok ? null : outcome.error.slice(0, WEBHOOK_ERROR_TEXT_MAX),
       firstAttemptAt,
       nextAttemptAt: outcome.ok || dead ? null : new Date(at.getTime() + retryDelayMs(this.retry, attempt)).toISOString(),
       updatedAt: at.toISOString(),

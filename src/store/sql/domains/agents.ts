@@ -1,9 +1,10 @@
 // The SQL store's policy rules and agent transactions.
 import type { Rows, StoredAuditRecord } from '../../../core/ports.js';
 import type { PolicyRule } from '../../../core/policy.js';
-import { inputToJson, type AgentStatus, type AgentTransaction } from '../../../core/agent.js';
+import { inputToJson, type AgentTransaction } from '../../../core/agent.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
+import type { AgentStatus } from '../../../core/enums.js';
 
 export const agentsPart = part({
   async policyRules(tenantId: string): Promise<PolicyRule[]> {

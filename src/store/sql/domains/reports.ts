@@ -2,9 +2,9 @@
 // tenant at an instant a part at a time, a trial balance's rows of one account type, and the audit head at an instant.
 import type { ReportInstant, TrialBalanceRow } from '../../../core/ports.js';
 import type { Asset } from '../../../core/money.js';
-import type { AccountType } from '../../../core/types.js';
 import { part, TIME_MIN } from '../part.js';
 import * as m from '../mappers.js';
+import type { AccountType } from '../../../core/enums.js';
 
 const balanceOf = (value: unknown): bigint | null => (value === null || value === undefined ? null : BigInt(String(value)));
 const boundArgs = (at: ReportInstant) => ({ asOf: at.asOf, transactionSeq: BigInt(at.transactionSeq) });
