@@ -58,7 +58,7 @@ function operation(route: Route) {
   for (const [name, header] of Object.entries(route.headers ?? {})) {
     parameters.push({ name, in: 'header', required: header.required, description: header.description, schema: schemaOf(header.schema) });
   }
-  // Every route with a body refuses one declared as anything but JSON (server/route.ts, parseBody).
+  // Every route with a body refuses one declared as anything but JSON (server/route.ts, readRouteBody).
   const declared: Record<string, string | ResponseSpec> = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : { ...route.responses };
   // Any other error (429, 503, 413, 408, 405…) has the same body.
   declared.default = { description: 'An error: every error has this body', schema: 'Error' };

@@ -12,6 +12,7 @@ import { parseBodyText, parseWith } from '../../core/validate.js';
 import { errorBody, invalid, LedgerError, statusByCode } from '../../core/errors.js';
 import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_TRANSACTIONS_MAX, BODY_SIZE_MAX_BYTES } from '../../core/limits.js';
 import type { Ledger } from '../../core/ledger.js';
+import { batchItemOutcome } from '../../core/usecases/batches.js';
 
 interface ImportOptions {
   tenant: string;
@@ -70,8 +71,7 @@ async function importLines(ledger: Ledger, tenantId: string, options: ImportOpti
       const results = await ledger.transactions.postBatch(tenantId, cliActor, { atomic, transactions: sent.map((s) => s.posting) });
       for (const r of results) {
         const line = sent[r.index]!.line;
-        if ('error' in r) report({ line, status: statusByCode[r.error.code], error: errorBody(r.error) });
-        else report({ line, status: r.response.status, transactionId: (JSON.parse(r.response.body) as { transactionId: string }).transactionId });
+        report({ line, ...batchItemOutcome(r) });
       }
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;

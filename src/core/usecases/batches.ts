@@ -3,7 +3,7 @@
 // its audit record and its `transaction.committed` event. The whole body is checked before anything is written.
 // Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
 // before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
-import { LedgerError, invalid } from '../errors.js';
+import { errorBody, LedgerError, invalid, statusByCode } from '../errors.js';
 import type { Actor } from '../audit.js';
 import type { WriteContext } from '../ports.js';
 import type { PostBatchBody } from '../schemas.js';
@@ -24,6 +24,16 @@ export interface BatchItem {
 
 /** What an item answered: the posting's response (new or replayed), or its refusal. */
 export type BatchResult = { index: number; response: StoredResponse } | { index: number; error: LedgerError };
+
+/**
+ * An item's outcome as the batch answers it and `ledger transactions import` reports it: the status POST
+ * /api/v1/transactions would have given, and the transaction's id or the error body.
+ */
+export function batchItemOutcome(result: BatchResult): { status: number; transactionId: string } | { status: number; error: Record<string, unknown> } {
+  if ('error' in result) return { status: statusByCode[result.error.code], error: errorBody(result.error) };
+  const { transactionId } = JSON.parse(result.response.body) as { transactionId: string };
+  return { status: result.response.status, transactionId };
+}
 
 /** A place in a batch as the issue and the answers write it: `transactions[3].lines[1].accountId`. */
 export const batchPath = (index: number, at = ''): string => `transactions[${index}]${at === '' ? '' : `.${at}`}`.replace(/\.(\d+)(?=\.|$)/g, '[$1]');

@@ -1,15 +1,12 @@
 // Posting and reading transactions.
 import { postBatchBody, postTransactionBody, reverseTransactionBody, transactionsQuery } from '../../core/schemas.js';
-import { errorBody } from '../../core/errors.js';
-import type { BatchResult } from '../../core/usecases/batches.js';
+import { batchItemOutcome, type BatchResult } from '../../core/usecases/batches.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
-import { statusByCode } from '../errors.js';
 
 /** An item's result as the batch answers it: the status POST /api/v1/transactions would have given, and its id or error body. */
 function batchResultView(result: BatchResult) {
-  if ('error' in result) return { index: result.index, status: statusByCode[result.error.code], error: errorBody(result.error) as never };
-  const { transactionId } = JSON.parse(result.response.body) as { transactionId: string };
-  return { index: result.index, status: result.response.status, transactionId };
+  const outcome = batchItemOutcome(result);
+  return 'error' in outcome ? { index: result.index, status: outcome.status, error: outcome.error as never } : { index: result.index, ...outcome };
 }
 
 export const transactionRoutes = [
