@@ -1,7 +1,7 @@
 // What every command shares: where the database is, opening the ledger, printing for people or for scripts.
 import { styleText } from 'node:util';
 import Table from 'cli-table3';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Ledger } from '../core/ledger.js';
 import { openLedger, type OpenLedger } from '../store/open.js';
 import { invalid, LedgerError } from '../core/errors.js';
@@ -42,6 +42,20 @@ export async function withLedger<T>(command: Command, run: (ledger: Ledger) => P
   } finally {
     await opened.close();
   }
+}
+
+/** The `--tenant <id>` option of every command that works in one tenant. */
+export const tenantOption = (): Option => new Option('--tenant <id>', 'tenant id').makeOptionMandatory();
+
+/** The tenant `--tenant` names, checked as a UUID (before anything is opened). */
+export const tenantIdOf = (options: { tenant?: string }): string => parseWith(uuidSchema, options.tenant, '--tenant');
+
+/** `run` on the ledger once the tenant is known to exist: an unknown one is refused as the HTTP API refuses it. */
+export function withTenantLedger<T>(command: Command, tenantId: string, run: (ledger: Ledger) => Promise<T> | T): Promise<T> {
+  return withLedger(command, async (ledger) => {
+    await ledger.requireTenant(tenantId);
+    return run(ledger);
+  });
 }
 
 export const interactive = (): boolean => Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -118,16 +132,15 @@ export function pagedListing<T>(
   },
 ): Command {
   return command
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--limit <n>', 'how many (1 to 200)', '50')
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
     .option('--json', 'print {items, nextCursor} as the HTTP listing does')
     .action(
       action(async (options: { tenant: string; limit: string; cursor?: string; json?: boolean }, cmd: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const limit = parseWith(limitSchema, options.limit, '--limit');
-        const page = await withLedger(cmd, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const page = await withTenantLedger(cmd, tenantId, async (ledger) => {
           return spec.fetch(ledger, tenantId, { limit, ...(options.cursor ? { cursor: options.cursor } : {}) });
         });
         if (options.json) return printJson(page);

@@ -1,6 +1,6 @@
 // `ledger accounts create|list|balance` and `ledger statement`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
-import { action, cliActor, collect, interactive, metadataOf, printJson, printTable, withLedger, bold } from '../common.js';
+import { action, cliActor, collect, interactive, metadataOf, printJson, printTable, withLedger, bold, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { accountLimitsBody, accountsQuery, balanceHistoryQuery, balanceQuery, createAccountBody, statementQuery, updateAccountBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { fiatCurrencies } from '../../core/money.js';
@@ -62,7 +62,7 @@ export function registerAccounts(program: Command): void {
   accounts
     .command('create')
     .description('create an account')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--name <name>', 'account name')
     .option('--description <text>', 'free text')
     .option('--currency <code>', fiatCurrencies.join(' | '))
@@ -71,10 +71,9 @@ export function registerAccounts(program: Command): void {
     .option('--json', 'print the account as JSON')
     .action(
       action(async (options: CreateOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const body = parseWith(createAccountBody, await askMissing(options), 'account');
-        const account = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const account = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.createAccount(tenantId, body, cliActor);
         });
         if (options.json) return printJson(account);
@@ -85,7 +84,7 @@ export function registerAccounts(program: Command): void {
   accounts
     .command('list')
     .description('list accounts, newest first, that pass every filter given')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--type <type>', accountTypes.join(' | '))
     .option('--currency <code>', fiatCurrencies.join(' | '))
     .option('--name <name>', 'the name, exactly')
@@ -95,7 +94,7 @@ export function registerAccounts(program: Command): void {
     .option('--json', 'print {items, nextCursor} as the HTTP listing does')
     .action(
       action(async (options: ListOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const query = parseWith(
           accountsQuery,
           {
@@ -108,8 +107,7 @@ export function registerAccounts(program: Command): void {
           },
           'options',
         );
-        const page = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const page = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.listAccounts(tenantId, query);
         });
         if (options.json) return printJson(page);
@@ -125,7 +123,7 @@ export function registerAccounts(program: Command): void {
     .command('update')
     .description("change an account's name, description or metadata (replaced whole); currency and type are fixed")
     .argument('<accountId>', 'account id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--name <name>', 'a new name')
     .option('--description <text>', 'a new description')
     .option('--no-description', 'remove the description')
@@ -133,7 +131,7 @@ export function registerAccounts(program: Command): void {
     .option('--json', 'print the account as the HTTP endpoint does')
     .action(
       action(async (accountId: string, options: UpdateOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const body = parseWith(
           updateAccountBody,
@@ -144,8 +142,7 @@ export function registerAccounts(program: Command): void {
           },
           'options',
         );
-        const account = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const account = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.updateAccount(tenantId, id, body, cliActor);
         });
         if (options.json) return printJson(account);
@@ -157,16 +154,15 @@ export function registerAccounts(program: Command): void {
     .command('balance')
     .description("show an account's balance, now or as of an instant")
     .argument('<accountId>', 'account id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--as-of <instant>', 'the balance as of this instant (ISO 8601), inclusive')
     .option('--json', 'print the balance as the HTTP endpoint does')
     .action(
       action(async (accountId: string, options: { tenant: string; asOf?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const { asOf } = parseWith(balanceQuery, options.asOf === undefined ? {} : { asOf: options.asOf }, '--as-of', 'asOf');
-        const { account, balance } = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const { account, balance } = await withTenantLedger(command, tenantId, async (ledger) => {
           return { account: accountView(await ledger.getAccount(tenantId, id)), balance: await ledger.balance(tenantId, id, asOf) };
         });
         if (options.json) return printJson(balance);
@@ -179,18 +175,17 @@ export function registerAccounts(program: Command): void {
     .command('history')
     .description("show an account's balance at the end of each hour, day, week (from Monday) or month within a range, cut in UTC")
     .argument('<accountId>', 'account id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .requiredOption('--from <instant>', 'start of the range (ISO 8601), inclusive')
     .requiredOption('--to <instant>', 'end of the range (ISO 8601), inclusive')
     .option('--interval <interval>', `${historyIntervals.join(', ')}`, 'day')
     .option('--json', 'print the history as the HTTP endpoint does')
     .action(
       action(async (accountId: string, options: { tenant: string; from: string; to: string; interval: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const query = parseWith(balanceHistoryQuery, { from: options.from, to: options.to, interval: options.interval }, 'query');
-        const history = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const history = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.reports.balanceHistory(tenantId, id, query);
         });
         if (options.json) return printJson(history);
@@ -206,18 +201,17 @@ export function registerAccounts(program: Command): void {
     .command('limits')
     .description("show an account's balance limits; with --asset, set that asset's (--min and --max; neither removes it), keeping the others")
     .argument('<accountId>', 'account id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--asset <asset>', "the account's currency or a token")
     .option('--min <amount>', 'the lowest the balance may be (a decimal, may be negative)')
     .option('--max <amount>', 'the highest the balance may be')
     .option('--json', 'print the limits as the HTTP endpoint does')
     .action(
       action(async (accountId: string, options: { tenant: string; asset?: string; min?: string; max?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         if (options.asset === undefined && (options.min !== undefined || options.max !== undefined)) throw invalid('--min and --max need --asset.');
-        const view = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const view = await withTenantLedger(command, tenantId, async (ledger) => {
           const current = await ledger.getAccountLimits(tenantId, id);
           if (options.asset === undefined) return current;
           const others = current.limits.filter((l) => l.asset !== options.asset);
@@ -235,13 +229,13 @@ export function registerAccounts(program: Command): void {
     .command('statement')
     .description("print an account's statement for a period")
     .argument('<accountId>', 'account id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .requiredOption('--from <instant>', 'start, inclusive (ISO 8601)')
     .requiredOption('--to <instant>', 'end, inclusive (ISO 8601)')
     .option('--json', 'print the statement as the HTTP endpoint does')
     .action(
       action(async (accountId: string, options: { tenant: string; from: string; to: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const range = parseWith(statementQuery, { from: options.from, to: options.to }, 'period');
         const { account, statement } = await withLedger(command, async (ledger) => ({

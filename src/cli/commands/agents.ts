@@ -1,6 +1,6 @@
 // `ledger policies create|list|delete` and `ledger agents pending|approve|reject`: the same use-cases as the HTTP routes.
 import type { Command } from 'commander';
-import { action, cliActor, parseList, printJson, printTable, withLedger } from '../common.js';
+import { action, cliActor, parseList, printJson, printTable, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { createPolicyRuleBody, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
@@ -33,7 +33,7 @@ export function registerAgents(program: Command): void {
   policies
     .command('create')
     .description('create a policy rule')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .requiredOption('--type <type>', policyRuleTypes.join(' | '))
     .option('--amount <decimal>', 'MAX_DEBIT_PER_SESSION, MAX_DEBIT_PER_HOUR, REQUIRE_HUMAN_APPROVAL_ABOVE')
     .option('--debit-account <id>', 'FORBIDDEN_ACCOUNT_PAIR')
@@ -44,7 +44,7 @@ export function registerAgents(program: Command): void {
     .option('--json', 'print the rule as JSON')
     .action(
       action(async (options: RuleOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const body = parseWith(
           createPolicyRuleBody,
           {
@@ -58,8 +58,7 @@ export function registerAgents(program: Command): void {
           },
           'options',
         );
-        const rule = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const rule = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.createPolicyRule(tenantId, cliActor, body);
         });
         if (options.json) return printJson(rule);
@@ -70,13 +69,12 @@ export function registerAgents(program: Command): void {
   policies
     .command('list')
     .description("the tenant's policy rules, oldest first")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--json', 'print the rules as JSON')
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const rules = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const tenantId = tenantIdOf(options);
+        const rules = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.listPolicyRules(tenantId);
         });
         if (options.json) return printJson(rules);
@@ -91,13 +89,12 @@ export function registerAgents(program: Command): void {
     .command('delete')
     .description('delete a policy rule, effective at once')
     .argument('<ruleId>', 'rule id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .action(
       action(async (ruleId: string, options: { tenant: string }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, ruleId, 'ruleId');
-        await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.deletePolicyRule(tenantId, cliActor, id);
         });
         process.stdout.write(`Policy rule ${id} deleted.\n`);
@@ -109,13 +106,12 @@ export function registerAgents(program: Command): void {
   agents
     .command('pending')
     .description('agent transactions waiting for a person, newest first')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--json', 'print the page as JSON')
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const page = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const tenantId = tenantIdOf(options);
+        const page = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.agents.list(tenantId, { status: 'PENDING_APPROVAL', limit: PAGE_SIZE_MAX });
         });
         if (options.json) return printJson(page);
@@ -140,14 +136,13 @@ export function registerAgents(program: Command): void {
       .command(verb)
       .description(verb === 'approve' ? 'approve a held agent transaction and post it' : 'reject a held agent transaction')
       .argument('<id>', 'agent transaction id')
-      .requiredOption('--tenant <id>', 'tenant id')
+      .addOption(tenantOption())
       .option('--json', 'print the answer as JSON')
       .action(
         action(async (rawId: string, options: { tenant: string; json?: boolean }, command: Command) => {
-          const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+          const tenantId = tenantIdOf(options);
           const id = parseWith(uuidSchema, rawId, 'id');
-          const result = await withLedger(command, async (ledger) => {
-            await ledger.requireTenant(tenantId);
+          const result = await withTenantLedger(command, tenantId, async (ledger) => {
             return ledger.agents.decide(tenantId, operatorOnAgents, [], id, decision);
           });
           if (options.json) return printJson(result);

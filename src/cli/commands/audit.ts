@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { action, withLedger } from '../common.js';
-import { auditExportQuery, uuidSchema } from '../../core/schemas.js';
+import { action, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
+import { auditExportQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
 import { ChainWalk, walkLine } from '../../core/auditChain.js';
@@ -62,16 +62,15 @@ export function registerAudit(program: Command): void {
   audit
     .command('export')
     .description('write the audit records of a time window to stdout as NDJSON, oldest first (from inclusive, to exclusive)')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .requiredOption('--from <instant>', 'ISO 8601 instant, inclusive')
     .requiredOption('--to <instant>', 'ISO 8601 instant, exclusive; after --from')
     .option('--type <type>', 'HUMAN | AGENT | ALL', 'ALL')
     .action(
       action(async (options: ExportOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const query = parseWith(auditExportQuery, { from: options.from, to: options.to, type: options.type }, 'options');
-        await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        await withTenantLedger(command, tenantId, async (ledger) => {
           await writeExport(ledger.exportAudit(tenantId, query));
         });
       }),
@@ -86,10 +85,9 @@ export function registerAudit(program: Command): void {
       action(async (options: { tenant?: string; file?: string }, command: Command) => {
         if ((options.tenant === undefined) === (options.file === undefined)) throw invalid('Give either --tenant <id> or --file <path>.');
         if (options.file !== undefined) return printReport(await verifyFile(options.file));
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         printReport(
-          await withLedger(command, async (ledger) => {
-            await ledger.requireTenant(tenantId);
+          await withTenantLedger(command, tenantId, async (ledger) => {
             return ledger.verifyAuditChain(tenantId);
           }),
         );

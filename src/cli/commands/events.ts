@@ -2,8 +2,8 @@
 // oldest first; with --follow, new events as they commit, until SIGINT or SIGTERM.
 import type { Command } from 'commander';
 import { once } from 'node:events';
-import { action, parseList, withLedger } from '../common.js';
-import { eventsQuery, uuidSchema } from '../../core/schemas.js';
+import { action, parseList, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
+import { eventsQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { eventText, eventTypes } from '../../core/webhook.js';
 
@@ -18,13 +18,13 @@ export function registerEvents(program: Command): void {
   program
     .command('events')
     .description("print a tenant's events as NDJSON, one per line, oldest first (each as GET /api/v1/events gives it)")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--after <eventId>', 'start after this event (default: the oldest event kept)')
     .option('--type <kinds>', `only these kinds, comma-separated (repeatable): ${eventTypes.join(', ')}`, (value: string, list: string[]) => [...list, ...parseList(value)], [])
     .option('--follow', 'then keep printing new events as they commit, until SIGINT')
     .action(
       action(async (options: EventsOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const query = parseWith(
           eventsQuery,
           { ...(options.after !== undefined ? { after: options.after } : {}), ...(options.type.length > 0 ? { type: options.type.join(',') } : {}) },
@@ -35,8 +35,7 @@ export function registerEvents(program: Command): void {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          await withLedger(command, async (ledger) => {
-            await ledger.requireTenant(tenantId);
+          await withTenantLedger(command, tenantId, async (ledger) => {
             const start = await ledger.eventPosition(tenantId, query.after);
             for await (const event of ledger.followEvents(tenantId, start, { types: query.type ?? null, follow: options.follow, signal: stop.signal })) {
               if (!process.stdout.write(`${eventText(event)}\n`)) await once(process.stdout, 'drain');

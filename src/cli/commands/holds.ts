@@ -1,6 +1,6 @@
 // `ledger holds`: a tenant's holds listed, captured or voided by an operator (actor `cli`), straight on the database.
 import type { Command } from 'commander';
-import { action, cliActor, printJson, printTable, withLedger } from '../common.js';
+import { action, cliActor, printJson, printTable, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { captureHoldBody, holdsQuery, uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import type { Out, hold as holdOut } from '../../core/responses.js';
@@ -20,7 +20,7 @@ export function registerHolds(program: Command): void {
   holds
     .command('list')
     .description("the tenant's holds, newest first")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--status <status>', 'PENDING, CAPTURED, VOIDED or EXPIRED')
     .option('--account <id>', 'only holds with a line on this account')
     .option('--limit <n>', 'how many (1 to 200)', '50')
@@ -28,14 +28,13 @@ export function registerHolds(program: Command): void {
     .option('--json', 'print {items, nextCursor} as the HTTP listing does')
     .action(
       action(async (options: { tenant: string; status?: string; account?: string; limit: string; cursor?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const query = parseWith(
           holdsQuery,
           { limit: options.limit, ...(options.status && { status: options.status }), ...(options.account && { accountId: options.account }), ...(options.cursor && { cursor: options.cursor }) },
           'options',
         );
-        const page = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const page = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.holds.list(tenantId, query);
         });
         if (options.json) return printJson(page);
@@ -51,16 +50,15 @@ export function registerHolds(program: Command): void {
     .command('capture')
     .description('post a PENDING hold, whole or (one debit and one credit) a smaller --amount')
     .argument('<holdId>', 'hold id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--amount <amount>', 'capture this much and release the rest')
     .option('--json', 'print the hold as the HTTP endpoint does')
     .action(
       action(async (holdId: string, options: { tenant: string; amount?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, holdId, 'holdId');
         const body = parseWith(captureHoldBody, options.amount === undefined ? {} : { amount: options.amount }, '--amount', 'amount');
-        const stored = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const stored = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.holds.capture(tenantId, cliActor, id, body, null);
         });
         printHold(stored.body, options.json);
@@ -71,14 +69,13 @@ export function registerHolds(program: Command): void {
     .command('void')
     .description('release a PENDING hold without posting')
     .argument('<holdId>', 'hold id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--json', 'print the hold as the HTTP endpoint does')
     .action(
       action(async (holdId: string, options: { tenant: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, holdId, 'holdId');
-        const stored = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const stored = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.holds.void(tenantId, cliActor, id, null);
         });
         printHold(stored.body, options.json);

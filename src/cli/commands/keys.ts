@@ -1,6 +1,6 @@
 // `ledger keys create|list|revoke` for a tenant, without going through HTTP.
 import type { Command } from 'commander';
-import { action, bold, cliActor, interactive, parseList, printJson, printTable, withLedger } from '../common.js';
+import { action, bold, cliActor, interactive, parseList, printJson, printTable, withLedger, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { createApiKeyBody } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
@@ -20,15 +20,14 @@ export function registerKeys(program: Command): void {
   keys
     .command('create')
     .description('create an API key (the raw key is shown once)')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--scopes <list>', `comma-separated scopes: ${scopes.join(', ')}`)
     .option('--json', 'print the key as JSON')
     .action(
       action(async (options: { tenant: string; scopes?: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const body = parseWith(createApiKeyBody, { scopes: await chooseScopes(options.scopes) }, '--scopes');
-        const key = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const key = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.createApiKey(tenantId, body.scopes, cliActor);
         });
         if (options.json) return printJson(key);
@@ -39,13 +38,12 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description("list the tenant's keys (never the raw keys)")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--json', 'print JSON as the HTTP listing does')
     .action(
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const list = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const tenantId = tenantIdOf(options);
+        const list = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.listApiKeys(tenantId);
         });
         if (options.json) return printJson(list);
@@ -60,10 +58,10 @@ export function registerKeys(program: Command): void {
     .command('revoke')
     .description('revoke a key; the running server refuses it on its next request')
     .argument('<keyId>', 'key id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .action(
       action(async (keyId: string, options: { tenant: string }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, keyId, 'keyId');
         await withLedger(command, (ledger) => ledger.revokeApiKey(tenantId, id, cliActor));
         process.stdout.write(`Key ${id} revoked.\n`);

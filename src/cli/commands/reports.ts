@@ -2,8 +2,8 @@
 // (a table), for programs (one JSON object) or for a spreadsheet (CSV with a header row); the table and the CSV end
 // with the totals per asset.
 import type { Command } from 'commander';
-import { action, bold, printJson, printTable, withLedger } from '../common.js';
-import { trialBalanceQuery, uuidSchema } from '../../core/schemas.js';
+import { action, bold, printJson, printTable, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
+import { trialBalanceQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
@@ -32,18 +32,17 @@ export function registerReports(program: Command): void {
   reports
     .command('trial-balance')
     .description("every account's balance at an instant on its side, the totals per asset (debits equal credits) and the audit record it ties to")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--as-of <instant>', 'the instant (ISO 8601), inclusive; now when absent')
     .option('--format <format>', `${FORMATS.join(', ')}: json prints the whole report as one object, csv has a header row`, 'table')
     .action(
       action(async (options: { tenant: string; asOf?: string; format: string }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const { asOf } = parseWith(trialBalanceQuery, options.asOf === undefined ? {} : { asOf: options.asOf }, '--as-of', 'asOf');
         if (!(FORMATS as readonly string[]).includes(options.format)) {
           throw invalid(`Invalid --format: must be one of ${FORMATS.join(', ')}.`, [{ path: '--format', message: `must be one of ${FORMATS.join(', ')}` }]);
         }
-        const report = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const report = await withTenantLedger(command, tenantId, async (ledger) => {
           return wholeTrialBalance(ledger, tenantId, asOf);
         });
         await print(report, options.format as Format);

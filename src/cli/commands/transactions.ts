@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { action, bold, cliActor, collect, metadataOf, printJson, printTable, withLedger } from '../common.js';
+import { action, bold, cliActor, collect, metadataOf, printJson, printTable, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { reverseTransactionBody, transactionsQuery, uuidSchema, type TransactionsQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { registerImport } from './transactionsImport.js';
@@ -71,14 +71,13 @@ export function registerTransactions(program: Command): void {
     .command('get')
     .description('show a transaction with its lines')
     .argument('<transactionId>', 'transaction id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--json', 'print the transaction as the HTTP endpoint does')
     .action(
       action(async (transactionId: string, options: { tenant: string; json?: boolean }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, transactionId, 'transactionId');
-        const document = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const document = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.transactions.get(tenantId, id);
         });
         if (options.json) return printJson(document);
@@ -89,7 +88,7 @@ export function registerTransactions(program: Command): void {
   transactions
     .command('list')
     .description("the tenant's transactions, newest first, that pass every filter given")
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--account <id>', 'with a line on this account')
     .option('--from <instant>', 'created at or after (ISO 8601)')
     .option('--to <instant>', 'created at or before (ISO 8601)')
@@ -100,7 +99,7 @@ export function registerTransactions(program: Command): void {
     .option('--json', 'NDJSON: one transaction a line, as GET /api/v1/transactions/{id} answers it, every page to the end')
     .action(
       action(async (options: ListOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const query: TransactionsQuery = parseWith(
           transactionsQuery,
           {
@@ -114,8 +113,7 @@ export function registerTransactions(program: Command): void {
           },
           'options',
         );
-        await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        await withTenantLedger(command, tenantId, async (ledger) => {
           for (let next: TransactionsQuery | undefined = query; next; ) {
             const page = await ledger.findTransactions(tenantId, next);
             if (!options.json) {
@@ -140,21 +138,20 @@ export function registerTransactions(program: Command): void {
     .command('reverse')
     .description('post the exact mirror of a transaction (every line on the other side), once, linked both ways')
     .argument('<transactionId>', 'transaction id')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--description <text>', "every reversing line's description (default: each keeps the original line's)")
     .option('--metadata <key=value>', 'metadata of the reversal (repeatable)', collect, [])
     .option('--json', 'print the HTTP answer\'s body: the reversal, or the refusal (exit 1)')
     .action(
       action(async (transactionId: string, options: ReverseOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, transactionId, 'transactionId');
         const body = parseWith(
           reverseTransactionBody,
           { ...(options.metadata.length > 0 ? { metadata: metadataOf(options.metadata) } : {}), ...(options.description !== undefined ? { description: options.description } : {}) },
           'options',
         );
-        const answer = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const answer = await withTenantLedger(command, tenantId, async (ledger) => {
           try {
             const stored = await ledger.reversals.reverse(tenantId, cliActor, id, randomUUID(), body);
             const reversal = JSON.parse(stored.body) as { transactionId: string };

@@ -6,9 +6,9 @@
 // A byte order mark at the file's start, as spreadsheets write it, is skipped.
 import type { Command } from 'commander';
 import { boundedLines } from '../boundedLines.js';
-import { action, cliActor, printJson, withLedger } from '../common.js';
-import { batchItemBody, uuidSchema, type BatchItemBody } from '../../core/schemas.js';
-import { parseBodyText, parseWith } from '../../core/validate.js';
+import { action, cliActor, printJson, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
+import { batchItemBody, type BatchItemBody } from '../../core/schemas.js';
+import { parseBodyText } from '../../core/validate.js';
 import { errorBody, invalid, LedgerError, statusByCode } from '../../core/errors.js';
 import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_TRANSACTIONS_MAX, BODY_SIZE_MAX_BYTES } from '../../core/limits.js';
 import type { Ledger } from '../../core/ledger.js';
@@ -32,14 +32,13 @@ export function registerImport(transactions: Command): void {
   transactions
     .command('import')
     .description('post the transactions of an NDJSON file on standard input, one posting a line with its idempotencyKey, in batches; run again, it answers replays')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .option('--atomic', `each batch (at most ${ATOMIC_BATCH_LINES_MAX} lines) is posted whole or not at all`)
     .option('--json', 'print one result a line: {line, status, transactionId} or {line, status, error}')
     .action(
       action(async (options: ImportOptions, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
-        const summary = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const tenantId = tenantIdOf(options);
+        const summary = await withTenantLedger(command, tenantId, async (ledger) => {
           return importLines(ledger, tenantId, options);
         });
         if (!options.json) process.stdout.write(`${summary.posted} posted, ${summary.failed} refused, of ${summary.posted + summary.failed}.\n`);

@@ -1,6 +1,6 @@
 // `ledger webhooks run|deliveries|redeliver`: the sender on its own, and what it has done.
 import type { Command } from 'commander';
-import { action, openCommandLedger, pagedListing, withLedger } from '../common.js';
+import { action, openCommandLedger, pagedListing, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { uuidSchema } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
 import { untilSignal } from '../signals.js';
@@ -47,13 +47,12 @@ export function registerWebhooks(program: Command): void {
     .command('redeliver')
     .description('queue an event to be delivered again')
     .argument('<eventId>', 'the event id (X-Ledger-Event-Id)')
-    .requiredOption('--tenant <id>', 'tenant id')
+    .addOption(tenantOption())
     .action(
       action(async (eventId: string, options: { tenant: string }, command: Command) => {
-        const tenantId = parseWith(uuidSchema, options.tenant, '--tenant');
+        const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, eventId, 'eventId');
-        const queued = await withLedger(command, async (ledger) => {
-          await ledger.requireTenant(tenantId);
+        const queued = await withTenantLedger(command, tenantId, async (ledger) => {
           return ledger.redeliver(tenantId, id);
         });
         process.stdout.write(`Event ${queued.eventId} queued for delivery (${queued.status}).\n`);
