@@ -1,7 +1,7 @@
 // The tests that mutation testing runs (npm run test:mutation, stryker.config.mjs): the unit tests and the
 // property test, which exercise src/core in this process. The HTTP, CLI, chain and webhook suites are left out:
 // they are slow, and much of what they reach runs in another process or thread where Stryker cannot switch mutants.
-// The limits they pin through the server are pinned here too: test/unit/limits.test.ts (the documented figures) and
+// The limits they pin through the server are pinned here too: test/unit/bounds.test.ts (the documented figures) and
 // test/unit/body-size.test.ts (the 2 MiB body where it is read).
 import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
@@ -15,7 +15,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const FIRST = [
   'core-loads.test.ts',
-  'limits.test.ts',
+  'bounds.test.ts',
   'body-size.test.ts',
   'schemas.test.ts',
   'responses.test.ts',
