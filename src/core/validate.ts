@@ -40,11 +40,10 @@ function validate<S extends v.GenericSchema>(schema: S, input: unknown, what: st
  */
 function refusal(what: string, details: ErrorDetail[], name = '') {
   const first = details[0];
-  // A refusal always has a first detail (a failed parse has an issue, a breach is one); the fallbacks are never used.
-  // Stryker disable next-line OptionalChaining
+  // Stryker disable next-line OptionalChaining: equivalent; a refusal always has a first detail (a failed parse has an issue, a breach is one).
   const where = first?.path ? `${first.path} ` : '';
   const named = details.map((d) => (d.path === '' && name !== '' ? { ...d, path: name } : d));
-  // Stryker disable next-line OptionalChaining,StringLiteral
+  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent, as above: the fallback is never used.
   const problem = first?.message ?? 'is invalid';
   return invalid(`Invalid ${what}: ${where}${problem}.`, named);
 }
