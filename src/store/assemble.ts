@@ -3,6 +3,7 @@ import type { Ledger } from '../core/ledger.js';
 import type { Leases, Store, Writer } from '../core/ports.js';
 import type { Clock } from '../core/time.js';
 import type { LedgerOptions } from '../core/context.js';
+import type { LocalWriter } from './localWriter.js';
 
 export interface OpenOptions {
   /**
@@ -29,6 +30,13 @@ export interface OpenLedger {
   /** One line for the start-up log: the engine, the database and the durability each connection runs with. */
   storage: string;
   /** Commits what is queued, then closes every connection; once. */
+  close(): Promise<void>;
+}
+
+/** A writer on this thread with a connection of its own, and how durable its commits are. */
+export interface OpenedWriter {
+  writer: LocalWriter;
+  durability: string;
   close(): Promise<void>;
 }
 

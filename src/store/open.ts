@@ -2,11 +2,10 @@
 // (sqlite/open.ts, postgres/open.ts) makes the store, its writer and the Ledger over them. The CLI, the server, the
 // workers and the bench all open a ledger here.
 import { invalid } from '../core/errors.js';
-import type { LocalWriter } from './localWriter.js';
-import type { OpenLedger, OpenOptions } from './assemble.js';
+import type { OpenedWriter, OpenLedger, OpenOptions } from './assemble.js';
 import { redactedUrl } from './postgres/url.js';
 
-export type { OpenLedger, OpenOptions } from './assemble.js';
+export type { OpenedWriter, OpenLedger, OpenOptions } from './assemble.js';
 
 /** Which engine a `--db` value names: a file means SQLite; a postgres:// or postgresql:// URL means PostgreSQL. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -33,13 +32,6 @@ export function parseDbTarget(value: string): DbTarget {
 
 /** A `--db` value as messages and logs show it: a file's path, or a URL without its secrets (postgres/url.ts). */
 export const shownDb = (target: DbTarget): string => (target.engine === 'sqlite' ? target.path : redactedUrl(target.url));
-
-/** A writer on this thread with a connection of its own, and how durable its commits are. */
-export interface OpenedWriter {
-  writer: LocalWriter;
-  durability: string;
-  close(): Promise<void>;
-}
 
 /** Opens (creating and migrating on first use) the database a `--db` value names, with its writer and the Ledger. */
 export async function openLedger(db: string, options: OpenOptions = {}): Promise<OpenLedger> {

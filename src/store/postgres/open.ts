@@ -9,7 +9,7 @@ import { systemClock } from '../../core/time.js';
 import type { Database } from '../schema.js';
 import { LocalWriter } from '../localWriter.js';
 import { ThreadWriter } from '../threadWriter.js';
-import { assemble, type OpenLedger, type OpenOptions } from '../assemble.js';
+import { assemble, type OpenedWriter, type OpenLedger, type OpenOptions } from '../assemble.js';
 import { openPgDatabase, pgTxControl, sessionClient } from './connect.js';
 import { redactedUrl } from './url.js';
 import { WriterConnection } from './writerConnection.js';
@@ -34,7 +34,7 @@ async function writerOn(pool: pg.Pool, kysely: Kysely<Database>, clock?: Clock):
 }
 
 /** The writer thread's writer: a pool of its own, of which it holds one connection. */
-export async function openPgWriter(url: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
+export async function openPgWriter(url: string): Promise<OpenedWriter> {
   const { pool, kysely, durability } = await openPgDatabase(url, { poolSize: 1 });
   try {
     const { writer, release } = await writerOn(pool, kysely);

@@ -4,7 +4,7 @@ import { Ledger } from '../../core/ledger.js';
 import { systemClock } from '../../core/time.js';
 import { LocalWriter } from '../localWriter.js';
 import { ThreadWriter } from '../threadWriter.js';
-import { assemble, type OpenLedger, type OpenOptions } from '../assemble.js';
+import { assemble, type OpenedWriter, type OpenLedger, type OpenOptions } from '../assemble.js';
 import { SqliteStore } from './sqliteStore.js';
 import { Checkpointer } from './checkpointer.js';
 import { takeServingLock } from './servingLock.js';
@@ -12,7 +12,7 @@ import { FileLeases } from './fileLeases.js';
 import { looseModeWarning } from './files.js';
 
 /** The writer thread's writer: a connection of its own on the file. */
-export async function openSqliteWriter(path: string): Promise<{ writer: LocalWriter; durability: string; close(): Promise<void> }> {
+export async function openSqliteWriter(path: string): Promise<OpenedWriter> {
   const store = await SqliteStore.open(path);
   try {
     return { writer: await LocalWriter.open(store), durability: store.durability(), close: () => store.close() };
