@@ -305,7 +305,8 @@ describeInBrowser('the console in a headless browser', () => {
       }
     }
     expect(steps).toBe(kinds.length * (kinds.length - 1) * 2);
-  });
+    // 312 pages shown one after the other: a minute was not enough on CI's loaded machine.
+  }, 240_000);
 
   it('shows every amount grouped, at its asset’s places, right-aligned in tabular figures, with every digit the API gives', async () => {
     const w = await open();
