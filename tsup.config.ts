@@ -15,7 +15,7 @@ export default defineConfig([{
   // The writer and checkpoint threads are entries of their own: the server starts them as workers from dist/.
   entry: {
     cli: 'src/cli/main.ts',
-    'writer-thread': 'src/store/writer-thread.ts',
+    'writer-thread': 'src/store/writer/writer-thread.ts',
     'checkpoint-thread': 'src/store/sqlite/checkpoint-thread.ts',
   },
   format: ['esm'],

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { freshDatabaseUrl } from './helpers/postgres.js';
-import { GroupCommitter } from '../src/store/groupCommit.js';
+import { GroupCommitter } from '../src/store/writer/groupCommit.js';
 import { pgTxControl } from '../src/store/postgres/connect.js';
 import { EARLY_SEND_STATEMENTS, insertShape, WriteBuffer } from '../src/store/postgres/writeBuffer.js';
 

@@ -26,7 +26,7 @@ export interface Command<A, R> {
   /**
    * How many rows it writes, of every table alike (core/writeRows.ts), or a bound above that where the arguments
    * cannot tell. Group commit keeps a large write apart from small ones and gives large writes only a share of the
-   * writer (store/groupCommit.ts): a weight that says less than the write does lets one tenant's heavy writes hold up
+   * writer (store/writer/groupCommit.ts): a weight that says less than the write does lets one tenant's heavy writes hold up
    * everyone's. What the weight depends on but the arguments do not say (a hold's lines) is read before the command is
    * queued and carried in them.
    */

@@ -268,7 +268,7 @@ export interface ReadAhead {
 /**
  * Writes of one command, inside one database transaction: its reads see its own writes, and the writes of the commands
  * before it in the same group commit (they commit together or not at all), never a write that is not committed or not
- * in its group. A command that throws leaves nothing behind (store/groupCommit.ts: it wrote nothing, its savepoint
+ * in its group. A command that throws leaves nothing behind (store/writer/groupCommit.ts: it wrote nothing, its savepoint
  * rolls back, or its group rolls back and runs again one command at a time).
  *
  * Locks this port relies on: read-then-write sequences (kept balances, the audit chain head, agent limits, idempotency
@@ -355,7 +355,7 @@ export interface WriteContext {
 }
 
 /**
- * Runs write commands inside a group commit, each failing alone (store/groupCommit.ts); a command's promise
+ * Runs write commands inside a group commit, each failing alone (store/writer/groupCommit.ts); a command's promise
  * resolves once its commit is durable. The commands are named so they can run on another thread.
  * One Writer per database: it holds the write lock while its group runs (see WriteTx).
  */

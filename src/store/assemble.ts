@@ -3,7 +3,7 @@ import type { Ledger } from '../core/ledger.js';
 import type { Leases, Store, Writer } from '../core/ports.js';
 import type { Clock } from '../core/time.js';
 import type { LedgerOptions } from '../core/context.js';
-import type { LocalWriter } from './localWriter.js';
+import type { LocalWriter } from './writer/localWriter.js';
 
 export interface OpenOptions {
   /**

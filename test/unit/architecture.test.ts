@@ -154,6 +154,18 @@ describe('architecture: the small untanglings of issue 42 stay untangled', () =>
     expect(read('store', 'postgres', 'open.ts')).not.toContain('../open.js');
   });
 
+  it("the writer is the same on every engine: nothing under store/writer/ imports an engine's folder, and the store's root holds no writer or tool", () => {
+    const writer = join(process.cwd(), 'src', 'store', 'writer');
+    const engineImports = sourceFiles(writer).flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8'))
+        .filter((spec) => /\/(sqlite|postgres)\//.test(spec))
+        .map((spec) => `${relative(process.cwd(), file)} imports ${spec}`),
+    );
+    expect(engineImports).toEqual([]);
+    const root = readdirSync(join(process.cwd(), 'src', 'store')).filter((name) => name.endsWith('.ts'));
+    expect(root.filter((name) => /^(groupCommit|localWriter|threadWriter|threadProtocol|writer-thread|check|checkReversals|copy|copyChecks|copyVerify)\.ts$/.test(name))).toEqual([]);
+  });
+
   it('the console copies no list of the API: it has no enums of its own', () => {
     expect(sourceFiles(join(process.cwd(), 'src', 'console')).map((file) => relative(process.cwd(), file))).not.toContain('src/console/enums.ts');
   });

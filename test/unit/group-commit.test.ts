@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BetterSqlite3, type SqliteDatabase } from '../../src/store/sqlite/driver.js';
-import { GroupCommitter } from '../../src/store/groupCommit.js';
+import { GroupCommitter } from '../../src/store/writer/groupCommit.js';
 import { sqliteTxControl } from '../../src/store/sqlite/connection.js';
 import { GROUP_COMMIT_LARGE_LINES_MAX, LARGE_TURN_ROWS_MAX, LARGE_WRITE_SHARE_FACTOR, LARGE_WRITE_WEIGHT } from '../../src/core/limits.js';
 

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { LocalWriter } from '../../src/store/localWriter.js';
+import { sqliteWriter } from '../../src/store/sqlite/open.js';
+import type { LocalWriter } from '../../src/store/writer/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import type { Clock } from '../../src/core/time.js';
 import type { Actor } from '../../src/core/audit.js';
@@ -41,7 +42,7 @@ export async function openLedger(options: { settlementTtlSeconds?: number } = {}
   const dir = mkdtempSync(join(tmpdir(), 'ledger-unit-'));
   const store = await SqliteStore.open(join(dir, 'ledger.db'));
   const clock = new ManualClock();
-  const writer = await LocalWriter.open(store, clock);
+  const writer = await sqliteWriter(store, clock);
   const ledger = await Ledger.open(store, writer, clock, options);
   const created = await ledger.createTenant('Acme', { type: 'HUMAN', keyId: 'cli' });
   return {

@@ -2,7 +2,7 @@
 // check `ledger db check` makes of a reversal against its original.
 import { describe, expect, it } from 'vitest';
 import { inputOfDocument, reverseOf } from '../../src/core/reversal.js';
-import { mirrorBreak } from '../../src/store/checkReversals.js';
+import { mirrorBreak } from '../../src/store/tools/checkReversals.js';
 import { entryViewHead, lineText, transactionText } from '../../src/core/views.js';
 import { parseJson } from '../../src/core/json.js';
 import type { TransactionInput } from '../../src/core/types.js';

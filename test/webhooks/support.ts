@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { LocalWriter } from '../../src/store/localWriter.js';
+import { sqliteWriter } from '../../src/store/sqlite/open.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { expect } from 'vitest';
 import { client, createTenant, fiat, makeAccount, post, type Client, type TestServer } from '../helpers/server.js';
@@ -66,7 +66,7 @@ export async function localLedger(prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const dbPath = join(dir, 'ledger.db');
   const store = await SqliteStore.open(dbPath);
-  const writer = await LocalWriter.open(store);
+  const writer = await sqliteWriter(store);
   const ledger = await Ledger.open(store, writer);
   const close = async () => {
     await writer.close();

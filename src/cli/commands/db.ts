@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { action, bold, dbOption, printJson, printTable } from '../common.js';
 import { migrateSchema, schemaStatus } from '../../store/migrate.js';
-import { copyLedger } from '../../store/copy.js';
-import { CHECKED, checkLedger } from '../../store/check.js';
+import { copyLedger } from '../../store/tools/copy.js';
+import { CHECKED, checkLedger } from '../../store/tools/check.js';
 import { backupSqlite } from '../../store/sqlite/backup.js';
 import { parseDbTarget } from '../../store/open.js';
 import { invalid } from '../../core/errors.js';

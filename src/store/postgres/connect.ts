@@ -8,7 +8,7 @@ import { migrationProvider } from '../migrations/index.js';
 import { LedgerError } from '../../core/errors.js';
 import { refusedByDatabase, type RefusalKind } from '../refusals.js';
 import { DB_POOL_DEFAULT, STORAGE_WAIT_MS } from '../../core/limits.js';
-import type { TxControl } from '../groupCommit.js';
+import type { TxControl } from '../writer/groupCommit.js';
 import type { WriteBuffer } from './writeBuffer.js';
 import type { WriterConnection } from './writerConnection.js';
 import { redactedUrl } from './url.js';

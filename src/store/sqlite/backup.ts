@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { createPrivateFile, openSqlite } from './files.js';
 import { invalid } from '../../core/errors.js';
 import { STORAGE_WAIT_MS } from '../../core/limits.js';
-import { checkLedger, type CheckReport } from '../check.js';
+import { checkLedger, type CheckReport } from '../tools/check.js';
 
 
 export interface BackupReport {

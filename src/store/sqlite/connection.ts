@@ -9,7 +9,7 @@ import { migrationProvider } from '../migrations/index.js';
 import { refusedByDatabase, type RefusalKind } from '../refusals.js';
 import { LedgerError } from '../../core/errors.js';
 import { SQLITE_AUTOCHECKPOINT_FALLBACK_PAGES, SQLITE_WAL_SIZE_LIMIT_BYTES, STORAGE_WAIT_MS } from '../../core/limits.js';
-import type { TxControl } from '../groupCommit.js';
+import type { TxControl } from '../writer/groupCommit.js';
 
 export type SqliteDb = SqliteDatabase;
 

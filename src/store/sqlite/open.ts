@@ -1,21 +1,25 @@
 // A ledger on one SQLite file: a reader connection on this thread, and the writer on a thread of its own (with a
 // checkpoint thread beside it) for the server, or on this thread.
 import { Ledger } from '../../core/ledger.js';
-import { systemClock } from '../../core/time.js';
-import { LocalWriter } from '../localWriter.js';
-import { ThreadWriter } from '../threadWriter.js';
+import { systemClock, type Clock } from '../../core/time.js';
+import { LocalWriter } from '../writer/localWriter.js';
+import { ThreadWriter } from '../writer/threadWriter.js';
 import { assemble, type OpenedWriter, type OpenLedger, type OpenOptions } from '../assemble.js';
 import { SqliteStore } from './sqliteStore.js';
 import { Checkpointer } from './checkpointer.js';
 import { takeServingLock } from './servingLock.js';
 import { FileLeases } from './fileLeases.js';
 import { looseModeWarning } from './files.js';
+import { sqliteTxControl } from './connection.js';
+
+/** The writer on this thread, over the store's own connection. */
+export const sqliteWriter = (store: SqliteStore, clock?: Clock): Promise<LocalWriter> => LocalWriter.over(store, sqliteTxControl(store.sqlite), { clock });
 
 /** The writer thread's writer: a connection of its own on the file. */
 export async function openSqliteWriter(path: string): Promise<OpenedWriter> {
   const store = await SqliteStore.open(path);
   try {
-    return { writer: await LocalWriter.open(store), durability: store.durability(), close: () => store.close() };
+    return { writer: await sqliteWriter(store), durability: store.durability(), close: () => store.close() };
   } catch (error) {
     await store.close();
     throw error;
@@ -40,7 +44,7 @@ export async function openSqliteLedger(path: string, options: OpenOptions): Prom
       writer = await ThreadWriter.start(path, options.log ?? (() => {}));
       checkpointer = await Checkpointer.start(path);
     } else {
-      writer = await LocalWriter.open(store, options.clock);
+      writer = await sqliteWriter(store, options.clock);
     }
     const connections =
       writer instanceof ThreadWriter && checkpointer

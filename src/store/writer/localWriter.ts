@@ -1,15 +1,14 @@
-// The writer on this thread: commands run against one connection of the store, through group commit.
-import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../core/commands.js';
-import type { ReadAhead, WriteContext, Writer } from '../core/ports.js';
-import type { Clock } from '../core/time.js';
-import type { IdGenerator } from '../core/ids.js';
-import { PEPPER_SECRET } from '../core/context.js';
-import { CommitClock, systemClock } from '../core/time.js';
-import { uuidV7 } from '../core/ids.js';
+// The writer on this thread: commands run against one connection of the store, through group commit. It is the same
+// on every engine: the engine that opens it gives it the connection's transaction statements (TxControl).
+import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../../core/commands.js';
+import type { ReadAhead, WriteContext, Writer } from '../../core/ports.js';
+import type { Clock } from '../../core/time.js';
+import type { IdGenerator } from '../../core/ids.js';
+import { PEPPER_SECRET } from '../../core/context.js';
+import { CommitClock, systemClock } from '../../core/time.js';
+import { uuidV7 } from '../../core/ids.js';
 import { GroupCommitter, type TxControl } from './groupCommit.js';
-import { sqliteTxControl } from './sqlite/connection.js';
-import type { SqliteStore } from './sqlite/sqliteStore.js';
-import type { SqlStore } from './sql/sqlStore.js';
+import type { SqlStore } from '../sql/sqlStore.js';
 
 export class LocalWriter implements Writer {
   private readonly committer: GroupCommitter;
@@ -26,11 +25,6 @@ export class LocalWriter implements Writer {
       : undefined;
     this.committer = new GroupCommitter(tx, () => store.forgetWriteState(), ahead);
     this.ctx = ctx;
-  }
-
-  /** Commits through the SQLite store's own connection. */
-  static open(store: SqliteStore, clock: Clock = systemClock, ids: IdGenerator = uuidV7): Promise<LocalWriter> {
-    return LocalWriter.over(store, sqliteTxControl(store.sqlite), { clock, ids });
   }
 
   /**

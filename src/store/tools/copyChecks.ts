@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { openSqlite } from './sqlite/files.js';
-import { LEDGER_TABLES, rowName, rowsOf } from './ledgerTables.js';
-import { invalid } from '../core/errors.js';
-import { textProblem } from '../core/text.js';
+import type { Database } from '../schema.js';
+import { openSqlite } from '../sqlite/files.js';
+import { LEDGER_TABLES, rowName, rowsOf } from '../ledgerTables.js';
+import { invalid } from '../../core/errors.js';
+import { textProblem } from '../../core/text.js';
 
 /** What a SQLite file may be beside: its journal files. One left over would be taken for the new file's. */
 const SIDE_FILES = ['-wal', '-shm', '-journal'];

@@ -1,5 +1,5 @@
 // Messages between the HTTP thread and the writer thread.
-import type { ErrorCode, ErrorDetail } from '../core/errors.js';
+import type { ErrorCode, ErrorDetail } from '../../core/errors.js';
 
 /** What the writer thread starts on: the `--db` value. */
 export interface WriterThreadData {

@@ -2,12 +2,12 @@
 // (PostgreSQL) or on the temporary file before it takes the target's name (SQLite), so that a copy that fails its
 // proof is never seen. Memory stays flat: one sum per account and asset, one chain position per tenant.
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { countOf, rowsOf, type Table } from './ledgerTables.js';
-import { ChainVerifier } from '../core/audit.js';
-import { checkStoredRecord } from '../core/usecases/auditLog.js';
-import { toStoredAudit } from './sql/mappers.js';
-import { tenantNames, type TenantNames } from './tenantNames.js';
+import type { Database } from '../schema.js';
+import { countOf, rowsOf, type Table } from '../ledgerTables.js';
+import { ChainVerifier } from '../../core/audit.js';
+import { checkStoredRecord } from '../../core/usecases/auditLog.js';
+import { toStoredAudit } from '../sql/mappers.js';
+import { tenantNames, type TenantNames } from '../tenantNames.js';
 
 export interface CopyProof {
   tenantsVerified: number;

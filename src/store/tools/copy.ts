@@ -10,16 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { migrateWithinTransaction, openSchema, schemaStatus, type SchemaHandle } from './migrate.js';
-import { parseDbTarget, shownDb } from './open.js';
-import { countOf, LEDGER_TABLES, rowsOf, type Table } from './ledgerTables.js';
+import type { Database } from '../schema.js';
+import { migrateWithinTransaction, openSchema, schemaStatus, type SchemaHandle } from '../migrate.js';
+import { parseDbTarget, shownDb } from '../open.js';
+import { countOf, LEDGER_TABLES, rowsOf, type Table } from '../ledgerTables.js';
 import { assertSqliteTargetFree, assertTargetCanHold } from './copyChecks.js';
 import { proveCopy, type CopyProof } from './copyVerify.js';
-import { redactedUrl } from './postgres/url.js';
-import { invalid, LedgerError } from '../core/errors.js';
+import { redactedUrl } from '../postgres/url.js';
+import { invalid, LedgerError } from '../../core/errors.js';
 
-export { LEDGER_TABLES, rowsOf } from './ledgerTables.js';
+export { LEDGER_TABLES, rowsOf } from '../ledgerTables.js';
 
 export interface CopyProgress {
   (table: string, copied: number, total: number): void;
@@ -71,7 +71,7 @@ async function copyRows(from: Kysely<Database>, to: Kysely<Database>, progress: 
  * all of it: the database is as it was, without even the ledger's tables if it had none.
  */
 async function copyToPostgres(from: Kysely<Database>, url: string, progress: CopyProgress): Promise<CopyReport> {
-  const { checkDurability, openPgDatabase, writeLockStatements } = await import('./postgres/connect.js');
+  const { checkDurability, openPgDatabase, writeLockStatements } = await import('../postgres/connect.js');
   const { pool, kysely } = await openPgDatabase(url, { migrate: false, poolSize: 1 });
   const describe = `PostgreSQL ${redactedUrl(url)}`;
   try {

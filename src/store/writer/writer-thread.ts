@@ -2,11 +2,11 @@
 // Commits (their fsync, their round trips) and the commands' own work happen here, so the HTTP thread keeps serving
 // meanwhile. The same on every engine.
 import { parentPort, workerData } from 'node:worker_threads';
-import { LedgerError } from '../core/errors.js';
-import type { CommandName } from '../core/commands.js';
-import { openLocalWriter } from './open.js';
+import { LedgerError } from '../../core/errors.js';
+import type { CommandName } from '../../core/commands.js';
+import { openLocalWriter } from '../open.js';
 import type { JobMessage, ResultMessage, SerializedError, ToWriter, WriterThreadData } from './threadProtocol.js';
-import { nameThisThread } from './threads.js';
+import { nameThisThread } from '../threads.js';
 
 nameThisThread('ledger-writer');
 const port = parentPort!;

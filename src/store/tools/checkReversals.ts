@@ -2,10 +2,10 @@
 // monetary details), both ends of every link are transactions of the link's tenant, and no transaction is reversed
 // twice (by two links, or by a rollback that names a reversal the link does not).
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { rowsOf } from './ledgerTables.js';
-import { parseJson, toJsonText } from '../core/json.js';
-import { REVERSES_KEY } from '../core/reversal.js';
+import type { Database } from '../schema.js';
+import { rowsOf } from '../ledgerTables.js';
+import { parseJson, toJsonText } from '../../core/json.js';
+import { REVERSES_KEY } from '../../core/reversal.js';
 
 /** Counts what was looked at and names the first problem (check.ts, Tally). */
 export interface Tallied {

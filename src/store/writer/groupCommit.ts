@@ -1,7 +1,7 @@
 // Group commit: writes that arrive while the event loop is busy are gathered and committed together, so that one
 // failure still fails alone (see commitBatchOnce). Nobody is answered before the commit is durable.
 // The same on every engine; how a transaction begins and ends is the engine's (TxControl).
-import type { MaybePromise } from './sql/statement.js';
+import type { MaybePromise } from '../sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
   GROUP_COMMIT_LARGE_LINES_MAX,
@@ -12,9 +12,9 @@ import {
   LARGE_WRITE_WEIGHT,
   WRITE_CONFLICT_BACKOFF_MS,
   WRITE_CONFLICT_RETRIES,
-} from '../core/limits.js';
-import { LedgerError } from '../core/errors.js';
-import type { ReadAhead, WriteScope } from '../core/ports.js';
+} from '../../core/limits.js';
+import { LedgerError } from '../../core/errors.js';
+import type { ReadAhead, WriteScope } from '../../core/ports.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 

@@ -1,14 +1,14 @@
 // `ledger db check`: proves a ledger whole, on either engine, reading everything once with flat memory (one sum per
 // account and asset, one open transaction per tenant). Each kind of check counts its problems and names the first.
 import { sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { openSchema } from './migrate.js';
-import { openLedger, parseDbTarget, shownDb } from './open.js';
-import { rowsOf, type Table } from './ledgerTables.js';
-import { invalid } from '../core/errors.js';
-import { auditResources, type AuditResourceKind } from '../core/audit.js';
+import type { Database } from '../schema.js';
+import { openSchema } from '../migrate.js';
+import { openLedger, parseDbTarget, shownDb } from '../open.js';
+import { rowsOf, type Table } from '../ledgerTables.js';
+import { invalid } from '../../core/errors.js';
+import { auditResources, type AuditResourceKind } from '../../core/audit.js';
 import { checkReversals, type Tallied } from './checkReversals.js';
-import { tenantNames } from './tenantNames.js';
+import { tenantNames } from '../tenantNames.js';
 
 /** A tenant's public id by the key its rows hold (tenantNames.ts). */
 type TenantName = (key: unknown) => string;
