@@ -14,9 +14,9 @@ import { TEST_ENGINE } from './helpers/postgres.js';
 import { collect } from './helpers/rows.js';
 import { sqlOn } from './helpers/sql.js';
 import { until } from './helpers/poll.js';
-import { renderPosting } from '../src/core/usecases/transactions.js';
 import { toTransactionInput } from '../src/core/posting.js';
 import { uuidV7 } from '../src/core/ids.js';
+import { renderPosting } from '../src/core/commands/posting.js';
 
 const cli: Actor = { type: 'HUMAN', keyId: 'cli' };
 const usd = (accountId: string, entryType: 'DEBIT' | 'CREDIT', amount: string) => ({

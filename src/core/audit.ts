@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { StoredAuditRecord, WriteTx } from './ports.js';
 import type { IdGenerator } from './ids.js';
 import { auditedText, ChainWalk, type ActorType, type AuditAction, type AuditPayload, type AuditRecord, type ChainBreak } from './auditChain.js';
+import { parseJsonObject } from './json.js';
 
 export { auditActions, actorTypes, auditedText, canonicalJson, type ActorType, type AuditAction, type AuditPayload, type AuditRecord, type ChainBreak } from './auditChain.js';
 
@@ -89,4 +90,23 @@ export function auditResources(action: string, payload: Record<string, unknown>)
   // An agent's transaction posted at once is a transaction too; one held for approval is not yet.
   if (action === 'AGENTS_EXECUTE' && payload.status === 'POSTED') named.push(['transactionId', 'transaction']);
   return named.flatMap(([field, kind]) => (typeof payload[field] === 'string' ? [{ kind, id: payload[field] as string }] : []));
+}
+
+/** A stored record with its payload parsed back exactly, as hashing needs it. */
+export const withPayload = (r: StoredAuditRecord) => ({ ...r, payload: parseJsonObject(r.payloadJson) });
+
+/** The record with its payload, or null when the payload text no longer parses (it was edited). */
+function parsed(row: StoredAuditRecord) {
+  try {
+    return withPayload(row);
+    // Stryker disable next-line BlockStatement: equivalent; an empty catch answers undefined, which is read as null is.
+  } catch {
+    return null;
+  }
+}
+
+/** The next stored record of a chain, checked against the ones before it: where the chain breaks, or null. */
+export function checkStoredRecord(verifier: ChainVerifier, row: StoredAuditRecord): ChainBreak | null {
+  const record = parsed(row);
+  return record ? verifier.check(record) : verifier.unreadable(row.id);
 }

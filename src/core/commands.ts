@@ -3,20 +3,20 @@
 //
 // Each entry is a Command: an entry without a weight or a scope does not compile, so a new command cannot skip them.
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
-import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './usecases/apiKeys.js';
-import { createAccountCommand, updateAccountCommand } from './usecases/accounts.js';
-import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './usecases/transactions.js';
-import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './usecases/settlements.js';
-import { planWeight, reconcileBatchCommand } from './usecases/reconciliation.js';
-import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './usecases/webhooks.js';
-import { createPolicyRuleCommand, deletePolicyRuleCommand } from './usecases/policyRules.js';
-import { recordTransfersCommand } from './usecases/chainWatch.js';
-import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './usecases/events.js';
-import { setAccountLimitsCommand } from './usecases/limits.js';
-import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './usecases/holds.js';
-import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './usecases/reversals.js';
-import { postBatchCommand } from './usecases/batches.js';
-import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './usecases/agents.js';
+import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './commands/apiKeys.js';
+import { createAccountCommand, updateAccountCommand } from './commands/accounts.js';
+import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './commands/transactions.js';
+import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './commands/settlements.js';
+import { planWeight, reconcileBatchCommand } from './commands/reconciliation.js';
+import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './commands/webhooks.js';
+import { createPolicyRuleCommand, deletePolicyRuleCommand } from './commands/policyRules.js';
+import { recordTransfersCommand } from './commands/chainWatch.js';
+import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './commands/events.js';
+import { setAccountLimitsCommand } from './commands/limits.js';
+import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './commands/holds.js';
+import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './commands/reversals.js';
+import { postBatchCommand } from './commands/transactions.js';
+import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './commands/agents.js';
 import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
 import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX } from './limits.js';
 
@@ -167,3 +167,13 @@ export const commandScope = <K extends CommandName>(name: K, args: CommandArgs<K
 
 /** What a command will read that its group can read ahead for it (Command.readAhead). */
 export const commandReadAhead = <K extends CommandName>(name: K, args: CommandArgs<K>): ReadAhead | undefined => entryOf(name).readAhead?.(args);
+
+/**
+ * Runs write commands inside a group commit, each failing alone (store/writer/groupCommit.ts); a command's promise
+ * resolves once its commit is durable. The commands are named so they can run on another thread.
+ * One Writer per database: it holds the write lock while its group runs (see WriteTx).
+ */
+export interface Writer {
+  run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>>;
+  close(): Promise<void>;
+}

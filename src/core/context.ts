@@ -1,9 +1,10 @@
 // What every use-case is given: the store to read, the writer, time, and the secrets of this database.
-import type { Store, Writer } from './ports.js';
+import type { Store } from './ports.js';
 import type { Clock } from './time.js';
 import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
 import { SETTLEMENT_TTL_DEFAULT_SECONDS } from './limits.js';
+import type { Writer } from './commands.js';
 
 export interface Deps {
   store: Store;

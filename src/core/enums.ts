@@ -27,3 +27,6 @@ export type PolicyRuleType = (typeof policyRuleTypes)[number];
 
 export const historyIntervals = ['hour', 'day', 'week', 'month'] as const;
 export type HistoryInterval = (typeof historyIntervals)[number];
+
+/** The metadata key that names the transaction a reversal reverses: set by the ledger, never by a request. */
+export const REVERSES_KEY = 'reversesTransactionId';

@@ -17,3 +17,9 @@ export interface Hold {
   transactionId: string | null;
 }
 
+/** A hold due to expire, as the sweeper reads it: its tenant, its id and its number of lines. */
+export interface DueHold {
+  tenantId: string;
+  id: string;
+  lines: number;
+}

@@ -1,5 +1,5 @@
 // The use-cases that the server and the CLI both call: two thin doors into the same functions.
-import type { Store, Writer } from './ports.js';
+import type { Store } from './ports.js';
 import type { Clock } from './time.js';
 import { makeDeps, type Deps, type LedgerOptions } from './context.js';
 import { systemClock } from './time.js';
@@ -19,6 +19,7 @@ import { AgentService } from './usecases/agents.js';
 import { HoldService } from './usecases/holds.js';
 import { ReversalService } from './usecases/reversals.js';
 import { ReportService } from './usecases/reports.js';
+import type { Writer } from './commands.js';
 
 export class Ledger {
   readonly store: Store;

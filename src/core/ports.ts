@@ -9,7 +9,6 @@ import type { PolicyRule } from './policy.js';
 import type { AgentTransaction } from './agent.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from './chainWatch.js';
 import type { Clock, CommitClock } from './time.js';
-import type { CommandArgs, CommandName, CommandResult } from './commands.js';
 import type { ScanStop } from './scan.js';
 import type { AccountType, AgentStatus, HoldStatus, SettlementStatus } from './enums.js';
 import type { IdGenerator } from './ids.js';
@@ -352,16 +351,6 @@ export interface WriteContext {
   clock: Clock;
   commitClock: CommitClock;
   pepper: Buffer;
-}
-
-/**
- * Runs write commands inside a group commit, each failing alone (store/writer/groupCommit.ts); a command's promise
- * resolves once its commit is durable. The commands are named so they can run on another thread.
- * One Writer per database: it holds the write lock while its group runs (see WriteTx).
- */
-export interface Writer {
-  run<K extends CommandName>(name: K, args: CommandArgs<K>): Promise<CommandResult<K>>;
-  close(): Promise<void>;
 }
 
 /**

@@ -3,6 +3,7 @@ import { invalid, LedgerError, assert } from './errors.js';
 import { formatMinor, parseAmount, type Asset } from './money.js';
 import type { PostTransactionBody } from './schemas.js';
 import type { LineInput, TransactionInput } from './types.js';
+import { sortedEntries } from './idempotency.js';
 
 /** Converts validated request lines to exact minor units; a 400 names the first line whose amount does not fit its asset. */
 export function toTransactionInput(body: PostTransactionBody): TransactionInput {
@@ -55,3 +56,10 @@ export function assertBalanced(lines: readonly LineInput[]): void {
     });
   }
 }
+
+/** What makes two requests the same request: amounts compare by value ("2.5" and 2.50 are equal), metadata by content. */
+export const fingerprint = (input: TransactionInput): string =>
+  JSON.stringify([
+    sortedEntries(input.metadata),
+    input.lines.map((l) => [l.accountId, l.entryType, l.asset, l.amountMinor.toString(), l.description, l.details]),
+  ]);

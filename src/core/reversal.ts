@@ -4,9 +4,7 @@ import { parseJson, type JsonNumber } from './json.js';
 import { toTransactionInput } from './posting.js';
 import type { PostTransactionBody } from './schemas.js';
 import type { TransactionInput } from './types.js';
-
-/** The metadata key that names the transaction a reversal reverses: set by the ledger, never by a request. */
-export const REVERSES_KEY = 'reversesTransactionId';
+import { REVERSES_KEY } from './enums.js';
 
 /** What a reversal may say of itself: metadata of its own, and a description for every line (else each keeps its own). */
 export interface ReversalNote {

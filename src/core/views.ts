@@ -9,6 +9,7 @@ import type { AgentTransaction } from './agent.js';
 import type { Hold } from './hold.js';
 import type { PolicyRule } from './policy.js';
 import type { Settlement } from './settlement.js';
+import type { BalanceLimits } from './types.js';
 
 export const accountView = (a: Omit<Account, 'seq'>): Out<typeof r.account> => ({
   id: a.id,
@@ -150,4 +151,12 @@ export const settlementView = (s: Omit<Settlement, 'seq'>): Out<typeof r.settlem
   confirmedAt: s.confirmedAt,
   ...(s.status === 'PENDING' && s.expiresAt !== null ? { expiresAt: s.expiresAt } : {}),
   createdAt: s.createdAt,
+});
+
+/** The answer of PUT and GET: every limit of the account, by asset, amounts as decimal strings. */
+export const limitsView = (accountId: string, limits: ReadonlyArray<{ asset: Asset } & BalanceLimits>) => ({
+  accountId,
+  limits: [...limits]
+    .sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0))
+    .map(({ asset, min, max }) => ({ asset, min: min === null ? null : formatMinor(min, asset), max: max === null ? null : formatMinor(max, asset) })),
 });

@@ -1,9 +1,10 @@
 // What opening a database gives, on either engine: the Ledger over its store and writer, its leases, and one close.
 import type { Ledger } from '../core/ledger.js';
-import type { Leases, Store, Writer } from '../core/ports.js';
+import type { Leases, Store } from '../core/ports.js';
 import type { Clock } from '../core/time.js';
 import type { LedgerOptions } from '../core/context.js';
 import type { LocalWriter } from './writer/localWriter.js';
+import type { Writer } from '../core/commands.js';
 
 export interface OpenOptions {
   /**

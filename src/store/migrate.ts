@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
-import { parseDbTarget, shownDb, type DbTarget } from './open.js';
+import { parseDbTarget, shownDb, type DbTarget } from './dbTarget.js';
 import { openDatabase } from './sqlite/connection.js';
 
 export interface SchemaHandle {

@@ -1,10 +1,10 @@
 // `--event-retention <days>`: beside the server (with the sweeper), events older than that are pruned, at start and
 // then every interval, a batch at a time per tenant, never one the webhook sender has not finished with.
 import type { Ledger } from '../core/ledger.js';
-import { EVENT_PRUNE_BATCH } from '../core/usecases/events.js';
 import { EVENT_PRUNE_INTERVAL_MS } from '../core/limits.js';
 import type { Logger } from '../core/ports.js';
 import { messageOf, Periodic } from './periodic.js';
+import { EVENT_PRUNE_BATCH } from '../core/commands/events.js';
 
 const DAY_MS = 24 * 3_600_000;
 

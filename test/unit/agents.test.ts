@@ -1,10 +1,10 @@
 // Agent transactions (src/core/usecases/agents.ts) and policy rules (src/core/usecases/policyRules.ts) over a real
 // SQLite store: judged in the write, posted, held, approved, rejected, refused, rolled back; each step audited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_EXECUTE_ENDPOINT } from '../../src/core/usecases/agents.js';
 import type { CreatePolicyRuleBody } from '../../src/core/schemas.js';
 import type { Actor } from '../../src/core/audit.js';
 import { account, auditOf, chainLine, fiatLine, newKey, openLedger, toJsonText, type Harness } from './ledger-harness.js';
+import { AGENT_EXECUTE_ENDPOINT } from '../../src/core/commands/agents.js';
 
 describe('agent transactions and policy rules', () => {
   let h: Harness;

@@ -1,7 +1,7 @@
 // Core knows no HTTP, no SQL, no chain SDK and no file system: this fails the build when it starts to. Every SQLite
 // file is opened in one place, and every CSV is written by one writer.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const CORE = join(process.cwd(), 'src', 'core');
@@ -149,7 +149,8 @@ describe('architecture: the small untanglings of issue 42 stay untangled', () =>
   });
 
   it("store/open.ts only dispatches: each engine's opener is loaded when its --db is named, and both assemble the ledger through store/assemble.ts", () => {
-    expect(read('store', 'open.ts').filter((spec) => /^\.\/(sqlite|postgres)\//.test(spec))).toEqual(['./postgres/url.js', './postgres/open.js', './sqlite/open.js', './postgres/open.js', './sqlite/open.js']);
+    expect(read('store', 'open.ts').filter((spec) => /^\.\/(sqlite|postgres)\//.test(spec))).toEqual(['./postgres/open.js', './sqlite/open.js']);
+    expect(read('store', 'openWriter.ts').filter((spec) => /^\.\/(sqlite|postgres)\//.test(spec))).toEqual(['./postgres/writer.js', './sqlite/writer.js']);
     for (const engine of ['sqlite', 'postgres']) expect(read('store', engine, 'open.ts')).toContain('../assemble.js');
     expect(read('store', 'postgres', 'open.ts')).not.toContain('../open.js');
   });
@@ -168,5 +169,69 @@ describe('architecture: the small untanglings of issue 42 stay untangled', () =>
 
   it('the console copies no list of the API: it has no enums of its own', () => {
     expect(sourceFiles(join(process.cwd(), 'src', 'console')).map((file) => relative(process.cwd(), file))).not.toContain('src/console/enums.ts');
+  });
+});
+
+/** The source files of src/ (the console's among them), by path relative to the project. */
+const SRC = join(process.cwd(), 'src');
+const srcFiles = () => sourceFiles(SRC).map((file) => relative(process.cwd(), file));
+
+/** The files of src/ a file imports (`runtime`: leaving out what `import type` and `export type` bring, which no run loads). */
+function importsOf(file: string, runtime: boolean): string[] {
+  const source = readFileSync(join(process.cwd(), file), 'utf8');
+  const specs = runtime
+    ? [...source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm)].map((m) => (m[1] ?? m[2])!)
+    : specifiers(source).filter((spec) => spec.startsWith('.'));
+  return specs.flatMap((spec) => {
+    const base = join(dirname(file), spec).replace(/\.js$/, '');
+    return ['.ts', '.tsx'].map((ext) => base + ext).filter((candidate) => existsSync(join(process.cwd(), candidate)));
+  });
+}
+
+describe('architecture: split at the writer\'s line (issue 42)', () => {
+  it('the store imports no use-case, and core/commands/ imports none', () => {
+    const violations = srcFiles()
+      .filter((file) => file.startsWith('src/store/') || file.startsWith('src/core/commands'))
+      .flatMap((file) => importsOf(file, false).filter((target) => target.startsWith('src/core/usecases/')).map((target) => `${file} imports ${target}`));
+    expect(violations).toEqual([]);
+  });
+
+  it('the writer thread loads the commands and the store, and no service: no use-case, no Ledger', () => {
+    const loaded = new Set(['src/store/writer/writer-thread.ts']);
+    for (const file of loaded) for (const target of importsOf(file, true)) loaded.add(target);
+    expect([...loaded].filter((file) => file.startsWith('src/core/usecases/') || file === 'src/core/ledger.ts')).toEqual([]);
+    expect(loaded).toContain('src/core/commands.ts');
+    expect([...loaded].filter((file) => file.startsWith('src/core/commands/')).length).toBeGreaterThan(10);
+  });
+
+  it("the writer thread's bundle (dist/writer-thread.js and the chunks it loads) holds no service", () => {
+    const dist = process.env.LEDGER_TEST_DIST ?? join(process.cwd(), 'dist');
+    const loaded = new Set([join(dist, 'writer-thread.js')]);
+    for (const file of loaded) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\bfrom\s*"(\.\/[^"]+)"|\bimport\(\s*"(\.\/[^"]+)"\s*\)/g)) loaded.add(join(dist, (m[1] ?? m[2])!));
+    }
+    const services = [...loaded].flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/\b(?:class (Ledger|\w+Service)\b|var (Ledger|\w+Service) = class\b)/g)].map((m) => `${relative(dist, file)}: ${m[1] ?? m[2]}`));
+    expect(services).toEqual([]);
+    expect(loaded.size).toBeGreaterThan(1);
+  });
+
+  it('no import circle in src/, counting type imports', () => {
+    const graph = new Map(srcFiles().map((file) => [file, importsOf(file, false)]));
+    const circles: string[] = [];
+    // Depth-first, each file once: an import of a file still on the path closes a circle.
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      path.push(file);
+      for (const target of graph.get(file) ?? []) {
+        if (state.get(target) === 'open') circles.push([...path.slice(path.indexOf(target)), target].join(' -> '));
+        else if (!state.has(target)) visit(target);
+      }
+      path.pop();
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) if (!state.has(file)) visit(file);
+    expect(circles).toEqual([]);
   });
 });

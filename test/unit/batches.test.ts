@@ -3,9 +3,10 @@
 // nothing with the first refused item named.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, auditOf, fiatLine, openLedger, type Harness } from './ledger-harness.js';
-import { batchItems, batchPath, type BatchResult } from '../../src/core/usecases/batches.js';
+import { batchItems, type BatchResult } from '../../src/core/usecases/batches.js';
 import type { PostBatchBody } from '../../src/core/schemas.js';
 import { LedgerError } from '../../src/core/errors.js';
+import { batchPath } from '../../src/core/commands/transactions.js';
 
 describe('batches (use cases)', () => {
   let h: Harness;

@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { commandReadAhead, commandScope, commandWeight, commands, type CommandArgs, type CommandName } from '../../src/core/commands.js';
 import { sweepParts } from '../../src/core/usecases/holds.js';
-import { EVENT_PRUNE_BATCH } from '../../src/core/usecases/events.js';
 import { GROUP_COMMIT_WEIGHT_MAX, HOLD_SWEEP_ROWS_MAX, LARGE_WRITE_WEIGHT, LINES_PER_TRANSACTION_MAX } from '../../src/core/limits.js';
 import type { LineInput } from '../../src/core/types.js';
+import { EVENT_PRUNE_BATCH } from '../../src/core/commands/events.js';
 
 const actor = { type: 'HUMAN' as const, keyId: 'k' };
 const line: LineInput = { accountId: 'a', entryType: 'DEBIT', asset: 'USD', amountMinor: 1n, details: { kind: 'FIAT', rail: 'PIX', bankReference: null }, description: null };

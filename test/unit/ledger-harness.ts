@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { sqliteWriter } from '../../src/store/sqlite/open.js';
+import { sqliteWriter } from '../../src/store/sqlite/writer.js';
 import type { LocalWriter } from '../../src/store/writer/localWriter.js';
 import { Ledger } from '../../src/core/ledger.js';
 import type { Clock } from '../../src/core/time.js';

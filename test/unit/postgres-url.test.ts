@@ -5,7 +5,7 @@ import { parse } from 'pg-connection-string';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactedUrl } from '../../src/store/postgres/url.js';
-import { parseDbTarget } from '../../src/store/open.js';
+import { parseDbTarget } from '../../src/store/dbTarget.js';
 import { checkProperty } from '../helpers/property.js';
 
 const MARK = 'Sekr3t';

@@ -1,12 +1,12 @@
 // Batch reconciliation (src/core/usecases/reconciliation.ts) and the chain watcher's writes
 // (src/core/usecases/chainWatch.ts) over a real SQLite store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planWeight } from '../../src/core/usecases/reconciliation.js';
-import { CLEARING_ACCOUNT_NAME } from '../../src/core/usecases/chainWatch.js';
+import { CLEARING_ACCOUNT_NAME } from '../../src/core/commands/chainWatch.js';
 import type { ObservedTransfer } from '../../src/core/chainWatch.js';
 import type { RegisterSettlementBody } from '../../src/core/schemas.js';
 import { commandWeight } from '../../src/core/commands.js';
 import { account, auditOf, chainLine, fiatLine, newKey, openLedger, postLines, SENDER, WALLET, type Harness } from './ledger-harness.js';
+import { planWeight } from '../../src/core/commands/reconciliation.js';
 
 const register = async (h: Harness, accountId: string, fields: Partial<RegisterSettlementBody> = {}, tenantId = h.tenantId) => {
   const res = await h.ledger.settlements.register(tenantId, h.actor, newKey(), {

@@ -1,9 +1,9 @@
 // Settlement expectations (src/core/usecases/settlements.ts) over a real SQLite store: registering once per key,
 // reading, listing with filters, cancelling, expiring, and settling by a posting's on-chain line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REGISTER_SETTLEMENT_ENDPOINT } from '../../src/core/usecases/settlements.js';
 import type { RegisterSettlementBody } from '../../src/core/schemas.js';
 import { account, auditOf, chainLine, newKey, openLedger, postLines, SENDER, WALLET, type Harness } from './ledger-harness.js';
+import { REGISTER_SETTLEMENT_ENDPOINT } from '../../src/core/commands/settlements.js';
 
 /** Counts the store's reads of the earliest PENDING expiry from now on: `reads.n`. */
 function countNextExpiryReads(t: Harness): { n: number } {

@@ -1,11 +1,14 @@
 // Posting and reading transactions (src/core/usecases/transactions.ts) over a real SQLite store: idempotency,
 // account checks, running balances, the stored document, audit record and event, and the newest-first listing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkAccounts, fingerprint, renderPosting, POST_TRANSACTION_ENDPOINT } from '../../src/core/usecases/transactions.js';
 import { requestHash } from '../../src/core/idempotency.js';
 import type { TransactionInput } from '../../src/core/types.js';
 import { account, auditOf, chainLine, fiatLine, newKey, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
 import { usdLine } from './lines.js';
+import { POST_TRANSACTION_ENDPOINT } from '../../src/core/commands/transactions.js';
+import { checkAccounts } from '../../src/core/commands/posting.js';
+import { fingerprint } from '../../src/core/posting.js';
+import { renderPosting } from '../../src/core/commands/posting.js';
 
 
 describe('fingerprint', () => {

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
-import { sqliteWriter } from '../../src/store/sqlite/open.js';
+import { sqliteWriter } from '../../src/store/sqlite/writer.js';
 import { Ledger } from '../../src/core/ledger.js';
 import { expect } from 'vitest';
 import { client, createTenant, fiat, makeAccount, post, type Client, type TestServer } from '../helpers/server.js';

@@ -5,7 +5,7 @@ import { migrateSchema, schemaStatus } from '../../store/migrate.js';
 import { copyLedger } from '../../store/tools/copy.js';
 import { CHECKED, checkLedger } from '../../store/tools/check.js';
 import { backupSqlite } from '../../store/sqlite/backup.js';
-import { parseDbTarget } from '../../store/open.js';
+import { parseDbTarget } from '../../store/dbTarget.js';
 import { invalid } from '../../core/errors.js';
 
 export function registerDb(program: Command): void {

@@ -7,6 +7,7 @@ import { parseJsonObject } from '../json.js';
 import { toIso } from '../time.js';
 import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import type { AuditExportQuery } from '../schemas.js';
+import { checkStoredRecord } from '../audit.js';
 
 /**
  * The export as chunks of NDJSON text, oldest first, one page of records per chunk: read lazily, so memory stays flat
@@ -58,26 +59,7 @@ async function* exportPages(store: ReadStore, tenantId: string, range: Parameter
   }
 }
 
-/** A stored record with its payload parsed back exactly, as hashing needs it. */
-export const withPayload = (r: StoredAuditRecord) => ({ ...r, payload: parseJsonObject(r.payloadJson) });
-
-/** The record with its payload, or null when the payload text no longer parses (it was edited). */
-function parsed(row: StoredAuditRecord) {
-  try {
-    return withPayload(row);
-    // Stryker disable next-line BlockStatement: equivalent; an empty catch answers undefined, which is read as null is.
-  } catch {
-    return null;
-  }
-}
-
 export type ChainReport = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
-
-/** The next stored record of a chain, checked against the ones before it: where the chain breaks, or null. */
-export function checkStoredRecord(verifier: ChainVerifier, row: StoredAuditRecord): ChainBreak | null {
-  const record = parsed(row);
-  return record ? verifier.check(record) : verifier.unreadable(row.id);
-}
 
 /** Recomputes a tenant's chain from its first record; the first break found, or how many records hold. */
 export async function verifyStoredChain(deps: Deps, tenantId: string): Promise<ChainReport> {

@@ -14,7 +14,7 @@ import { PAGE_SIZE_DEFAULT, SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX } from '../li
 import { nextTurn } from '../nextTurn.js';
 import type { KeyPosition } from '../ports.js';
 import { requireAccount } from './accounts.js';
-import { reported } from './limits.js';
+import { reported } from '../commands/limits.js';
 
 /** Raw balances are debits minus credits; an account reports them on its normal side. */
 

@@ -4,23 +4,15 @@
 // Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
 // before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
 import { errorBody, LedgerError, invalid, statusByCode } from '../errors.js';
-import type { Actor } from '../audit.js';
-import type { WriteContext } from '../ports.js';
 import type { PostBatchBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
 import { toTransactionInput } from '../posting.js';
 import { requestHash, type StoredResponse } from '../idempotency.js';
 import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_QUEUE_SLICE } from '../limits.js';
 import { nextTurn } from '../nextTurn.js';
-import { fingerprint, postTransactionCommand, type RenderedPosting } from './transactions.js';
-
-/** One posting of a batch, checked: its place, key, input and the hash its key is stored with. */
-export interface BatchItem {
-  index: number;
-  key: string;
-  input: TransactionInput;
-  hash: string;
-}
+import type { BatchItem } from '../commands/transactions.js';
+import { batchPath } from '../commands/transactions.js';
+import { fingerprint } from '../posting.js';
 
 /** What an item answered: the posting's response (new or replayed), or its refusal. */
 export type BatchResult = { index: number; response: StoredResponse } | { index: number; error: LedgerError };
@@ -34,9 +26,6 @@ export function batchItemOutcome(result: BatchResult): { status: number; transac
   const { transactionId } = JSON.parse(result.response.body) as { transactionId: string };
   return { status: result.response.status, transactionId };
 }
-
-/** A place in a batch as the issue and the answers write it: `transactions[3].lines[1].accountId`. */
-export const batchPath = (index: number, at = ''): string => `transactions[${index}]${at === '' ? '' : `.${at}`}`.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 
 /**
  * The items of a batch body, checked whole before anything is written: each posting's amounts (400 at its path), each
@@ -76,35 +65,4 @@ export async function batchItems(body: PostBatchBody): Promise<BatchItem[]> {
     throw invalid(`Invalid request body: the batch has ${lines} lines in all; ${why} ${max}.`, [{ path: 'transactions', message: `more than ${max} lines in all` }]);
   }
   return items;
-}
-
-/** An item's refusal in an atomic batch: the batch's refusal, naming the item and the place in it. */
-function inItem(index: number, error: unknown): unknown {
-  if (!(error instanceof LedgerError)) return error;
-  const at = error.at ?? error.details?.[0]?.path ?? '';
-  return new LedgerError(error.code, `${batchPath(index)}: ${error.message} Nothing of the batch was written.`, {
-    details: [{ path: batchPath(index, at), message: error.message }],
-    ...(error.extra ? { extra: error.extra } : {}),
-  });
-}
-
-/**
- * An atomic batch as one write: each item in order is what POST /api/v1/transactions writes (its stored response if
- * its key was used with the same body, else the posting with its idempotency record). The first item refused refuses
- * the batch, and nothing of it is written (the command's savepoint rolls back).
- */
-export async function postBatchCommand(
-  ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; items: ReadonlyArray<BatchItem & { rendered: RenderedPosting | null }> },
-): Promise<StoredResponse[]> {
-  const { tenantId, actor } = args;
-  const responses: StoredResponse[] = [];
-  for (const item of args.items) {
-    try {
-      responses.push(await postTransactionCommand(ctx, { tenantId, actor, input: item.input, rendered: item.rendered, key: item.key, hash: item.hash }));
-    } catch (error) {
-      throw inItem(item.index, error);
-    }
-  }
-  return responses;
 }

@@ -11,9 +11,9 @@ import { cursorSeq, pageBySeq, Rendered } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { toIso } from '../time.js';
 import type { TransactionsQuery } from '../schemas.js';
-import { POST_TRANSACTION_ENDPOINT } from './transactions.js';
-import { REVERSE_TRANSACTION_ENDPOINT } from './reversals.js';
-import { AGENT_EXECUTE_ENDPOINT } from './agents.js';
+import { AGENT_EXECUTE_ENDPOINT } from '../commands/agents.js';
+import { POST_TRANSACTION_ENDPOINT } from '../commands/transactions.js';
+import { REVERSE_TRANSACTION_ENDPOINT } from '../commands/reversals.js';
 
 /** Where a transaction may have been posted under an Idempotency-Key, in the order they are looked in. */
 const POSTING_ENDPOINTS = [POST_TRANSACTION_ENDPOINT, REVERSE_TRANSACTION_ENDPOINT, AGENT_EXECUTE_ENDPOINT];

@@ -3,11 +3,11 @@
 // /api/v1/transactions`, 25, in the record's key). The store writes the character and reads the name back; a name
 // without a character (none today) is stored as it is, and a character is never a name (issue 33, part 3).
 import type { EventType } from '../../core/webhook.js';
-import { AGENT_EXECUTE_ENDPOINT } from '../../core/usecases/agents.js';
-import { CREATE_HOLD_ENDPOINT } from '../../core/usecases/holds.js';
-import { REVERSE_TRANSACTION_ENDPOINT } from '../../core/usecases/reversals.js';
-import { REGISTER_SETTLEMENT_ENDPOINT } from '../../core/usecases/settlements.js';
-import { POST_TRANSACTION_ENDPOINT } from '../../core/usecases/transactions.js';
+import { AGENT_EXECUTE_ENDPOINT } from '../../core/commands/agents.js';
+import { CREATE_HOLD_ENDPOINT } from '../../core/commands/holds.js';
+import { POST_TRANSACTION_ENDPOINT } from '../../core/commands/transactions.js';
+import { REGISTER_SETTLEMENT_ENDPOINT } from '../../core/commands/settlements.js';
+import { REVERSE_TRANSACTION_ENDPOINT } from '../../core/commands/reversals.js';
 
 export class StoredNames {
   private readonly byStored: ReadonlyMap<string, string>;

@@ -1,30 +1,16 @@
 // A ledger on one SQLite file: a reader connection on this thread, and the writer on a thread of its own (with a
 // checkpoint thread beside it) for the server, or on this thread.
 import { Ledger } from '../../core/ledger.js';
-import { systemClock, type Clock } from '../../core/time.js';
+import { systemClock } from '../../core/time.js';
 import { LocalWriter } from '../writer/localWriter.js';
 import { ThreadWriter } from '../writer/threadWriter.js';
-import { assemble, type OpenedWriter, type OpenLedger, type OpenOptions } from '../assemble.js';
+import { assemble, type OpenLedger, type OpenOptions } from '../assemble.js';
 import { SqliteStore } from './sqliteStore.js';
 import { Checkpointer } from './checkpointer.js';
 import { takeServingLock } from './servingLock.js';
 import { FileLeases } from './fileLeases.js';
 import { looseModeWarning } from './files.js';
-import { sqliteTxControl } from './connection.js';
-
-/** The writer on this thread, over the store's own connection. */
-export const sqliteWriter = (store: SqliteStore, clock?: Clock): Promise<LocalWriter> => LocalWriter.over(store, sqliteTxControl(store.sqlite), { clock });
-
-/** The writer thread's writer: a connection of its own on the file. */
-export async function openSqliteWriter(path: string): Promise<OpenedWriter> {
-  const store = await SqliteStore.open(path);
-  try {
-    return { writer: await sqliteWriter(store), durability: store.durability(), close: () => store.close() };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-}
+import { sqliteWriter } from './writer.js';
 
 export async function openSqliteLedger(path: string, options: OpenOptions): Promise<OpenLedger> {
   const loose = looseModeWarning(path);

@@ -3,7 +3,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { openSchema } from '../migrate.js';
-import { openLedger, parseDbTarget, shownDb } from '../open.js';
+import { openLedger } from '../open.js';
+import { parseDbTarget, shownDb } from '../dbTarget.js';
 import { rowsOf, type Table } from '../ledgerTables.js';
 import { invalid } from '../../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../../core/audit.js';

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { rowsOf } from '../ledgerTables.js';
 import { parseJson, toJsonText } from '../../core/json.js';
-import { REVERSES_KEY } from '../../core/reversal.js';
+import { REVERSES_KEY } from '../../core/enums.js';
 
 /** Counts what was looked at and names the first problem (check.ts, Tally). */
 export interface Tallied {

@@ -12,7 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { migrateWithinTransaction, openSchema, schemaStatus, type SchemaHandle } from '../migrate.js';
-import { parseDbTarget, shownDb } from '../open.js';
+import { parseDbTarget, shownDb } from '../dbTarget.js';
 import { countOf, LEDGER_TABLES, rowsOf, type Table } from '../ledgerTables.js';
 import { assertSqliteTargetFree, assertTargetCanHold } from './copyChecks.js';
 import { proveCopy, type CopyProof } from './copyVerify.js';

@@ -5,9 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { countOf, rowsOf, type Table } from '../ledgerTables.js';
 import { ChainVerifier } from '../../core/audit.js';
-import { checkStoredRecord } from '../../core/usecases/auditLog.js';
 import { toStoredAudit } from '../sql/mappers.js';
 import { tenantNames, type TenantNames } from '../tenantNames.js';
+import { checkStoredRecord } from '../../core/audit.js';
 
 export interface CopyProof {
   tenantsVerified: number;

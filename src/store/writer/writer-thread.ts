@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { LedgerError } from '../../core/errors.js';
 import type { CommandName } from '../../core/commands.js';
-import { openLocalWriter } from '../open.js';
+import { openLocalWriter } from '../openWriter.js';
 import type { JobMessage, ResultMessage, SerializedError, ToWriter, WriterThreadData } from './threadProtocol.js';
 import { nameThisThread } from '../threads.js';
 

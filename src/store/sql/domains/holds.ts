@@ -2,7 +2,6 @@
 import type { Selectable } from 'kysely';
 import type { FoundRows } from '../../../core/ports.js';
 import type { Hold } from '../../../core/hold.js';
-import type { DueHold } from '../../../core/usecases/holds.js';
 import type { Database } from '../../schema.js';
 import type { IndexFilter } from '../../queries/indexFilters.js';
 import { scanPage } from '../scan.js';
@@ -11,6 +10,7 @@ import * as m from '../mappers.js';
 import { inputToJson } from '../../../core/agent.js';
 import type { TransactionInput } from '../../../core/types.js';
 import type { HoldStatus } from '../../../core/enums.js';
+import type { DueHold } from '../../../core/hold.js';
 
 /** The hold list's filters: by status (its index), by account (each hold's accounts, kept by its sequence). */
 const STATUS_FILTER: IndexFilter = { table: 'holds', seq: 'seq', equals: [['status', 'status']] };
