@@ -5,7 +5,7 @@ import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { assertBalanced } from '../posting.js';
 import type { TransactionInput } from '../types.js';
-import { storedReplay, type StoredResponse } from '../idempotency.js';
+import type { StoredResponse } from '../idempotency.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
 import type { AgentTransaction } from '../agent.js';
 import { reverseOf } from '../reversal.js';
@@ -19,6 +19,7 @@ import { checkAccounts } from './posting.js';
 import { linkReversal } from './reversals.js';
 import { renderPosting } from './posting.js';
 import { writePosting } from './posting.js';
+import { idempotentCommand } from './idempotent.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';
 
@@ -74,30 +75,28 @@ export async function executeAgentTransactionCommand(
 ): Promise<ExecuteOutcome> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, actor, sessionId, input, key } = args;
-  const replay = await storedReplay(tx, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash: args.hash });
-  if (replay) return replay;
-  assertBalanced(input.lines);
-  await checkAccounts(tx, tenantId, input);
-  const at = commitClock.next();
-  const debits = debitsOf(input.lines);
-  const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
-  if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
-  const rendered = args.rendered ?? renderPosting(input, ids);
-  const { transactionId } = rendered;
-  const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
-  await tx.insertAgentTransaction(
-    { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
-    debitsJson(debits),
-  );
-  const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
-  if (status === 'POSTED') {
-    await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
-  } else {
-    await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
-  }
-  const response: StoredResponse = { status: status === 'POSTED' ? 201 : 202, body: JSON.stringify({ transactionId, status }) };
-  await tx.insertIdempotency(tenantId, AGENT_EXECUTE_ENDPOINT, key, { requestHash: args.hash, ...response }, at);
-  return response;
+  return idempotentCommand(ctx, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash: args.hash }, async () => {
+    assertBalanced(input.lines);
+    await checkAccounts(tx, tenantId, input);
+    const at = commitClock.next();
+    const debits = debitsOf(input.lines);
+    const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
+    if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
+    const rendered = args.rendered ?? renderPosting(input, ids);
+    const { transactionId } = rendered;
+    const status: AgentStatus = verdict.kind === 'HOLD' ? 'PENDING_APPROVAL' : 'POSTED';
+    await tx.insertAgentTransaction(
+      { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
+      debitsJson(debits),
+    );
+    const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
+    if (status === 'POSTED') {
+      await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+    } else {
+      await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
+    }
+    return { status: status === 'POSTED' ? 201 : 202, body: JSON.stringify({ transactionId, status }) };
+  });
 }
 
 async function requireRecord(ctx: WriteContext, tenantId: string, id: string): Promise<AgentTransaction> {

@@ -3,7 +3,7 @@ import type { WriteContext, WriteTx } from '../ports.js';
 import { invalid, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor, type AuditAction } from '../audit.js';
 import { assertBalanced, signedAmount } from '../posting.js';
-import { requestHash, storedReplay, type StoredResponse } from '../idempotency.js';
+import { requestHash, type StoredResponse } from '../idempotency.js';
 import type { Hold } from '../hold.js';
 import { amountValue, formatMinor, parseAmount, type Asset } from '../money.js';
 import type { Account, TransactionInput } from '../types.js';
@@ -18,6 +18,7 @@ import { refuseAgent } from './agents.js';
 import { renderPosting } from './posting.js';
 import { reported } from './limits.js';
 import { writePosting } from './posting.js';
+import { idempotentCommand } from './idempotent.js';
 
 export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';
 
@@ -75,25 +76,23 @@ export async function createHoldCommand(
 ): Promise<StoredResponse | { refused: { ruleId: string; message: string } }> {
   const { tx, commitClock } = ctx;
   const { tenantId, key, input } = args;
-  const replay = await storedReplay(tx, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash: args.hash });
-  if (replay) return replay;
-  assertBalanced(input.lines);
-  const accounts = await checkAccounts(tx, tenantId, input);
-  const createdAt = commitClock.next();
-  if (args.agent) {
-    const { sessionId } = args.agent;
-    const verdict = await judgeAgent(ctx, { tenantId, actor: args.actor, rawKey: args.agent.rawKey, sessionId, input, at: createdAt });
-    // A hold cannot wait for a person's approval: what would be held for one is refused.
-    if (verdict.kind !== 'POST') return refuseAgent(ctx, { tenantId, actor: args.actor, sessionId, key, at: createdAt }, verdict);
-  }
-  const expiresAt = args.expiresAt ?? new Date(Date.parse(createdAt) + HOLD_EXPIRY_DEFAULT_MS).toISOString();
-  await movePending(tx, tenantId, input, accounts, 1n);
-  const hold = { id: args.holdId, tenantId, status: 'PENDING' as const, input, expiresAt, createdAt, decidedAt: null, capturedAmount: null, transactionId: null };
-  await tx.insertHold(hold);
-  await record(ctx, hold, args.actor, 'CREATE_HOLD', 'hold.created', createdAt, { lineCount: input.lines.length, expiresAt, idempotencyKey: key });
-  const response: StoredResponse = { status: 201, body: toJsonText(holdView(hold)) };
-  await tx.insertIdempotency(tenantId, CREATE_HOLD_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
-  return response;
+  return idempotentCommand(ctx, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash: args.hash }, async () => {
+    assertBalanced(input.lines);
+    const accounts = await checkAccounts(tx, tenantId, input);
+    const createdAt = commitClock.next();
+    if (args.agent) {
+      const { sessionId } = args.agent;
+      const verdict = await judgeAgent(ctx, { tenantId, actor: args.actor, rawKey: args.agent.rawKey, sessionId, input, at: createdAt });
+      // A hold cannot wait for a person's approval: what would be held for one is refused.
+      if (verdict.kind !== 'POST') return refuseAgent(ctx, { tenantId, actor: args.actor, sessionId, key, at: createdAt }, verdict);
+    }
+    const expiresAt = args.expiresAt ?? new Date(Date.parse(createdAt) + HOLD_EXPIRY_DEFAULT_MS).toISOString();
+    await movePending(tx, tenantId, input, accounts, 1n);
+    const hold = { id: args.holdId, tenantId, status: 'PENDING' as const, input, expiresAt, createdAt, decidedAt: null, capturedAmount: null, transactionId: null };
+    await tx.insertHold(hold);
+    await record(ctx, hold, args.actor, 'CREATE_HOLD', 'hold.created', createdAt, { lineCount: input.lines.length, expiresAt, idempotencyKey: key });
+    return { status: 201, body: toJsonText(holdView(hold)) };
+  });
 }
 
 /**
@@ -137,31 +136,10 @@ async function release(ctx: WriteContext, hold: Hold, status: Extract<HoldStatus
   return ended;
 }
 
-/**
- * Runs a hold's step once per Idempotency-Key when one is given: a retry answers what the first answered. A step
- * refused for the hold's expiry stores nothing (a 4xx does not consume the key): its retry meets the hold EXPIRED.
- */
-async function idempotent(
-  ctx: WriteContext,
-  tenantId: string,
-  endpoint: string,
-  key: string | null,
-  hash: string,
-  step: () => Promise<StoredResponse | HoldExpired>,
-): Promise<StoredResponse | HoldExpired> {
-  if (key === null) return step();
-  const replay = await storedReplay(ctx.tx, { tenantId, endpoint, key, hash });
-  if (replay) return replay;
-  const response = await step();
-  if ('expired' in response) return response;
-  await ctx.tx.insertIdempotency(tenantId, endpoint, key, { requestHash: hash, ...response }, ctx.commitClock.next());
-  return response;
-}
-
 /** `lines`: the hold's, read before the command was queued (its weight; a hold's lines never change). */
 export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; holdId: string; key: string | null; lines: number }): Promise<StoredResponse | HoldExpired> {
   const { tenantId, holdId } = args;
-  return idempotent(ctx, tenantId, voidEndpoint(holdId), args.key, requestHash(holdId), async () => {
+  return idempotentCommand(ctx, { tenantId, endpoint: voidEndpoint(holdId), key: args.key, hash: requestHash(holdId) }, async () => {
     const at = ctx.commitClock.next();
     const hold = await pendingHold(ctx, tenantId, holdId, at);
     if (isExpired(hold)) return hold;
@@ -186,7 +164,7 @@ export async function captureHoldCommand(
   args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null; lines: number },
 ): Promise<StoredResponse | HoldExpired> {
   const { tenantId, holdId } = args;
-  return idempotent(ctx, tenantId, captureEndpoint(holdId), args.key, captureHash(holdId, args.amount), async () => {
+  return idempotentCommand(ctx, { tenantId, endpoint: captureEndpoint(holdId), key: args.key, hash: captureHash(holdId, args.amount) }, async () => {
     const { tx } = ctx;
     const at = ctx.commitClock.next();
     const hold = await pendingHold(ctx, tenantId, holdId, at);

@@ -3,10 +3,11 @@ import type { WriteContext } from '../ports.js';
 import { LedgerError } from '../errors.js';
 import type { Actor } from '../audit.js';
 import type { TransactionInput } from '../types.js';
-import { storedReplay, type StoredResponse } from '../idempotency.js';
+import type { StoredResponse } from '../idempotency.js';
 import type { RenderedPosting } from './posting.js';
 import { renderPosting } from './posting.js';
 import { writePosting } from './posting.js';
+import { idempotentCommand } from './idempotent.js';
 
 export const REVERSE_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions/{transactionId}/reverse';
 
@@ -62,25 +63,23 @@ export async function reverseTransactionCommand(
   args: { tenantId: string; actor: Actor; transactionId: string; originalMetadata: Record<string, string>; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string },
 ): Promise<StoredResponse> {
   const { tenantId, transactionId, key } = args;
-  const replay = await storedReplay(ctx.tx, { tenantId, endpoint: REVERSE_TRANSACTION_ENDPOINT, key, hash: args.hash });
-  if (replay) return replay;
-  const refusal = await refusalOf(ctx, tenantId, transactionId, args.originalMetadata);
-  if (refusal) throw refusal;
-  const createdAt = ctx.commitClock.next();
-  const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
-  const reversalId = rendered.transactionId;
-  await writePosting(ctx, {
-    tenantId,
-    actor: args.actor,
-    input: args.input,
-    rendered,
-    createdAt,
-    audit: { action: 'REVERSE_TRANSACTION', payload: { transactionId: reversalId, reversesTransactionId: transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
-    // It records no expected transfer: it settles nothing.
-    matchSettlements: false,
+  return idempotentCommand(ctx, { tenantId, endpoint: REVERSE_TRANSACTION_ENDPOINT, key, hash: args.hash }, async () => {
+    const refusal = await refusalOf(ctx, tenantId, transactionId, args.originalMetadata);
+    if (refusal) throw refusal;
+    const createdAt = ctx.commitClock.next();
+    const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
+    const reversalId = rendered.transactionId;
+    await writePosting(ctx, {
+      tenantId,
+      actor: args.actor,
+      input: args.input,
+      rendered,
+      createdAt,
+      audit: { action: 'REVERSE_TRANSACTION', payload: { transactionId: reversalId, reversesTransactionId: transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
+      // It records no expected transfer: it settles nothing.
+      matchSettlements: false,
+    });
+    await linkReversal(ctx, { tenantId, transactionId, reversalId, createdAt });
+    return { status: 201, body: JSON.stringify({ transactionId: reversalId, reversesTransactionId: transactionId }) };
   });
-  await linkReversal(ctx, { tenantId, transactionId, reversalId, createdAt });
-  const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId: reversalId, reversesTransactionId: transactionId }) };
-  await ctx.tx.insertIdempotency(tenantId, REVERSE_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
-  return response;
 }

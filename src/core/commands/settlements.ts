@@ -3,12 +3,13 @@
 import type { ReadStore, WriteContext } from '../ports.js';
 import { assert, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor } from '../audit.js';
-import { storedReplay, type StoredResponse } from '../idempotency.js';
+import type { StoredResponse } from '../idempotency.js';
 import { toJsonText } from '../json.js';
 import { toIso } from '../time.js';
 import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
 import { canonicalAddress, canonicalTxHash, matchLines, type Match, type OnchainLine, type ReconciliationSource, type Settlement } from '../settlement.js';
 import { settlementView } from '../views.js';
+import { idempotentCommand } from './idempotent.js';
 
 export const REGISTER_SETTLEMENT_ENDPOINT = 'POST /api/v1/settlements';
 
@@ -20,40 +21,38 @@ export async function registerSettlementCommand(
 ): Promise<StoredResponse> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, input } = args;
-  const replay = await storedReplay(tx, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key: args.key, hash: args.hash });
-  if (replay) return replay;
-  if (!await tx.account(tenantId, input.accountId)) {
-    throw new LedgerError('ACCOUNT_NOT_FOUND', `accountId ${input.accountId} is not an account of this tenant.`);
-  }
-  const createdAt = commitClock.next();
-  const settlement: Omit<Settlement, 'seq'> = {
-    ...input,
-    id: ids.next(),
-    tenantId,
-    status: 'PENDING',
-    matchedTransactionId: null,
-    matchedLineNo: null,
-    txHash: null,
-    blockNumber: null,
-    confirmedAt: null,
-    expiresAt: toIso(Date.parse(createdAt) + args.ttlMs),
-    createdAt,
-  };
-  await tx.insertSettlement(settlement);
-  const response: StoredResponse = { status: 201, body: toJsonText(settlementView(settlement)) };
-  await tx.insertIdempotency(tenantId, REGISTER_SETTLEMENT_ENDPOINT, args.key, { requestHash: args.hash, ...response }, createdAt);
-  await appendAudit(tx, ids, tenantId, args.actor, 'REGISTER_SETTLEMENT', createdAt, {
-    settlementId: settlement.id,
-    accountId: settlement.accountId,
-    expectedToken: settlement.token,
-    expectedAmount: settlement.amountText,
-    expectedChainId: settlement.chain,
-    expectedWalletAddress: settlement.walletAddress,
-    expectedFromAddress: settlement.fromAddress,
-    expiresAt: settlement.expiresAt,
-    idempotencyKey: args.key,
+  return idempotentCommand(ctx, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key: args.key, hash: args.hash }, async () => {
+    if (!await tx.account(tenantId, input.accountId)) {
+      throw new LedgerError('ACCOUNT_NOT_FOUND', `accountId ${input.accountId} is not an account of this tenant.`);
+    }
+    const createdAt = commitClock.next();
+    const settlement: Omit<Settlement, 'seq'> = {
+      ...input,
+      id: ids.next(),
+      tenantId,
+      status: 'PENDING',
+      matchedTransactionId: null,
+      matchedLineNo: null,
+      txHash: null,
+      blockNumber: null,
+      confirmedAt: null,
+      expiresAt: toIso(Date.parse(createdAt) + args.ttlMs),
+      createdAt,
+    };
+    await tx.insertSettlement(settlement);
+    await appendAudit(tx, ids, tenantId, args.actor, 'REGISTER_SETTLEMENT', createdAt, {
+      settlementId: settlement.id,
+      accountId: settlement.accountId,
+      expectedToken: settlement.token,
+      expectedAmount: settlement.amountText,
+      expectedChainId: settlement.chain,
+      expectedWalletAddress: settlement.walletAddress,
+      expectedFromAddress: settlement.fromAddress,
+      expiresAt: settlement.expiresAt,
+      idempotencyKey: args.key,
+    });
+    return { status: 201, body: toJsonText(settlementView(settlement)) };
   });
-  return response;
 }
 
 /** PENDING becomes CANCELLED; cancelling a CANCELLED one answers it unchanged; SETTLED and UNMATCHED are final (409). */

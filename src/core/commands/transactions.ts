@@ -5,10 +5,11 @@ import type { Actor } from '../audit.js';
 import { assertBalanced } from '../posting.js';
 import type { TransactionInput } from '../types.js';
 import type { WriteContext } from '../ports.js';
-import { storedReplay, type StoredResponse } from '../idempotency.js';
+import type { StoredResponse } from '../idempotency.js';
 import type { RenderedPosting } from './posting.js';
 import { renderPosting } from './posting.js';
 import { writePosting } from './posting.js';
+import { idempotentCommand } from './idempotent.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';
 
@@ -18,25 +19,23 @@ export async function postTransactionCommand(
   args: { tenantId: string; actor: Actor; input: TransactionInput; rendered: RenderedPosting | null; key: string; hash: string; batchRows?: number },
 ): Promise<StoredResponse> {
   const { tenantId, key } = args;
-  const replay = await storedReplay(ctx.tx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash });
-  if (replay) return replay;
-  // After the key: a replay, or another body under a used key, is answered as such whatever the body says.
-  assertBalanced(args.input.lines);
-  const createdAt = ctx.commitClock.next();
-  const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
-  const { transactionId } = rendered;
-  await writePosting(ctx, {
-    tenantId,
-    actor: args.actor,
-    input: args.input,
-    rendered,
-    createdAt,
-    audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
-    matchSettlements: true,
+  return idempotentCommand(ctx, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash: args.hash }, async () => {
+    // After the key: a replay, or another body under a used key, is answered as such whatever the body says.
+    assertBalanced(args.input.lines);
+    const createdAt = ctx.commitClock.next();
+    const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
+    const { transactionId } = rendered;
+    await writePosting(ctx, {
+      tenantId,
+      actor: args.actor,
+      input: args.input,
+      rendered,
+      createdAt,
+      audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
+      matchSettlements: true,
+    });
+    return { status: 201, body: JSON.stringify({ transactionId }) };
   });
-  const response: StoredResponse = { status: 201, body: JSON.stringify({ transactionId }) };
-  await ctx.tx.insertIdempotency(tenantId, POST_TRANSACTION_ENDPOINT, key, { requestHash: args.hash, ...response }, createdAt);
-  return response;
 }
 
 /** One posting of a batch, checked: its place, key, input and the hash its key is stored with. */
