@@ -5,6 +5,7 @@ import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
 import { SETTLEMENT_TTL_DEFAULT_SECONDS } from './limits.js';
 import type { Writer } from './commands.js';
+import { InFlightKeys } from './idempotency.js';
 
 export interface Deps {
   store: Store;
@@ -15,6 +16,8 @@ export interface Deps {
   pepper: Buffer;
   /** How long a new settlement stays PENDING. */
   settlementTtlMs: number;
+  /** The Idempotency-Keys this process's requests hold while they run, of every endpoint (once, idempotency.ts). */
+  inFlight: InFlightKeys;
 }
 
 export interface LedgerOptions {
@@ -32,6 +35,7 @@ export async function makeDeps(store: Store, writer: Writer, clock: Clock, optio
     cursors: new CursorCodec(await store.secret(CURSOR_SECRET)),
     pepper: await store.secret(PEPPER_SECRET),
     settlementTtlMs: (options.settlementTtlSeconds ?? SETTLEMENT_TTL_DEFAULT_SECONDS) * 1000,
+    inFlight: new InFlightKeys(),
   };
 }
 

@@ -5,7 +5,7 @@ import { LedgerError, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import { toTransactionInput } from '../posting.js';
 import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { RawJson } from '../json.js';
@@ -31,14 +31,13 @@ const auditRecordView = (r: { id: string; type: string; action: string; actorKey
 });
 
 export class AgentService {
-  private readonly inFlight = new InFlightKeys();
 
   constructor(private readonly deps: Deps) {}
 
   async execute(tenantId: string, actor: Actor, rawKey: string, sessionId: string, key: string, body: PostTransactionBody): Promise<StoredResponse> {
     const input = toTransactionInput(body);
     const hash = requestHash(`${fingerprint(input)}\u0000${sessionId}`);
-    const outcome = await once(this.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
+    const outcome = await once(this.deps.inFlight, { tenantId, endpoint: AGENT_EXECUTE_ENDPOINT, key, hash }, async () => {
       const rendered = renderAhead(input, uuidV7);
       const result = await this.deps.writer.run('executeAgentTransaction', { tenantId, actor, rawKey, sessionId, input, rendered, key, hash });
       if ('refused' in result) {

@@ -5,7 +5,7 @@ import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import { toTransactionInput } from '../posting.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { amountValue } from '../money.js';
 import { uuidV7 } from '../ids.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
@@ -53,7 +53,6 @@ function expiryOf(deps: Deps, expiresAt: number | undefined): string | null {
 }
 
 export class HoldService {
-  private readonly inFlight = new InFlightKeys();
 
   constructor(private readonly deps: Deps) {}
 
@@ -61,7 +60,7 @@ export class HoldService {
     const input = toTransactionInput(body);
     const expiresAt = expiryOf(this.deps, body.expiresAt);
     const hash = requestHash(`${fingerprint(input)}\u0000${expiresAt ?? ''}\u0000${agent?.sessionId ?? ''}`);
-    return once(this.inFlight, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash }, async () => {
+    return once(this.deps.inFlight, { tenantId, endpoint: CREATE_HOLD_ENDPOINT, key, hash }, async () => {
       const result = await this.deps.writer.run('createHold', { tenantId, actor, holdId: uuidV7.next(), input, expiresAt, key, hash, agent });
       if ('refused' in result) throw policyViolation(result.refused);
       return result;

@@ -4,7 +4,7 @@ import type { Deps } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import type { ReverseTransactionBody } from '../schemas.js';
-import { InFlightKeys, once, replayOf, requestHash, sortedEntries, type StoredResponse } from '../idempotency.js';
+import { once, replayOf, requestHash, sortedEntries, type StoredResponse } from '../idempotency.js';
 import { inputOfDocument, reverseOf } from '../reversal.js';
 import { uuidV7 } from '../ids.js';
 import { REVERSE_TRANSACTION_ENDPOINT } from '../commands/reversals.js';
@@ -16,7 +16,6 @@ const fingerprintOf = (transactionId: string, body: ReverseTransactionBody): str
   JSON.stringify([transactionId, sortedEntries(body.metadata ?? {}), body.description ?? null]);
 
 export class ReversalService {
-  private readonly inFlight = new InFlightKeys();
 
   constructor(private readonly deps: Deps) {}
 
@@ -34,7 +33,7 @@ export class ReversalService {
       if (replay) return replay;
       throw alreadyReversed(transactionId, record.reversedByTransactionId);
     }
-    return once(this.inFlight, { tenantId, endpoint: REVERSE_TRANSACTION_ENDPOINT, key, hash }, () => {
+    return once(this.deps.inFlight, { tenantId, endpoint: REVERSE_TRANSACTION_ENDPOINT, key, hash }, () => {
       const original = inputOfDocument(record.document);
       const input = reverseOf(original, transactionId, body);
       const rendered = renderAhead(input, uuidV7);

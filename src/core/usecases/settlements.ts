@@ -4,7 +4,7 @@ import { invalid, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import { parseAmount } from '../money.js';
 import type { RegisterSettlementBody, SettlementsQuery } from '../schemas.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { toIso } from '../time.js';
 import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
@@ -35,7 +35,6 @@ const fingerprint = (i: SettlementInput): string =>
   JSON.stringify([i.accountId, i.token, i.amountMinor.toString(), i.chain, i.walletAddress, i.fromAddress]);
 
 export class SettlementService {
-  private readonly inFlight = new InFlightKeys();
   /** The earliest expiry among PENDING settlements as last read (null: none; undefined: to be read). */
   private dueAt: string | null | undefined;
   private dueReadAtMs = 0;
@@ -45,7 +44,7 @@ export class SettlementService {
   async register(tenantId: string, actor: Actor, key: string, body: RegisterSettlementBody): Promise<StoredResponse> {
     const input = toSettlementInput(body);
     const hash = requestHash(fingerprint(input));
-    return once(this.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
+    return once(this.deps.inFlight, { tenantId, endpoint: REGISTER_SETTLEMENT_ENDPOINT, key, hash }, async () => {
       const stored = await this.deps.writer.run('registerSettlement', { tenantId, actor, input, key, hash, ttlMs: this.deps.settlementTtlMs });
       this.noteExpiry((JSON.parse(stored.body) as { expiresAt: string }).expiresAt);
       return stored;

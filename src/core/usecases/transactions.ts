@@ -6,7 +6,7 @@ import { toTransactionInput } from '../posting.js';
 import type { PostBatchBody, PostTransactionBody } from '../schemas.js';
 import { batchItems, type BatchResult } from './batches.js';
 import type { TransactionInput } from '../types.js';
-import { InFlightKeys, once, requestHash, type StoredResponse } from '../idempotency.js';
+import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { linkedTransactionText } from '../views.js';
 import { uuidV7 } from '../ids.js';
@@ -19,7 +19,6 @@ import { fingerprint } from '../posting.js';
 import { renderAhead } from '../commands/posting.js';
 
 export class TransactionService {
-  private readonly inFlight = new InFlightKeys();
 
   constructor(private readonly deps: Deps) {}
 
@@ -31,7 +30,7 @@ export class TransactionService {
 
   /** `batchRows`: the rows of the non-atomic batch the posting is an item of, whose share of the writer it takes. */
   private postInput(tenantId: string, actor: Actor, key: string, input: TransactionInput, hash: string, batchRows?: number): Promise<StoredResponse> {
-    return once(this.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash }, () =>
+    return once(this.deps.inFlight, { tenantId, endpoint: POST_TRANSACTION_ENDPOINT, key, hash }, () =>
       this.deps.writer.run('postTransaction', { tenantId, actor, input, rendered: renderAhead(input, uuidV7), key, hash, ...(batchRows === undefined ? {} : { batchRows }) }),
     );
   }
@@ -63,14 +62,14 @@ export class TransactionService {
       if (broken) throw (broken as { unexpected: unknown }).unexpected;
       return results as BatchResult[];
     }
-    const busy = items.find((item) => this.inFlight.holds(tenantId, POST_TRANSACTION_ENDPOINT, item.key));
+    const busy = items.find((item) => this.deps.inFlight.holds(tenantId, POST_TRANSACTION_ENDPOINT, item.key));
     if (busy) {
       throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', `${batchPath(busy.index)}: a request with its idempotencyKey is still in progress; retry after it completes.`, {
         details: [{ path: batchPath(busy.index, 'idempotencyKey'), message: 'is in use by a request in progress' }],
       });
     }
     const keys = items.map((item) => item.key);
-    const responses = await this.inFlight.holdAll(tenantId, POST_TRANSACTION_ENDPOINT, keys, () =>
+    const responses = await this.deps.inFlight.holdAll(tenantId, POST_TRANSACTION_ENDPOINT, keys, () =>
       this.deps.writer.run('postBatch', { tenantId, actor, items: items.map((item) => ({ ...item, rendered: renderAhead(item.input, uuidV7) })) }),
     );
     return responses.map((response, index) => ({ index, response }));
