@@ -7,7 +7,7 @@ import { responseSchemas } from '../core/responses.js';
 import { JsonNumber } from '../core/json.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../core/limits.js';
 import type { ResponseSpec, Route } from './route.js';
-import { routeParamNames } from './route.js';
+import { ANY_KEY, routeParamNames } from './route.js';
 import { QUICKSTART_EXAMPLES } from './examples.js';
 
 /** Exact numbers are a class of ours (JsonNumber); on the wire they are plain JSON numbers. */
@@ -59,7 +59,10 @@ function operation(route: Route) {
     parameters.push({ name, in: 'header', required: header.required, description: header.description, schema: schemaOf(header.schema) });
   }
   // Every route with a body refuses one declared as anything but JSON (server/route.ts, readRouteBody).
-  const declared: Record<string, string | ResponseSpec> = route.body ? { 415: 'The body is declared as something other than JSON', ...route.responses } : { ...route.responses };
+  // A route that needs a key answers 401 without a live one, and 403 when the key lacks the route's scope (ANY_KEY:
+  // none); a route may say more of either.
+  const auth = route.scope ? { 401: 'Unauthenticated', ...(route.scope === ANY_KEY ? {} : { 403: 'Forbidden' }) } : {};
+  const declared: Record<string, string | ResponseSpec> = { ...auth, ...(route.body ? { 415: 'The body is declared as something other than JSON' } : {}), ...route.responses };
   // Any other error (429, 503, 413, 408, 405…) has the same body.
   declared.default = { description: 'An error: every error has this body', schema: 'Error' };
   const example = QUICKSTART_EXAMPLES[route.operationId];

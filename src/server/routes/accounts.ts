@@ -3,7 +3,7 @@ import { accountLimitsBody, accountsQuery, balanceQuery, createAccountBody, entr
 import { accountView } from '../../core/views.js';
 import { defineRoute } from '../route.js';
 
-const readErrors = { 401: 'Unauthenticated', 403: 'Forbidden', 404: 'Account not in the tenant' };
+const readErrors = { 404: 'Account not in the tenant' };
 
 export const accountRoutes = [
   defineRoute({
@@ -13,7 +13,7 @@ export const accountRoutes = [
     operationId: 'createAccount',
     scope: 'ACCOUNTS_WRITE',
     body: createAccountBody,
-    responses: { 201: { description: 'The account', schema: 'Account' }, 400: 'Blank name, invalid currency or type', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 201: { description: 'The account', schema: 'Account' }, 400: 'Blank name, invalid currency or type' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 201,
       body: await ledger.createAccount(principal.tenantId, body, actor),
@@ -30,8 +30,6 @@ export const accountRoutes = [
     responses: {
       200: { description: 'A page of accounts, newest first, that pass every filter given', schema: 'AccountsPage' },
       400: 'Invalid filter, limit or cursor; more than 5 metadata keys; a cursor of another query',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
     },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listAccounts(principal.tenantId, query) }),
   }),
@@ -87,8 +85,6 @@ export const accountRoutes = [
     responses: {
       200: { description: "The account's limits", schema: 'AccountLimits' },
       400: 'Malformed body: an asset that is neither the currency nor a token, an asset twice, too many places, min above max',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       404: 'Account not in the tenant',
       422: 'The balance is already outside a limit given (BALANCE_LIMIT_EXCEEDED)',
     },

@@ -4,7 +4,6 @@ import { parseWith } from '../../core/validate.js';
 import type { Actor } from '../../core/audit.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
-const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
 const asAgent = (actor: Actor): Actor => ({ ...actor, type: 'AGENT' });
 
 const decision = (verb: 'approve' | 'reject', decisionOf: 'APPROVE' | 'REJECT') =>
@@ -16,7 +15,6 @@ const decision = (verb: 'approve' | 'reject', decisionOf: 'APPROVE' | 'REJECT') 
     scope: 'TRANSACTIONS_WRITE',
     responses: {
       200: { description: verb === 'approve' ? 'Posted' : 'Rejected', schema: 'AgentTransactionStatus' },
-      401: 'Unauthenticated',
       403: 'Forbidden, an agent key (AGENTS_EXECUTE), or the key that executed it',
       404: 'Not found',
       409: 'Not PENDING_APPROVAL',
@@ -43,7 +41,6 @@ export const agentRoutes = [
       201: { description: 'Posted', schema: 'AgentTransactionStatus' },
       202: { description: 'Held for a human\'s approval', schema: 'AgentTransactionStatus' },
       400: 'Missing or invalid Idempotency-Key or X-Agent-Session-Id, malformed body',
-      ...auth,
       409: 'A request with the same Idempotency-Key is in progress',
       422: 'POLICY_VIOLATION (with ruleId), unknown account, unbalanced, or key reused with another body',
     },
@@ -62,7 +59,7 @@ export const agentRoutes = [
     summary: 'Post the exact reverse of a POSTED agent transaction, once',
     operationId: 'rollbackAgentTransaction',
     scope: 'AGENTS_ROLLBACK',
-    responses: { 201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'Reversal' }, ...auth, 404: 'Not found', 409: 'Already rolled back, or not POSTED' },
+    responses: { 201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'Reversal' }, 404: 'Not found', 409: 'Already rolled back, or not POSTED' },
     handle: async ({ ledger, principal, actor, params }) => ({
       status: 201,
       body: await ledger.agents.rollback(principal.tenantId, asAgent(actor), params.transactionId!),
@@ -75,7 +72,7 @@ export const agentRoutes = [
     operationId: 'listAgentTransactions',
     scope: 'AGENTS_AUDIT_READ',
     query: agentTransactionsQuery,
-    responses: { 200: { description: 'A page of agent transactions, newest first', schema: 'AgentTransactionsPage' }, 400: 'Invalid status, limit or cursor', ...auth },
+    responses: { 200: { description: 'A page of agent transactions, newest first', schema: 'AgentTransactionsPage' }, 400: 'Invalid status, limit or cursor' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.agents.list(principal.tenantId, query) }),
   }),
   defineRoute({
@@ -84,7 +81,7 @@ export const agentRoutes = [
     summary: 'One agent transaction record',
     operationId: 'getAgentTransaction',
     scope: 'AGENTS_AUDIT_READ',
-    responses: { 200: { description: 'The agent transaction', schema: 'AgentTransaction' }, ...auth, 404: 'Not found' },
+    responses: { 200: { description: 'The agent transaction', schema: 'AgentTransaction' }, 404: 'Not found' },
     handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.agents.get(principal.tenantId, params.transactionId!) }),
   }),
   defineRoute({
@@ -94,7 +91,7 @@ export const agentRoutes = [
     operationId: 'listAgentAudit',
     scope: 'AGENTS_AUDIT_READ',
     query: pageQuery,
-    responses: { 200: { description: 'A page of AGENT audit records, newest first', schema: 'AgentAuditPage' }, 400: 'Invalid limit or cursor', ...auth },
+    responses: { 200: { description: 'A page of AGENT audit records, newest first', schema: 'AgentAuditPage' }, 400: 'Invalid limit or cursor' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.agents.audit(principal.tenantId, query) }),
   }),
 ];

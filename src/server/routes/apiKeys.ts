@@ -10,7 +10,7 @@ export const apiKeyRoutes = [
     operationId: 'createApiKey',
     scope: 'ADMIN',
     body: createApiKeyBody,
-    responses: { 201: { description: 'The new key with its raw value', schema: 'ApiKeyCreated' }, 400: 'Invalid scopes', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 201: { description: 'The new key with its raw value', schema: 'ApiKeyCreated' }, 400: 'Invalid scopes' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 201,
       body: await ledger.createApiKey(principal.tenantId, body.scopes, actor),
@@ -22,7 +22,7 @@ export const apiKeyRoutes = [
     summary: 'List the API keys of the tenant',
     operationId: 'listApiKeys',
     scope: 'ADMIN',
-    responses: { 200: { description: 'The tenant\'s keys, newest first', schema: 'ApiKeys' }, 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'The tenant\'s keys, newest first', schema: 'ApiKeys' } },
     handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listApiKeys(principal.tenantId) }),
   }),
   defineRoute({
@@ -31,7 +31,7 @@ export const apiKeyRoutes = [
     summary: 'The key this request is made with: its id, prefix and scopes (any live key may read its own)',
     operationId: 'getCurrentApiKey',
     scope: ANY_KEY,
-    responses: { 200: { description: 'The key, as the listing shows it', schema: 'ApiKey' }, 401: 'Unauthenticated' },
+    responses: { 200: { description: 'The key, as the listing shows it', schema: 'ApiKey' } },
     handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.currentApiKey(principal) }),
   }),
   defineRoute({
@@ -40,7 +40,7 @@ export const apiKeyRoutes = [
     summary: 'Revoke an API key, effective on the next request',
     operationId: 'revokeApiKey',
     scope: 'ADMIN',
-    responses: { 204: 'Revoked', 401: 'Unauthenticated', 403: 'Forbidden', 404: 'No such key in the tenant' },
+    responses: { 204: 'Revoked', 404: 'No such key in the tenant' },
     handle: async ({ ledger, principal, actor, params }) => {
       await ledger.revokeApiKey(principal.tenantId, params.keyId!, actor);
       return { status: 204 };

@@ -12,7 +12,7 @@ export const complianceRoutes = [
     operationId: 'exportAudit',
     scope: 'COMPLIANCE_EXPORT',
     query: auditExportQuery,
-    responses: { 200: { description: 'NDJSON, one audit record per line', schema: 'AuditRecord', contentType: 'application/x-ndjson' }, 400: 'from or to missing or invalid, from not before to, invalid type', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'NDJSON, one audit record per line', schema: 'AuditRecord', contentType: 'application/x-ndjson' }, 400: 'from or to missing or invalid, from not before to, invalid type' },
     handle: ({ ledger, principal, query }) => ({
       status: 200,
       stream: ledger.exportAudit(principal.tenantId, query),

@@ -18,8 +18,6 @@ export const eventRoutes = [
     responses: {
       200: { description: 'A page of events, oldest first; following nextCursor until null reads everything committed at the time', schema: 'EventsPage' },
       400: 'Invalid limit, type or cursor (a cursor goes with the query it came from, after and type included); after is not an event of this tenant',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       410: 'after (or the cursor) is before an event pruned by --event-retention (EVENT_PRUNED): read the current state again',
     },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listEvents(principal.tenantId, query) }),
@@ -38,8 +36,6 @@ export const eventRoutes = [
     responses: {
       200: { description: 'The stream: each event as `id: <eventId>`, `event: <type>`, `data: <the event as JSON>`', contentType: 'text/event-stream' },
       400: 'Invalid type; after or Last-Event-ID is not an event of this tenant (a detail names which)',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       410: 'The event to resume after was pruned by --event-retention (EVENT_PRUNED): read the current state again',
       429: 'The tenant holds --max-streams-per-tenant streams already, the client address half of --max-connections-per-client, or the server half of --max-connections (RATE_LIMITED, with Retry-After); the connection is closed',
     },

@@ -3,7 +3,6 @@ import { agentSessionIdSchema, captureHoldBody, createHoldBody, holdsQuery } fro
 import { parseWith } from '../../core/validate.js';
 import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
-const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
 const optionalKey = { ...IDEMPOTENCY_KEY_HEADER, required: false, description: 'At most 255 characters; a retry with the same key returns the first answer' };
 
 export const holdRoutes = [
@@ -21,7 +20,6 @@ export const holdRoutes = [
     responses: {
       201: { description: 'The hold, PENDING', schema: 'Hold' },
       400: 'Missing or invalid Idempotency-Key, malformed body, expiresAt not in the future or too far',
-      ...auth,
       409: 'A request with the same Idempotency-Key is in progress',
       422: 'Unknown account, currency mismatch, unbalanced, a balance limit it would pass, a policy rule an agent key breaks (POLICY_VIOLATION), or key reused with another body',
     },
@@ -43,7 +41,7 @@ export const holdRoutes = [
     operationId: 'listHolds',
     scope: 'TRANSACTIONS_READ',
     query: holdsQuery,
-    responses: { 200: { description: 'A page of holds, newest first', schema: 'HoldsPage' }, 400: 'Invalid status, accountId, limit or cursor', ...auth },
+    responses: { 200: { description: 'A page of holds, newest first', schema: 'HoldsPage' }, 400: 'Invalid status, accountId, limit or cursor' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.holds.list(principal.tenantId, query) }),
   }),
   defineRoute({
@@ -52,7 +50,7 @@ export const holdRoutes = [
     summary: 'Get a hold',
     operationId: 'getHold',
     scope: 'TRANSACTIONS_READ',
-    responses: { 200: { description: 'The hold', schema: 'Hold' }, ...auth, 404: 'Not found' },
+    responses: { 200: { description: 'The hold', schema: 'Hold' }, 404: 'Not found' },
     handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.holds.get(principal.tenantId, params.holdId!) }),
   }),
   defineRoute({
@@ -66,7 +64,6 @@ export const holdRoutes = [
     responses: {
       200: { description: 'The hold, CAPTURED, with capturedAmount and transactionId', schema: 'Hold' },
       400: 'Malformed amount, or a part of a hold that is not one debit and one credit in one asset',
-      ...auth,
       404: 'Not found',
       409: 'The hold is no longer PENDING (CONFLICT, unchanged), or is past its expiresAt (HOLD_EXPIRED: it is released, EXPIRED, whether or not the sweeper had come by)',
       422: 'More than the hold holds (HOLD_AMOUNT_EXCEEDED), a balance limit the posting would pass, or key reused with another body',
@@ -85,7 +82,6 @@ export const holdRoutes = [
     headers: { 'Idempotency-Key': optionalKey },
     responses: {
       200: { description: 'The hold, VOIDED', schema: 'Hold' },
-      ...auth,
       404: 'Not found',
       409: 'The hold is no longer PENDING (CONFLICT, unchanged), or is past its expiresAt (HOLD_EXPIRED: it is released, EXPIRED, whether or not the sweeper had come by)',
     },

@@ -2,7 +2,6 @@
 import { createPolicyRuleBody } from '../../core/schemas.js';
 import { defineRoute } from '../route.js';
 
-const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
 
 export const policyRuleRoutes = [
   defineRoute({
@@ -12,7 +11,7 @@ export const policyRuleRoutes = [
     operationId: 'createPolicyRule',
     scope: 'ADMIN',
     body: createPolicyRuleBody,
-    responses: { 201: { description: 'The rule', schema: 'PolicyRule' }, 400: 'Invalid type, unrecognized values, fields missing for the type', ...auth },
+    responses: { 201: { description: 'The rule', schema: 'PolicyRule' }, 400: 'Invalid type, unrecognized values, fields missing for the type' },
     handle: async ({ ledger, principal, actor, body }) => ({ status: 201, body: await ledger.createPolicyRule(principal.tenantId, actor, body) }),
   }),
   defineRoute({
@@ -21,7 +20,7 @@ export const policyRuleRoutes = [
     summary: 'The policy rules of the tenant, oldest first',
     operationId: 'listPolicyRules',
     scope: 'ADMIN',
-    responses: { 200: { description: 'The tenant\'s rules, oldest first', schema: 'PolicyRules' }, ...auth },
+    responses: { 200: { description: 'The tenant\'s rules, oldest first', schema: 'PolicyRules' } },
     handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listPolicyRules(principal.tenantId) }),
   }),
   defineRoute({
@@ -30,7 +29,7 @@ export const policyRuleRoutes = [
     summary: 'Delete a policy rule, effective at once',
     operationId: 'deletePolicyRule',
     scope: 'ADMIN',
-    responses: { 204: 'Deleted', ...auth, 404: 'No such rule in the tenant' },
+    responses: { 204: 'Deleted', 404: 'No such rule in the tenant' },
     handle: async ({ ledger, principal, actor, params }) => {
       await ledger.deletePolicyRule(principal.tenantId, actor, params.ruleId!);
       return { status: 204 };

@@ -10,7 +10,7 @@ export const reconciliationRoutes = [
     operationId: 'reconcileBatch',
     scope: 'RECONCILIATION_WRITE',
     body: reconciliationBatchBody,
-    responses: { 200: { description: 'One outcome per transaction id, in the order given', schema: 'ReconciliationOutcomes' }, 400: 'Empty batch, more than 100 ids, or an id that is not a UUID', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'One outcome per transaction id, in the order given', schema: 'ReconciliationOutcomes' }, 400: 'Empty batch, more than 100 ids, or an id that is not a UUID' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 200,
       body: await ledger.reconcileBatch(principal.tenantId, actor, body.transactionIds),
@@ -23,7 +23,7 @@ export const reconciliationRoutes = [
     operationId: 'listReconciliationResults',
     scope: 'RECONCILIATION_READ',
     query: pageQuery,
-    responses: { 200: { description: 'A page of reconciliation results, newest first', schema: 'ReconciliationResultsPage' }, 400: 'Invalid limit or cursor', 401: 'Unauthenticated', 403: 'Forbidden' },
+    responses: { 200: { description: 'A page of reconciliation results, newest first', schema: 'ReconciliationResultsPage' }, 400: 'Invalid limit or cursor' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listReconciliationResults(principal.tenantId, query) }),
   }),
 ];

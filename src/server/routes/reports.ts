@@ -13,8 +13,6 @@ export const reportRoutes = [
     responses: {
       200: { description: 'A page of the trial balance; every page of one report is of the same instant', schema: 'TrialBalance' },
       400: 'Invalid asOf, limit or cursor; a cursor of another query',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
     },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.reports.trialBalance(principal.tenantId, query) }),
   }),
@@ -29,8 +27,6 @@ export const reportRoutes = [
     responses: {
       200: { description: 'One point per bucket that ends within [from, to], oldest first', schema: 'BalanceHistory' },
       400: 'Missing or invalid from/to, from after to, an unknown interval, more than 1,000 points, invalid id',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       404: 'Account not in the tenant',
     },
     handle: async ({ ledger, principal, params, query }) => ({

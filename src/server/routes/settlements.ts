@@ -16,7 +16,6 @@ async function checkAddresses(body: RegisterSettlementBody): Promise<void> {
   }
 }
 
-const auth = { 401: 'Unauthenticated', 403: 'Forbidden' };
 
 export const settlementRoutes = [
   defineRoute({
@@ -32,7 +31,6 @@ export const settlementRoutes = [
     responses: {
       201: { description: 'The settlement, PENDING', schema: 'Settlement' },
       400: 'Missing or invalid Idempotency-Key, malformed body, invalid token, chain, amount or address',
-      ...auth,
       409: 'A request with the same Idempotency-Key is in progress',
       422: 'Account not found for the tenant, or key reused with another body',
     },
@@ -50,7 +48,7 @@ export const settlementRoutes = [
     operationId: 'listSettlements',
     scope: 'TRANSACTIONS_READ',
     query: settlementsQuery,
-    responses: { 200: { description: 'A page of settlements, newest first', schema: 'SettlementsPage' }, 400: 'Invalid status, date range, limit or cursor', ...auth },
+    responses: { 200: { description: 'A page of settlements, newest first', schema: 'SettlementsPage' }, 400: 'Invalid status, date range, limit or cursor' },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.settlements.list(principal.tenantId, query) }),
   }),
   defineRoute({
@@ -59,7 +57,7 @@ export const settlementRoutes = [
     summary: 'Get a settlement',
     operationId: 'getSettlement',
     scope: 'TRANSACTIONS_READ',
-    responses: { 200: { description: 'The settlement', schema: 'Settlement' }, ...auth, 404: 'Not found for the tenant' },
+    responses: { 200: { description: 'The settlement', schema: 'Settlement' }, 404: 'Not found for the tenant' },
     handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.settlements.get(principal.tenantId, params.settlementId!) }),
   }),
   defineRoute({
@@ -68,7 +66,7 @@ export const settlementRoutes = [
     summary: 'Cancel a PENDING settlement',
     operationId: 'cancelSettlement',
     scope: 'TRANSACTIONS_WRITE',
-    responses: { 200: { description: 'The settlement, CANCELLED', schema: 'Settlement' }, ...auth, 404: 'Not found for the tenant', 409: 'Already SETTLED or UNMATCHED' },
+    responses: { 200: { description: 'The settlement, CANCELLED', schema: 'Settlement' }, 404: 'Not found for the tenant', 409: 'Already SETTLED or UNMATCHED' },
     handle: async ({ ledger, principal, actor, params }) => ({
       status: 200,
       body: await ledger.settlements.cancel(principal.tenantId, actor, params.settlementId!),

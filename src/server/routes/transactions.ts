@@ -23,8 +23,6 @@ export const transactionRoutes = [
     responses: {
       201: { description: 'The posted transaction\'s id', schema: 'TransactionPosted' },
       400: 'Missing or invalid Idempotency-Key, malformed body',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       409: 'A request with the same Idempotency-Key is in progress',
       422: 'Unknown account, currency mismatch, unbalanced, or key reused with another body',
     },
@@ -45,8 +43,6 @@ export const transactionRoutes = [
       200: { description: 'Not atomic: one result per item, in order, each what POST /api/v1/transactions would have answered for it', schema: 'BatchResults' },
       201: { description: 'Atomic: every item posted (or replayed), one result each', schema: 'BatchResults' },
       400: 'Malformed body: an item that is not a posting, a key twice, more than 500 items or 10,000 lines (1,000 atomic); nothing is written',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       409: "Atomic: an item's key is in use by a request in progress",
       422: 'Atomic: an item refused (its code; details name the item and the place in it); nothing is written',
     },
@@ -69,8 +65,6 @@ export const transactionRoutes = [
     responses: {
       201: { description: 'The reversal\'s id, and the transaction it reverses', schema: 'Reversal' },
       400: 'Missing or invalid Idempotency-Key, malformed body, or metadata that names reversesTransactionId',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
       404: 'Not found',
       409: 'Already reversed (ALREADY_REVERSED, with reversalTransactionId), or a request with the same Idempotency-Key is in progress',
       422: 'Not reversible (NOT_REVERSIBLE: a reversal, an agent transaction, a chain watcher\'s posting, or one that settled a settlement), a balance limit the reversal would pass, or key reused with another body',
@@ -92,8 +86,6 @@ export const transactionRoutes = [
     responses: {
       200: { description: 'A page of transactions, newest first, that pass every filter given', schema: 'TransactionsPage' },
       400: 'Invalid filter, limit or cursor; from after to; more than 5 metadata keys; a cursor of another query',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
     },
     handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.findTransactions(principal.tenantId, query) }),
   }),
@@ -103,7 +95,7 @@ export const transactionRoutes = [
     summary: 'Get a transaction with its lines',
     operationId: 'getTransaction',
     scope: 'TRANSACTIONS_READ',
-    responses: { 200: { description: 'The transaction with its lines', schema: 'Transaction' }, 401: 'Unauthenticated', 403: 'Forbidden', 404: 'Not found' },
+    responses: { 200: { description: 'The transaction with its lines', schema: 'Transaction' }, 404: 'Not found' },
     handle: async ({ ledger, principal, params }) => ({
       status: 200,
       body: await ledger.transactions.get(principal.tenantId, params.transactionId!),

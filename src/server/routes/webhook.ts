@@ -14,8 +14,6 @@ export const webhookRoutes = [
     responses: {
       200: { description: 'The webhook, its URL as the WHATWG URL parser writes it (what the sender calls), with its signing secret (shown once)', schema: 'WebhookSet' },
       400: 'Missing, empty, invalid or blocked URL, or one with control, invisible or bidirectional-control characters',
-      401: 'Unauthenticated',
-      403: 'Forbidden',
     },
     handle: async ({ ledger, settings, principal, actor, body }) => {
       // Stored, answered and called as the URL parser writes it: what is shown is what is called.
@@ -29,7 +27,7 @@ export const webhookRoutes = [
     summary: 'The webhook URL and the first characters of its secret',
     operationId: 'getWebhook',
     scope: 'WEBHOOK_MANAGE',
-    responses: { 200: { description: 'The webhook, with the first characters of its secret', schema: 'WebhookConfig' }, 401: 'Unauthenticated', 403: 'Forbidden', 404: 'No webhook configured' },
+    responses: { 200: { description: 'The webhook, with the first characters of its secret', schema: 'WebhookConfig' }, 404: 'No webhook configured' },
     handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.getWebhook(principal.tenantId) }),
   }),
 ];
