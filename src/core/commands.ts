@@ -3,7 +3,7 @@
 //
 // Each entry is a Command: an entry without a weight or a scope does not compile, so a new command cannot skip them.
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
-import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './commands/apiKeys.js';
+import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './commands/tenants.js';
 import { createAccountCommand, updateAccountCommand } from './commands/accounts.js';
 import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './commands/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './commands/settlements.js';

@@ -3,13 +3,13 @@ import type { Store } from './ports.js';
 import type { Clock } from './time.js';
 import { makeDeps, type Deps, type LedgerOptions } from './context.js';
 import { systemClock } from './time.js';
-import * as apiKeys from './usecases/apiKeys.js';
+import * as tenants from './usecases/tenants.js';
 import * as accounts from './usecases/accounts.js';
-import * as balances from './usecases/balances.js';
+import * as balances from './usecases/entries.js';
 import { TransactionService } from './usecases/transactions.js';
 import { SettlementService } from './usecases/settlements.js';
 import * as reconciliation from './usecases/reconciliation.js';
-import * as auditLog from './usecases/auditLog.js';
+import * as audit from './usecases/audit.js';
 import * as webhooks from './usecases/webhooks.js';
 import * as policyRules from './usecases/policyRules.js';
 import * as events from './usecases/events.js';
@@ -47,15 +47,15 @@ export class Ledger {
     return new Ledger(await makeDeps(store, writer, clock, options));
   }
 
-  createTenant = (...a: Tail<typeof apiKeys.createTenant>) => apiKeys.createTenant(this.deps, ...a);
-  requireScope = apiKeys.requireScope;
-  requireTenant = (...a: Tail<typeof apiKeys.requireTenant>) => apiKeys.requireTenant(this.deps, ...a);
+  createTenant = (...a: Tail<typeof tenants.createTenant>) => tenants.createTenant(this.deps, ...a);
+  requireScope = tenants.requireScope;
+  requireTenant = (...a: Tail<typeof tenants.requireTenant>) => tenants.requireTenant(this.deps, ...a);
   listTenants = () => this.deps.store.tenants();
-  authenticate = (...a: Tail<typeof apiKeys.authenticate>) => apiKeys.authenticate(this.deps, ...a);
-  createApiKey = (...a: Tail<typeof apiKeys.createApiKey>) => apiKeys.createApiKey(this.deps, ...a);
-  listApiKeys = (...a: Tail<typeof apiKeys.listApiKeys>) => apiKeys.listApiKeys(this.deps, ...a);
-  currentApiKey = (...a: Tail<typeof apiKeys.currentApiKey>) => apiKeys.currentApiKey(this.deps, ...a);
-  revokeApiKey = (...a: Tail<typeof apiKeys.revokeApiKey>) => apiKeys.revokeApiKey(this.deps, ...a);
+  authenticate = (...a: Tail<typeof tenants.authenticate>) => tenants.authenticate(this.deps, ...a);
+  createApiKey = (...a: Tail<typeof tenants.createApiKey>) => tenants.createApiKey(this.deps, ...a);
+  listApiKeys = (...a: Tail<typeof tenants.listApiKeys>) => tenants.listApiKeys(this.deps, ...a);
+  currentApiKey = (...a: Tail<typeof tenants.currentApiKey>) => tenants.currentApiKey(this.deps, ...a);
+  revokeApiKey = (...a: Tail<typeof tenants.revokeApiKey>) => tenants.revokeApiKey(this.deps, ...a);
   createAccount = (...a: Tail<typeof accounts.createAccount>) => accounts.createAccount(this.deps, ...a);
   getAccount = (...a: Tail<typeof accounts.getAccount>) => accounts.getAccount(this.deps, ...a);
   updateAccount = (...a: Tail<typeof accounts.updateAccount>) => accounts.updateAccount(this.deps, ...a);
@@ -68,8 +68,8 @@ export class Ledger {
   reconcileBatch = (...a: Tail<typeof reconciliation.reconcileBatch>) => reconciliation.reconcileBatch(this.deps, ...a);
   listReconciliationResults = (...a: Tail<typeof reconciliation.listReconciliationResults>) =>
     reconciliation.listReconciliationResults(this.deps, ...a);
-  exportAudit = (...a: Tail<typeof auditLog.exportAudit>) => auditLog.exportAudit(this.deps, ...a);
-  verifyAuditChain = (...a: Tail<typeof auditLog.verifyStoredChain>) => auditLog.verifyStoredChain(this.deps, ...a);
+  exportAudit = (...a: Tail<typeof audit.exportAudit>) => audit.exportAudit(this.deps, ...a);
+  verifyAuditChain = (...a: Tail<typeof audit.verifyStoredChain>) => audit.verifyStoredChain(this.deps, ...a);
   setWebhook = (...a: Tail<typeof webhooks.setWebhook>) => webhooks.setWebhook(this.deps, ...a);
   getWebhook = (...a: Tail<typeof webhooks.getWebhook>) => webhooks.getWebhook(this.deps, ...a);
   listWebhookDeliveries = (...a: Tail<typeof webhooks.listWebhookDeliveries>) => webhooks.listWebhookDeliveries(this.deps, ...a);

@@ -10,12 +10,12 @@ import { ANY_KEY, isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuer
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
 import { respond } from './respond.js';
-import { apiKeyRoutes } from './routes/apiKeys.js';
+import { apiKeyRoutes } from './routes/tenants.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { settlementRoutes } from './routes/settlements.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
-import { complianceRoutes } from './routes/compliance.js';
+import { complianceRoutes } from './routes/audit.js';
 import { webhookRoutes } from './routes/webhook.js';
 import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';

@@ -1,4 +1,4 @@
-// Tenants and API keys (src/core/usecases/apiKeys.ts) over a real SQLite store: creation, authentication, scopes,
+// Tenants and API keys (src/core/usecases/tenants.ts) over a real SQLite store: creation, authentication, scopes,
 // listing and revocation, with their audit records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, isWellFormedKey } from '../../src/core/keys.js';

@@ -1,10 +1,10 @@
 import { collect } from '../helpers/rows.js';
-// The audit log (src/core/audit.ts, src/core/usecases/auditLog.ts): canonical JSON and hashing, the chain verifier,
+// The audit log (src/core/audit.ts, src/core/usecases/audit.ts): canonical JSON and hashing, the chain verifier,
 // the NDJSON export of a window in pages, and verification of a stored chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { appendAudit, auditActions, auditedText, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
-import { exportAudit, verifyStoredChain } from '../../src/core/usecases/auditLog.js';
+import { exportAudit, verifyStoredChain } from '../../src/core/usecases/audit.js';
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';

@@ -1,4 +1,4 @@
-// Reads of one account (src/core/usecases/balances.ts) over a real SQLite store: balance now and as of an instant,
+// Reads of one account (src/core/usecases/entries.ts) over a real SQLite store: balance now and as of an instant,
 // on the account's normal side, per token; the entries listing with its range and cursor; the period statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, chainLine, fiatLine, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
@@ -151,7 +151,7 @@ describe('balances over a store stand-in', () => {
     ({ store: { account: () => account, accountsByIds: () => [account], ...store }, clock: { now: () => new Date(0) }, cursors: null }) as unknown as import('../../src/core/context.js').Deps;
 
   it('sorts the token balances by name whatever order the store answers in', async () => {
-    const { balance } = await import('../../src/core/usecases/balances.js');
+    const { balance } = await import('../../src/core/usecases/entries.js');
     const none = { out: 0n, in: 0n };
     const balances = new Map<string, { balance: bigint; pending: { out: bigint; in: bigint } }>([
       ['USDT', { balance: 1n, pending: none }],
@@ -165,7 +165,7 @@ describe('balances over a store stand-in', () => {
   });
 
   it('a statement reads its movements SCAN_ROWS_MAX at a time, one more than the limit in all, and refuses a period that holds more', async () => {
-    const { statement } = await import('../../src/core/usecases/balances.js');
+    const { statement } = await import('../../src/core/usecases/entries.js');
     const { SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX } = await import('../../src/core/limits.js');
     const entry = { transactionId: 'x', entryType: 'DEBIT', amountMinor: 1n, description: null, createdAt: 'c', seq: 1, balanceAfterMinor: 1n };
     let asked: number[] = [];

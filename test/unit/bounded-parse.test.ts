@@ -9,7 +9,7 @@ import { allRoutes } from '../../src/server/app.js';
 import { RateLimiter } from '../../src/server/rateLimit.js';
 import { LedgerError } from '../../src/core/errors.js';
 import { ANSWER_SIZE_MAX_BYTES, JSON_DEPTH_MAX } from '../../src/core/limits.js';
-import { exportAudit } from '../../src/core/usecases/auditLog.js';
+import { exportAudit } from '../../src/core/usecases/audit.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';
 import type { Deps } from '../../src/core/context.js';
 

@@ -9,7 +9,7 @@ import { parseWith } from '../../core/validate.js';
 import { invalid } from '../../core/errors.js';
 import { ChainWalk, walkLine } from '../../core/auditChain.js';
 import { sha256Hex } from '../../core/audit.js';
-import type { ChainReport } from '../../core/usecases/auditLog.js';
+import type { ChainReport } from '../../core/usecases/audit.js';
 
 interface ExportOptions {
   tenant: string;

@@ -14,7 +14,7 @@ import { toIso } from '../time.js';
 import { BALANCE_HISTORY_POINTS_MAX, PAGE_SIZE_DEFAULT, REPORT_READ_PART_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import { bucketEnds, sides, TrialBalanceSums } from '../report.js';
 import { requireAccount } from './accounts.js';
-import { balanceFigures, balancesAsOf, onChainFigures } from './balances.js';
+import { balanceFigures, balancesAsOf, onChainFigures } from './entries.js';
 import { nextTurn } from '../nextTurn.js';
 import { type AccountType, type HistoryInterval, accountTypes } from '../enums.js';
 

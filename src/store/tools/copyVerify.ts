@@ -58,7 +58,7 @@ export async function verifyBalances(k: Kysely<Database>, nameOf: TenantNames['n
 
 /**
  * Every tenant's audit chain recomputed from the copied rows, in one pass in commit order, by the rule
- * `ledger audit verify` applies (core/usecases/auditLog.ts): what the copy wrote is what the chain's hashes cover.
+ * `ledger audit verify` applies (core/usecases/audit.ts): what the copy wrote is what the chain's hashes cover.
  */
 export async function verifyChains(k: Kysely<Database>, nameOf: TenantNames['nameOf']): Promise<{ tenants: number; records: number }> {
   const verifiers = new Map<string, ChainVerifier>();

@@ -1,4 +1,5 @@
-// API keys of the caller's tenant (ADMIN), and the caller's own key (any key).
+// The tenants domain over HTTP: the API keys of the caller's tenant (ADMIN) and the caller's own key (any key), at
+// /api/v1/api-keys.
 import { createApiKeyBody } from '../../core/schemas.js';
 import { ANY_KEY, defineRoute } from '../route.js';
 

@@ -1,4 +1,5 @@
-// The audit export: NDJSON streamed from the database a page at a time.
+// The audit domain over HTTP: the export, NDJSON streamed from the database a page at a time, at the
+// specification's /api/v1/compliance path.
 import { auditExportQuery } from '../../core/schemas.js';
 import { defineRoute } from '../route.js';
 
