@@ -17,12 +17,11 @@ import { openTableReader, rowsWritten, type RowsWritten, type TableReader } from
 import { sqlOn } from './helpers/sql.js';
 import { until } from './helpers/poll.js';
 import { TEST_ENGINE } from './helpers/postgres.js';
-import { commands, commandWeight, type CommandArgs, type CommandName } from '../src/core/commands.js';
+import { commands, commandWeight, type CommandArgs, type CommandName, type Writer } from '../src/core/commands.js';
 import type { ObservedTransfer } from '../src/core/chainWatch.js';
 import { cliActor } from '../src/cli/common.js';
 import { HOLD_SWEEP_BATCH_MAX, METADATA_ENTRIES_MAX, SETTLEMENT_SWEEP_BATCH_MAX } from '../src/core/limits.js';
 import { EVENT_PRUNE_BATCH } from '../src/core/commands/events.js';
-import type { Writer } from '../src/core/commands.js';
 
 const AGENT_PATH = '/api/v1/agent/transactions';
 const RULES_PATH = '/api/v1/admin/policy-rules';

@@ -5,7 +5,7 @@
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './commands/tenants.js';
 import { createAccountCommand, updateAccountCommand } from './commands/accounts.js';
-import { POST_TRANSACTION_ENDPOINT, postTransactionCommand } from './commands/transactions.js';
+import { POST_TRANSACTION_ENDPOINT, postTransactionCommand, postBatchCommand } from './commands/transactions.js';
 import { cancelSettlementCommand, expireSettlementsCommand, REGISTER_SETTLEMENT_ENDPOINT, registerSettlementCommand } from './commands/settlements.js';
 import { planWeight, reconcileBatchCommand } from './commands/reconciliation.js';
 import { recordWebhookAttemptCommand, redeliverCommand, setWebhookCommand } from './commands/webhooks.js';
@@ -15,7 +15,6 @@ import { EVENT_PRUNE_BATCH, pruneEventsCommand } from './commands/events.js';
 import { setAccountLimitsCommand } from './commands/limits.js';
 import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './commands/holds.js';
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './commands/reversals.js';
-import { postBatchCommand } from './commands/transactions.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './commands/agents.js';
 import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
 import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX } from './limits.js';

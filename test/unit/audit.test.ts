@@ -3,14 +3,13 @@ import { collect } from '../helpers/rows.js';
 // the NDJSON export of a window in pages, and verification of a stored chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { appendAudit, auditActions, auditedText, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, type AuditRecord } from '../../src/core/audit.js';
+import { appendAudit, auditActions, auditedText, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, withPayload, type AuditRecord } from '../../src/core/audit.js';
 import { exportAudit, verifyStoredChain } from '../../src/core/usecases/audit.js';
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';
 import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../../src/core/limits.js';
 import { account, openLedger, type Harness } from './ledger-harness.js';
-import { withPayload } from '../../src/core/audit.js';
 
 const record = (fields: Partial<AuditRecord> = {}): Omit<AuditRecord, 'hash'> => ({
   id: 'r1',

@@ -6,9 +6,8 @@ import type { TransactionInput } from '../../src/core/types.js';
 import { account, auditOf, chainLine, fiatLine, newKey, openLedger, postLines, toJsonText, type Harness } from './ledger-harness.js';
 import { usdLine } from './lines.js';
 import { POST_TRANSACTION_ENDPOINT } from '../../src/core/commands/transactions.js';
-import { checkAccounts } from '../../src/core/commands/posting.js';
+import { checkAccounts, renderPosting } from '../../src/core/commands/posting.js';
 import { fingerprint } from '../../src/core/posting.js';
-import { renderPosting } from '../../src/core/commands/posting.js';
 
 
 describe('fingerprint', () => {

@@ -13,12 +13,8 @@ import { toIso } from '../time.js';
 import { AGENT_HOUR_MS } from '../limits.js';
 import type { Asset } from '../money.js';
 import type { AgentStatus } from '../enums.js';
-import type { RenderedPosting } from './posting.js';
-import { alreadyReversed } from './reversals.js';
-import { checkAccounts } from './posting.js';
-import { linkReversal } from './reversals.js';
-import { renderPosting } from './posting.js';
-import { writePosting } from './posting.js';
+import { checkAccounts, renderPosting, writePosting, type RenderedPosting } from './posting.js';
+import { alreadyReversed, linkReversal } from './reversals.js';
 import { idempotentCommand } from './idempotent.js';
 
 export const AGENT_EXECUTE_ENDPOINT = 'POST /api/v1/agent/transactions';

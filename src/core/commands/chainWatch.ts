@@ -8,8 +8,7 @@ import type { Chain } from '../money.js';
 import type { TransactionInput } from '../types.js';
 import { SETTLEMENT_CANDIDATES_MAX } from '../limits.js';
 import { settleOne } from './settlements.js';
-import { renderPosting } from './posting.js';
-import { writePosting } from './posting.js';
+import { renderPosting, writePosting } from './posting.js';
 
 export const CLEARING_ACCOUNT_NAME = 'On-chain receipts clearing';
 

@@ -11,13 +11,9 @@ import { toJsonText } from '../json.js';
 import { HOLD_EXPIRY_DEFAULT_MS } from '../limits.js';
 import type { HoldStatus } from '../enums.js';
 import { holdView } from '../views.js';
-import { assertWithinLimits } from './limits.js';
-import { checkAccounts } from './posting.js';
-import { judgeAgent } from './agents.js';
-import { refuseAgent } from './agents.js';
-import { renderPosting } from './posting.js';
-import { reported } from './limits.js';
-import { writePosting } from './posting.js';
+import { assertWithinLimits, reported } from './limits.js';
+import { checkAccounts, renderPosting, writePosting } from './posting.js';
+import { judgeAgent, refuseAgent } from './agents.js';
 import { idempotentCommand } from './idempotent.js';
 
 export const CREATE_HOLD_ENDPOINT = 'POST /api/v1/holds';

@@ -6,6 +6,8 @@ import type { CreatePolicyRuleBody } from '../schemas.js';
 import { paramsOfType, type PolicyParams, type PolicyRule } from '../policy.js';
 import { policyRuleView } from '../views.js';
 
+const PARAM_FIELDS = ['amount', 'debitAccountId', 'creditAccountId', 'tokens', 'chains'] as const;
+
 /** The resolved parameters of a rule: every field its type needs, and none it does not (400 naming the field). */
 export function paramsFor(body: CreatePolicyRuleBody): PolicyParams {
   const needed = paramsOfType[body.type];
@@ -41,5 +43,3 @@ export async function deletePolicyRuleCommand(ctx: WriteContext, args: { tenantI
   if (!await tx.deletePolicyRule(args.tenantId, args.ruleId)) throw notFound(`Policy rule ${args.ruleId}`);
   await appendAudit(tx, ids, args.tenantId, args.actor, 'DELETE_POLICY_RULE', commitClock.next(), { ruleId: args.ruleId });
 }
-
-const PARAM_FIELDS = ['amount', 'debitAccountId', 'creditAccountId', 'tokens', 'chains'] as const;

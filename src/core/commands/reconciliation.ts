@@ -4,8 +4,7 @@ import type { WriteContext } from '../ports.js';
 import { appendAudit, type Actor } from '../audit.js';
 import type { Match, Settlement } from '../settlement.js';
 import type { ReconciliationOutcome } from '../enums.js';
-import type { Candidates } from './settlements.js';
-import { settleCandidates } from './settlements.js';
+import { settleCandidates, type Candidates } from './settlements.js';
 
 /** What was read of one transaction before the write: whether it exists, and what its lines could settle. */
 export interface Plan {

@@ -4,9 +4,7 @@ import { LedgerError } from '../errors.js';
 import type { Actor } from '../audit.js';
 import type { TransactionInput } from '../types.js';
 import type { StoredResponse } from '../idempotency.js';
-import type { RenderedPosting } from './posting.js';
-import { renderPosting } from './posting.js';
-import { writePosting } from './posting.js';
+import { renderPosting, writePosting, type RenderedPosting } from './posting.js';
 import { idempotentCommand } from './idempotent.js';
 
 export const REVERSE_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions/{transactionId}/reverse';

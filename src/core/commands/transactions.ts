@@ -6,9 +6,7 @@ import { assertBalanced } from '../posting.js';
 import type { TransactionInput } from '../types.js';
 import type { WriteContext } from '../ports.js';
 import type { StoredResponse } from '../idempotency.js';
-import type { RenderedPosting } from './posting.js';
-import { renderPosting } from './posting.js';
-import { writePosting } from './posting.js';
+import { renderPosting, writePosting, type RenderedPosting } from './posting.js';
 import { idempotentCommand } from './idempotent.js';
 
 export const POST_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions';

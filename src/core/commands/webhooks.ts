@@ -5,6 +5,8 @@ import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { calledUrl, secretPrefixOf, type DeliveryState, type Webhook } from '../webhook.js';
 
+const SECRET_BYTES = 32;
+
 /** Sets the URL with a new secret; the previous secret stops working at once. Events from the first PUT on are delivered. */
 export async function setWebhookCommand(ctx: WriteContext, args: { tenantId: string; actor: Actor; url: string }) {
   const { tx, ids, commitClock } = ctx;
@@ -67,5 +69,3 @@ export async function redeliverCommand(ctx: WriteContext, args: { tenantId: stri
   });
   return { eventId: event.id, status: pendingInOrder ? 'PENDING' : 'QUEUED' };
 }
-
-const SECRET_BYTES = 32;

@@ -3,7 +3,7 @@
 import type { Deps } from '../context.js';
 import { LedgerError, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
-import { toTransactionInput } from '../posting.js';
+import { toTransactionInput, fingerprint } from '../posting.js';
 import type { AgentTransactionsQuery, PostTransactionBody } from '../schemas.js';
 import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { pageBySeq, type PageQuery } from '../paging.js';
@@ -13,7 +13,6 @@ import type { Scope } from '../scopes.js';
 import { uuidV7 } from '../ids.js';
 import { agentTransactionView } from '../views.js';
 import { AGENT_EXECUTE_ENDPOINT } from '../commands/agents.js';
-import { fingerprint } from '../posting.js';
 import { renderAhead } from '../commands/posting.js';
 
 /** The answer to a refused agent request: 422 POLICY_VIOLATION naming the rule. */

@@ -2,12 +2,11 @@
 import type { Deps } from '../context.js';
 import type { ReadStore, StoredAuditRecord } from '../ports.js';
 import { invalid } from '../errors.js';
-import { auditLine, ChainVerifier, type ActorType, type ChainBreak } from '../audit.js';
+import { auditLine, ChainVerifier, checkStoredRecord, type ActorType, type ChainBreak } from '../audit.js';
 import { parseJsonObject } from '../json.js';
 import { toIso } from '../time.js';
 import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import type { AuditExportQuery } from '../schemas.js';
-import { checkStoredRecord } from '../audit.js';
 
 /**
  * The export as chunks of NDJSON text, oldest first, one page of records per chunk: read lazily, so memory stays flat

@@ -6,13 +6,11 @@
 import { errorBody, LedgerError, invalid, statusByCode } from '../errors.js';
 import type { PostBatchBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
-import { toTransactionInput } from '../posting.js';
+import { toTransactionInput, fingerprint } from '../posting.js';
 import { requestHash, type StoredResponse } from '../idempotency.js';
 import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_QUEUE_SLICE } from '../limits.js';
 import { nextTurn } from '../nextTurn.js';
-import type { BatchItem } from '../commands/transactions.js';
-import { batchPath } from '../commands/transactions.js';
-import { fingerprint } from '../posting.js';
+import { batchPath, type BatchItem } from '../commands/transactions.js';
 
 /** What an item answered: the posting's response (new or replayed), or its refusal. */
 export type BatchResult = { index: number; response: StoredResponse } | { index: number; error: LedgerError };

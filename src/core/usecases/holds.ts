@@ -4,7 +4,7 @@
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
-import { toTransactionInput } from '../posting.js';
+import { toTransactionInput, fingerprint } from '../posting.js';
 import { once, requestHash, type StoredResponse } from '../idempotency.js';
 import { amountValue } from '../money.js';
 import { uuidV7 } from '../ids.js';
@@ -16,11 +16,8 @@ import { HOLD_EXPIRY_MAX_MS, HOLD_SWEEP_ROWS_MAX } from '../limits.js';
 import { releaseRows } from '../writeRows.js';
 import type { HoldStatus } from '../enums.js';
 import { holdView } from '../views.js';
-import type { AgentHolder } from '../commands/holds.js';
-import { CREATE_HOLD_ENDPOINT } from '../commands/holds.js';
+import { CREATE_HOLD_ENDPOINT, holdExpired, type AgentHolder } from '../commands/holds.js';
 import type { DueHold } from '../hold.js';
-import { fingerprint } from '../posting.js';
-import { holdExpired } from '../commands/holds.js';
 
 /**
  * The sweep's parts, in the order read: each one tenant's holds whose release writes at most `rowsMax` rows in all (a

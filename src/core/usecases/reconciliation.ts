@@ -10,8 +10,7 @@ import { RECONCILIATION_CANDIDATE_LINES_PER_WRITE } from '../limits.js';
 import { onchainLinesOf, type ReconciliationResult } from '../settlement.js';
 import { nextTurn } from '../nextTurn.js';
 import { findCandidates } from '../commands/settlements.js';
-import type { Outcome } from '../commands/reconciliation.js';
-import type { Plan } from '../commands/reconciliation.js';
+import type { Outcome, Plan } from '../commands/reconciliation.js';
 
 /** Reads one transaction's on-chain lines (from their columns, not its document) and the settlements they could settle. */
 async function planOne(reader: ReadStore, tenantId: string, transactionId: string): Promise<Plan> {

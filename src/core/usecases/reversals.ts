@@ -7,8 +7,7 @@ import type { ReverseTransactionBody } from '../schemas.js';
 import { once, replayOf, requestHash, sortedEntries, type StoredResponse } from '../idempotency.js';
 import { inputOfDocument, reverseOf } from '../reversal.js';
 import { uuidV7 } from '../ids.js';
-import { REVERSE_TRANSACTION_ENDPOINT } from '../commands/reversals.js';
-import { alreadyReversed } from '../commands/reversals.js';
+import { REVERSE_TRANSACTION_ENDPOINT, alreadyReversed } from '../commands/reversals.js';
 import { renderAhead } from '../commands/posting.js';
 
 /** What makes two reversal requests the same: the transaction, the metadata by content, the description. */

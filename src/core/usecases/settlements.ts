@@ -10,8 +10,7 @@ import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { SETTLEMENT_DUE_REREAD_MS } from '../limits.js';
 import { settlementView } from '../views.js';
-import { REGISTER_SETTLEMENT_ENDPOINT } from '../commands/settlements.js';
-import type { SettlementInput } from '../commands/settlements.js';
+import { REGISTER_SETTLEMENT_ENDPOINT, type SettlementInput } from '../commands/settlements.js';
 
 /** The expected amount in minor units of the token; a 400 when it has more places than the token or is not above zero. */
 function toSettlementInput(body: RegisterSettlementBody): SettlementInput {

@@ -2,7 +2,7 @@
 import type { Deps } from '../context.js';
 import { LedgerError, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
-import { toTransactionInput } from '../posting.js';
+import { toTransactionInput, fingerprint } from '../posting.js';
 import type { PostBatchBody, PostTransactionBody } from '../schemas.js';
 import { batchItems, type BatchResult } from './batches.js';
 import type { TransactionInput } from '../types.js';
@@ -13,9 +13,7 @@ import { uuidV7 } from '../ids.js';
 import { BATCH_QUEUE_SLICE } from '../limits.js';
 import { keyedPostingRows } from '../writeRows.js';
 import { nextTurn } from '../nextTurn.js';
-import { POST_TRANSACTION_ENDPOINT } from '../commands/transactions.js';
-import { batchPath } from '../commands/transactions.js';
-import { fingerprint } from '../posting.js';
+import { POST_TRANSACTION_ENDPOINT, batchPath } from '../commands/transactions.js';
 import { renderAhead } from '../commands/posting.js';
 
 export class TransactionService {

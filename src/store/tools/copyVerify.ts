@@ -4,10 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { countOf, rowsOf, type Table } from '../ledgerTables.js';
-import { ChainVerifier } from '../../core/audit.js';
+import { ChainVerifier, checkStoredRecord } from '../../core/audit.js';
 import { toStoredAudit } from '../sql/mappers.js';
 import { tenantNames, type TenantNames } from '../tenantNames.js';
-import { checkStoredRecord } from '../../core/audit.js';
 
 export interface CopyProof {
   tenantsVerified: number;

@@ -1,15 +1,12 @@
 // The writer on this thread: commands run against one connection of the store, through group commit. It is the same
 // on every engine: the engine that opens it gives it the connection's transaction statements (TxControl).
-import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult } from '../../core/commands.js';
+import { commandLines, commandReadAhead, commandScope, commandShare, commandWeight, runCommand, type CommandArgs, type CommandName, type CommandResult, type Writer } from '../../core/commands.js';
 import type { ReadAhead, WriteContext } from '../../core/ports.js';
-import type { Clock } from '../../core/time.js';
-import type { IdGenerator } from '../../core/ids.js';
+import { CommitClock, systemClock, type Clock } from '../../core/time.js';
+import { uuidV7, type IdGenerator } from '../../core/ids.js';
 import { PEPPER_SECRET } from '../../core/context.js';
-import { CommitClock, systemClock } from '../../core/time.js';
-import { uuidV7 } from '../../core/ids.js';
 import { GroupCommitter, type TxControl } from './groupCommit.js';
 import type { SqlStore } from '../sql/sqlStore.js';
-import type { Writer } from '../../core/commands.js';
 
 export class LocalWriter implements Writer {
   private readonly committer: GroupCommitter;

@@ -1,10 +1,9 @@
 // The writer for the server: commands go to the writer thread in batches, results come back in batches.
 import type { Worker } from 'node:worker_threads';
 import { spawnStoreThread } from '../threads.js';
-import type { CommandArgs, CommandName, CommandResult } from '../../core/commands.js';
+import type { CommandArgs, CommandName, CommandResult, Writer } from '../../core/commands.js';
 import { LedgerError } from '../../core/errors.js';
 import type { FromWriter, JobMessage, SerializedError, WriterThreadData } from './threadProtocol.js';
-import type { Writer } from '../../core/commands.js';
 
 const writerStopped = () =>
   new LedgerError('UNAVAILABLE', 'The writer is not running; nothing was written. Retry once the server is back.');

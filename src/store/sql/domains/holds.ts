@@ -1,7 +1,7 @@
 // The SQL store's holds.
 import type { Selectable } from 'kysely';
 import type { FoundRows } from '../../../core/ports.js';
-import type { Hold } from '../../../core/hold.js';
+import type { Hold, DueHold } from '../../../core/hold.js';
 import type { Database } from '../../schema.js';
 import type { IndexFilter } from '../../queries/indexFilters.js';
 import { scanPage } from '../scan.js';
@@ -10,7 +10,6 @@ import * as m from '../mappers.js';
 import { inputToJson } from '../../../core/agent.js';
 import type { TransactionInput } from '../../../core/types.js';
 import type { HoldStatus } from '../../../core/enums.js';
-import type { DueHold } from '../../../core/hold.js';
 
 /** The hold list's filters: by status (its index), by account (each hold's accounts, kept by its sequence). */
 const STATUS_FILTER: IndexFilter = { table: 'holds', seq: 'seq', equals: [['status', 'status']] };
