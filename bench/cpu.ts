@@ -88,3 +88,49 @@ export const describeCpu = (cpu: CpuFigures | undefined): string =>
   cpu
     ? `${Math.round(cpu.usPerRequest)} µs/req (main ${Math.round(cpu.mainUsPerRequest)}, writer ${Math.round(cpu.writerUsPerCommand)}, checkpoint ${Math.round(cpu.checkpointUsPerRequest)}, other ${Math.round(cpu.otherUsPerRequest)}), writer ${Math.round(cpu.writerBusy * 100)}% busy`
     : 'CPU not measured (no /proc)';
+
+/** The CPU of every process named `postgres` (the bench's own cluster: its backends and helpers), in µs. */
+const postgresCpuUs = (): number => {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuUsOf(`/proc/${pid}/stat`) ?? 0;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+};
+
+/** The machine's busy and total CPU time from /proc/stat, in ticks. */
+const machineTicks = (): { busy: number; total: number } => {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3]! - fields[4]!, total };
+};
+
+export interface MachineFigures {
+  /** PostgreSQL's CPU (every `postgres` process) and this bench process's own, per request answered. */
+  postgresUsPerRequest: number;
+  clientUsPerRequest: number;
+  /** The share of the machine's cores busy over the scenario (1 = all of them). */
+  machineBusy: number;
+}
+
+/** Where the machine's CPU went besides the server: PostgreSQL, the load generator (this process), and what was idle. */
+export function machineMeter() {
+  if (!existsSync('/proc/stat')) return { stop: (): MachineFigures | undefined => undefined };
+  const start = { pg: postgresCpuUs(), client: process.cpuUsage(), machine: machineTicks() };
+  return {
+    stop(requests: number): MachineFigures | undefined {
+      const client = process.cpuUsage(start.client);
+      const machine = machineTicks();
+      return {
+        postgresUsPerRequest: (postgresCpuUs() - start.pg) / requests,
+        clientUsPerRequest: (client.user + client.system) / requests,
+        machineBusy: (machine.busy - start.machine.busy) / (machine.total - start.machine.total),
+      };
+    },
+  };
+}
