@@ -16,7 +16,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { settlementRoutes } from './routes/settlements.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { complianceRoutes } from './routes/audit.js';
-import { webhookRoutes } from './routes/webhook.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { policyRuleRoutes } from './routes/policyRules.js';
 import { agentRoutes } from './routes/agents.js';
 import { eventRoutes } from './routes/events.js';
