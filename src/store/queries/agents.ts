@@ -1,4 +1,4 @@
-// Policy rules, and agent transactions with the debits that count toward their limits.
+// Agent transactions, with the debits that count toward their limits.
 import { type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
@@ -19,18 +19,6 @@ export function agentsStatements(prepare: Preparer) {
       .orderBy('seq', 'desc')
       .limit(param<number>('limit'));
   return {
-    policyRules: p((q) => q.selectFrom('policy_rules').selectAll().where('tenant_id', '=', tenant).orderBy('seq', 'asc')),
-    insertPolicyRule: p((q) =>
-      q.insertInto('policy_rules').values({
-        tenant_id: tenant,
-        id: param('id'),
-        type: param('type'),
-        agent_key_prefix: param<string | null>('agentKeyPrefix'),
-        params: param('params'),
-        created_at: param('createdAt'),
-      }),
-    ),
-    deletePolicyRule: p((q) => q.deleteFrom('policy_rules').where('tenant_id', '=', tenant).where('id', '=', param('ruleId'))),
     agentTransaction: p((q) => q.selectFrom('agent_transactions').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     agentLineCount: p((q) => q.selectFrom('agent_transactions').select('line_count').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     agentTransactionsPage: p((q) => agentWindow(q)),

@@ -13,6 +13,7 @@ import { settlementsStatements } from './settlements.js';
 import { reconciliationStatements } from './reconciliation.js';
 import { webhooksStatements } from './webhooks.js';
 import { agentsStatements } from './agents.js';
+import { policyRulesStatements } from './policyRules.js';
 import { chainWatchStatements } from './chainWatch.js';
 import { secretsStatements } from './secrets.js';
 import { holdsStatements } from './holds.js';
@@ -33,6 +34,7 @@ export function statements(prepare: Preparer) {
     ...reconciliationStatements(prepare),
     ...webhooksStatements(prepare),
     ...agentsStatements(prepare),
+    ...policyRulesStatements(prepare),
     ...chainWatchStatements(prepare),
     ...secretsStatements(prepare),
     ...holdsStatements(prepare),

@@ -17,10 +17,11 @@ import { webhooksPart } from './domains/webhooks.js';
 import { eventsPart } from './domains/events.js';
 import { holdsPart } from './domains/holds.js';
 import { agentsPart } from './domains/agents.js';
+import { policyRulesPart } from './domains/policyRules.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 import { reportsPart } from './domains/reports.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, chainWatchPart, reportsPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, policyRulesPart, chainWatchPart, reportsPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -33,6 +34,7 @@ type Parts = typeof tenantsPart &
   typeof eventsPart &
   typeof holdsPart &
   typeof agentsPart &
+  typeof policyRulesPart &
   typeof chainWatchPart &
   typeof reportsPart;
 

@@ -1,16 +1,11 @@
-// The SQL store's policy rules and agent transactions.
+// The SQL store's agent transactions.
 import type { Rows, StoredAuditRecord } from '../../../core/ports.js';
-import type { PolicyRule } from '../../../core/policy.js';
 import { inputToJson, type AgentTransaction } from '../../../core/agent.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
 import type { AgentStatus } from '../../../core/enums.js';
 
 export const agentsPart = part({
-  async policyRules(tenantId: string): Promise<PolicyRule[]> {
-    return (await this.s.policyRules.all({ tenantId })).map(m.toPolicyRule);
-  },
-
   async agentTransaction(tenantId: string, id: string): Promise<AgentTransaction | undefined> {
     const r = await this.s.agentTransaction.get({ tenantId, id });
     return r && m.toAgentTransaction(r);
@@ -37,21 +32,6 @@ export const agentsPart = part({
 
   agentAuditPage(tenantId: string, before: number | null, limit: number): Rows<StoredAuditRecord> {
     return lazy(this.s.agentAuditPage.iterate({ tenantId, before: before === null ? SEQ_MAX : BigInt(before), limit }), m.toStoredAudit);
-  },
-
-  async insertPolicyRule(rule: PolicyRule): Promise<void> {
-    await this.s.insertPolicyRule.run({
-      tenantId: rule.tenantId,
-      id: rule.id,
-      type: rule.type,
-      agentKeyPrefix: rule.agentKeyPrefix,
-      params: JSON.stringify(rule.params),
-      createdAt: rule.createdAt,
-    });
-  },
-
-  async deletePolicyRule(tenantId: string, ruleId: string): Promise<boolean> {
-    return (await this.s.deletePolicyRule.run({ tenantId, ruleId })) === 1;
   },
 
   async insertAgentTransaction(record: Omit<AgentTransaction, 'seq'>, debits: Record<string, string>): Promise<void> {
