@@ -18,10 +18,11 @@ import { eventsPart } from './domains/events.js';
 import { holdsPart } from './domains/holds.js';
 import { agentsPart } from './domains/agents.js';
 import { policyRulesPart } from './domains/policyRules.js';
+import { outboxPart } from './domains/outbox.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 import { reportsPart } from './domains/reports.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, eventsPart, holdsPart, agentsPart, policyRulesPart, chainWatchPart, reportsPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, outboxPart, eventsPart, holdsPart, agentsPart, policyRulesPart, chainWatchPart, reportsPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -35,6 +36,7 @@ type Parts = typeof tenantsPart &
   typeof holdsPart &
   typeof agentsPart &
   typeof policyRulesPart &
+  typeof outboxPart &
   typeof chainWatchPart &
   typeof reportsPart;
 

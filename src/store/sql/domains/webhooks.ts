@@ -1,9 +1,8 @@
-// The SQL store's outbox and webhook delivery state.
-import type { OutboxInsert, Rows } from '../../../core/ports.js';
-import type { DeliveryState, OutboxEvent, Webhook } from '../../../core/webhook.js';
+// The SQL store's webhooks and their delivery state (the events they deliver: outbox.ts).
+import type { Rows } from '../../../core/ports.js';
+import type { DeliveryState, Webhook } from '../../../core/webhook.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
-import { EVENT_TYPES } from '../storedNames.js';
 
 export const webhooksPart = part({
   async webhook(tenantId: string): Promise<Webhook | undefined> {
@@ -13,20 +12,6 @@ export const webhooksPart = part({
 
   async webhooks(): Promise<Webhook[]> {
     return (await this.s.webhooks.all()).map(m.toWebhook);
-  },
-
-  async outboxAfter(tenantId: string, afterSeq: number): Promise<OutboxEvent | undefined> {
-    const r = await this.s.outboxAfter.get({ tenantId, afterSeq: BigInt(afterSeq) });
-    return r && m.toOutboxEvent(r);
-  },
-
-  async outboxEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
-    const r = await this.s.outboxEvent.get({ tenantId, eventId });
-    return r && m.toOutboxEvent(r);
-  },
-
-  async lastOutboxSeq(tenantId: string): Promise<number> {
-    return Number((await this.s.lastOutboxSeq.get({ tenantId }))?.seq ?? 0);
   },
 
   async webhookDelivery(tenantId: string, eventId: string): Promise<DeliveryState | undefined> {
@@ -77,10 +62,5 @@ export const webhooksPart = part({
 
   async wakeWebhookDeliveries(tenantId: string, at: string): Promise<void> {
     await this.s.wakeWebhookDeliveries.run({ tenantId, at });
-  },
-
-  async insertOutbox(event: OutboxInsert): Promise<void> {
-    const body = 'payload' in event ? { payload: event.payload, transactionId: null } : { payload: '', transactionId: event.transactionId };
-    await this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: EVENT_TYPES.stored(event.type), createdAt: event.createdAt, ...body });
   },
 });
