@@ -61,10 +61,10 @@ interface Tenants {
 async function seed(db: string): Promise<Tenants> {
   const opened = await openLedger(db, { writer: 'local' });
   try {
-    const victim = await opened.ledger.createTenant('victim', actor);
-    const account = async (name: string) => (await opened.ledger.createAccount(victim.tenantId, { name, currency: 'USD', type: 'ASSET' }, actor)).id;
+    const victim = await opened.ledger.tenants.create('victim', actor);
+    const account = async (name: string) => (await opened.ledger.accounts.create(victim.tenantId, { name, currency: 'USD', type: 'ASSET' }, actor)).id;
     const accounts: [string, string] = [await account('a'), await account('b')];
-    const flooder = await opened.ledger.createTenant('flooder', actor);
+    const flooder = await opened.ledger.tenants.create('flooder', actor);
     return { victim: { rawKey: victim.apiKey.rawKey, accounts }, flooder: flooder.apiKey.rawKey };
   } finally {
     await opened.close();

@@ -21,8 +21,8 @@ const amountOf = (i: number) => `${i + 1}.5`;
 async function seed(dbPath: string) {
   const opened = await openLedger(dbPath, { writer: 'local' });
   const { ledger } = opened;
-  const tenant = await ledger.createTenant('evm-bench', actor);
-  const make = (name: string, type: 'ASSET' | 'LIABILITY') => ledger.createAccount(tenant.tenantId, { name, currency: 'USD', type }, actor);
+  const tenant = await ledger.tenants.create('evm-bench', actor);
+  const make = (name: string, type: 'ASSET' | 'LIABILITY') => ledger.accounts.create(tenant.tenantId, { name, currency: 'USD', type }, actor);
   const receiving = (await make('receiving', 'ASSET')).id;
   const cash = (await make('cash', 'ASSET')).id;
   const deposits = (await make('deposits', 'LIABILITY')).id;

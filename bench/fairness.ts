@@ -73,9 +73,9 @@ async function seed(db: string): Promise<Tenants> {
   const opened = await openLedger(db, { writer: 'local' });
   try {
     const { ledger } = opened;
-    const heavy = await ledger.createTenant('heavy', actor);
-    const light = await ledger.createTenant('light', actor);
-    const account = (tenantId: string, name: string, type: 'ASSET') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor).then((a) => a.id);
+    const heavy = await ledger.tenants.create('heavy', actor);
+    const light = await ledger.tenants.create('light', actor);
+    const account = (tenantId: string, name: string, type: 'ASSET') => ledger.accounts.create(tenantId, { name, currency: 'USD', type }, actor).then((a) => a.id);
     const accounts: string[] = [];
     for (let i = 0; i < 8; i++) accounts.push(await account(light.tenantId, `light-${i}`, 'ASSET'));
     return {

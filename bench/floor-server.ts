@@ -22,11 +22,11 @@ const dir = mkdtempSync(join(tmpdir(), 'ledger-floor-'));
 // Writes as `ledger serve` makes them: on a writer thread.
 const opened = await openLedger(join(dir, 'floor.db'), { writer: 'thread' });
 const { ledger } = opened;
-const tenant = await ledger.createTenant('floor', actor);
-const accountId = (await ledger.createAccount(tenant.tenantId, { name: 'floor', currency: 'USD', type: 'ASSET' }, actor)).id;
+const tenant = await ledger.tenants.create('floor', actor);
+const accountId = (await ledger.accounts.create(tenant.tenantId, { name: 'floor', currency: 'USD', type: 'ASSET' }, actor)).id;
 // Accounts the posting cases post between.
 const accounts: string[] = [];
-for (let i = 0; i < 64; i++) accounts.push((await ledger.createAccount(tenant.tenantId, { name: `p${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+for (let i = 0; i < 64; i++) accounts.push((await ledger.accounts.create(tenant.tenantId, { name: `p${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
 
 const OK = '{"status":"ok"}';
 const json = (text: string) => new FastResponse(text, { headers: { 'content-type': 'application/json' } });
@@ -41,12 +41,12 @@ bare.post('/body', async (event) => {
   return json(OK);
 });
 bare.get('/auth', async (event) => {
-  await ledger.authenticate(keyOf(event.req.headers.get('authorization')));
+  await ledger.tenants.authenticate(keyOf(event.req.headers.get('authorization')));
   return json(OK);
 });
 bare.get('/balance', async (event) => {
-  const principal = await ledger.authenticate(keyOf(event.req.headers.get('authorization')));
-  return json(toJsonText(await ledger.balance(principal.tenantId, accountId, undefined)));
+  const principal = await ledger.tenants.authenticate(keyOf(event.req.headers.get('authorization')));
+  return json(toJsonText(await ledger.entries.balance(principal.tenantId, accountId, undefined)));
 });
 
 const app = createApp(ledger, { urlPolicy: urlPolicyOf(), bodyIdleTimeoutMs: 30_000 }, () => {});

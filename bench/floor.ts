@@ -43,9 +43,9 @@ async function rawWritesOnce(group: number): Promise<{ cpuUs: number; perSecond:
   const file = join(rawDir, `raw-${rawFiles++}.db`);
   const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
   const fresh = await openLedger(file, { writer: 'local' });
-  const { tenantId } = await fresh.ledger.createTenant('raw', actor);
+  const { tenantId } = await fresh.ledger.tenants.create('raw', actor);
   const accounts: string[] = [];
-  for (let i = 0; i < 64; i++) accounts.push((await fresh.ledger.createAccount(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+  for (let i = 0; i < 64; i++) accounts.push((await fresh.ledger.accounts.create(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
   await fresh.close();
   const figures = rawWrites(file, tenantId, accounts, RAW_POSTINGS, group);
   return { cpuUs: figures.cpuUsPerPosting, perSecond: 1e6 / figures.wallUsPerPosting };

@@ -54,12 +54,12 @@ async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light
   try {
     const { ledger } = opened;
     const began = Date.now();
-    const lightTenant = await ledger.createTenant('light', actor);
+    const lightTenant = await ledger.tenants.create('light', actor);
     const lightAccounts: string[] = [];
-    for (let i = 0; i < 8; i++) lightAccounts.push((await ledger.createAccount(lightTenant.tenantId, { name: `light-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
-    const tenant = await ledger.createTenant('reader', actor);
+    for (let i = 0; i < 8; i++) lightAccounts.push((await ledger.accounts.create(lightTenant.tenantId, { name: `light-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    const tenant = await ledger.tenants.create('reader', actor);
     const t = tenant.tenantId;
-    const account = (name: string, metadata: Record<string, string> = {}) => ledger.createAccount(t, { name, currency: 'USD', type: 'ASSET', metadata }, actor).then((a) => a.id);
+    const account = (name: string, metadata: Record<string, string> = {}) => ledger.accounts.create(t, { name, currency: 'USD', type: 'ASSET', metadata }, actor).then((a) => a.id);
     const [debit, credit, rare] = [await account('debit'), await account('credit'), await account('rare')];
     // Postings: every one carries k0=A; evens side=L, odds other=R (two wide filters that never meet); the middle one
     // also needle=B and debits the rare account.
@@ -70,12 +70,12 @@ async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light
       metadata: { k0: 'A', ...(i % 2 === 0 ? { side: 'L' } : { other: 'R' }), ...(i === middle ? { needle: 'B' } : {}) },
     });
     await inChunks(Math.ceil(POSTINGS / SEED_BATCH), 4, (b) =>
-      ledger.transactions.postBatch(t, actor, { atomic: true, transactions: Array.from({ length: Math.min(SEED_BATCH, POSTINGS - b * SEED_BATCH) }, (_, i) => posting(b * SEED_BATCH + i)) }),
+      ledger.batches.post(t, actor, { atomic: true, transactions: Array.from({ length: Math.min(SEED_BATCH, POSTINGS - b * SEED_BATCH) }, (_, i) => posting(b * SEED_BATCH + i)) }),
     );
     // Accounts: every one kind=bulk, one also vip=yes; each has a balance (one posting of its own).
     const bulk = await inChunks(ACCOUNTS, SEED_CONCURRENCY, (i) => account(`bulk-${i}`, { kind: 'bulk', ...(i === ACCOUNTS >> 1 ? { vip: 'yes' } : {}) }));
     await inChunks(Math.ceil(bulk.length / SEED_BATCH), 4, (b) =>
-      ledger.transactions.postBatch(t, actor, {
+      ledger.batches.post(t, actor, {
         atomic: true,
         transactions: bulk.slice(b * SEED_BATCH, (b + 1) * SEED_BATCH).map((id, i) => ({ idempotencyKey: `bulk-${b}-${i}`, lines: [line(id, 'DEBIT'), line(credit, 'CREDIT')] })),
       }),

@@ -128,13 +128,13 @@ export async function benchReports(): Promise<boolean> {
 async function setUp(db: string, clock: Clock): Promise<{ tenantId: string; accounts: string[] }> {
   const opened = await openLedger(db, { writer: 'local', clock });
   try {
-    const { tenantId } = await opened.ledger.createTenant('Reports', actor);
+    const { tenantId } = await opened.ledger.tenants.create('Reports', actor);
     const types = ['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE'] as const;
     const accounts: string[] = [];
     for (let n = 0; n < ACCOUNTS; n += 500) {
       const made = await Promise.all(
         Array.from({ length: Math.min(500, ACCOUNTS - n) }, (_, i) =>
-          opened.ledger.createAccount(tenantId, { name: `account ${String(n + i).padStart(6, '0')}`, currency: 'USD', type: types[(n + i) % types.length]! }, actor),
+          opened.ledger.accounts.create(tenantId, { name: `account ${String(n + i).padStart(6, '0')}`, currency: 'USD', type: types[(n + i) % types.length]! }, actor),
         ),
       );
       accounts.push(...made.map((a) => a.id));

@@ -117,9 +117,9 @@ async function seed(dbPath: string) {
   const clock = steppingClock(start, 8_640_000);
   const opened = await openLedger(dbPath, { writer: 'local', clock });
   const { ledger, store } = opened;
-  const tenant = await ledger.createTenant('bench', actor);
+  const tenant = await ledger.tenants.create('bench', actor);
   const tenantId = tenant.tenantId;
-  const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor);
+  const make = (name: string, type: 'ASSET' | 'REVENUE') => ledger.accounts.create(tenantId, { name, currency: 'USD', type }, actor);
   const accounts: string[] = [];
   for (let i = 0; i < ACCOUNTS; i++) accounts.push((await make(`hot-${i}`, 'ASSET')).id);
   const big = (await make('big', 'ASSET')).id;
@@ -171,8 +171,8 @@ async function seed(dbPath: string) {
     });
   }
   // A second tenant with two accounts of its own, for the client that sends 1000-line postings beside the posting load.
-  const heavyTenant = await ledger.createTenant('heavy', actor);
-  const makeHeavy = (name: string) => ledger.createAccount(heavyTenant.tenantId, { name, currency: 'USD', type: 'ASSET' }, actor);
+  const heavyTenant = await ledger.tenants.create('heavy', actor);
+  const makeHeavy = (name: string) => ledger.accounts.create(heavyTenant.tenantId, { name, currency: 'USD', type: 'ASSET' }, actor);
   const heavy = { rawKey: heavyTenant.apiKey.rawKey, debit: (await makeHeavy('heavy-a')).id, credit: (await makeHeavy('heavy-b')).id };
   const seconds = (Date.now() - began) / 1000;
   console.error(`  seeded ${BIG_ENTRIES.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(BIG_ENTRIES / seconds)} postings/s in-process)`);
@@ -395,9 +395,9 @@ async function benchPostgres(requestFor: typeof postRequestFor, health: Row | nu
     const opened = await openLedger(db, { writer: 'local' });
     const tenants: Array<{ rawKey: string; accounts: string[] }> = [];
     for (let t = 0; t < PG_TENANTS; t++) {
-      const tenant = await opened.ledger.createTenant(`bench-${t}`, actor);
+      const tenant = await opened.ledger.tenants.create(`bench-${t}`, actor);
       const accounts: string[] = [];
-      for (let i = 0; i < ACCOUNTS; i++) accounts.push((await opened.ledger.createAccount(tenant.tenantId, { name: `hot-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+      for (let i = 0; i < ACCOUNTS; i++) accounts.push((await opened.ledger.accounts.create(tenant.tenantId, { name: `hot-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
       tenants.push({ rawKey: tenant.apiKey.rawKey, accounts });
     }
     await opened.close();

@@ -53,8 +53,8 @@ async function seedTenant(dbPath: string, name: string, count: number, clock: Cl
   const opened = await openLedger(dbPath, { writer: 'local', clock });
   const { ledger } = opened;
   try {
-    const tenant = await ledger.createTenant(name, actor);
-    const make = async (account: string) => (await ledger.createAccount(tenant.tenantId, { name: account, currency: 'USD', type: 'ASSET' }, actor)).id;
+    const tenant = await ledger.tenants.create(name, actor);
+    const make = async (account: string) => (await ledger.accounts.create(tenant.tenantId, { name: account, currency: 'USD', type: 'ASSET' }, actor)).id;
     const [a, b, rare] = [await make('a'), await make('b'), await make('rare')];
     const every = Math.floor(count / FOUND);
     const windowAt = Math.floor(count / 2);
@@ -168,9 +168,9 @@ export async function benchSearch(): Promise<boolean> {
     // The posting cost and the storage of metadata, on a fresh file.
     const costDb = join(dir, 'cost.db');
     const opened = await openLedger(costDb, { writer: 'local' });
-    const tenant = await opened.ledger.createTenant('cost', actor);
-    const a = (await opened.ledger.createAccount(tenant.tenantId, { name: 'a', currency: 'USD', type: 'ASSET' }, actor)).id;
-    const b = (await opened.ledger.createAccount(tenant.tenantId, { name: 'b', currency: 'USD', type: 'ASSET' }, actor)).id;
+    const tenant = await opened.ledger.tenants.create('cost', actor);
+    const a = (await opened.ledger.accounts.create(tenant.tenantId, { name: 'a', currency: 'USD', type: 'ASSET' }, actor)).id;
+    const b = (await opened.ledger.accounts.create(tenant.tenantId, { name: 'b', currency: 'USD', type: 'ASSET' }, actor)).id;
     await opened.close();
     server = await startServer(costDb);
     const pid = server.child.pid!;
@@ -198,9 +198,9 @@ export async function benchSearch(): Promise<boolean> {
     for (const metadata of [{}, three]) {
       const file = join(dir, `size-${sizes.length}.db`);
       const size = await openLedger(file, { writer: 'local' });
-      const t = await size.ledger.createTenant('size', actor);
-      const x = (await size.ledger.createAccount(t.tenantId, { name: 'x', currency: 'USD', type: 'ASSET' }, actor)).id;
-      const y = (await size.ledger.createAccount(t.tenantId, { name: 'y', currency: 'USD', type: 'ASSET' }, actor)).id;
+      const t = await size.ledger.tenants.create('size', actor);
+      const x = (await size.ledger.accounts.create(t.tenantId, { name: 'x', currency: 'USD', type: 'ASSET' }, actor)).id;
+      const y = (await size.ledger.accounts.create(t.tenantId, { name: 'y', currency: 'USD', type: 'ASSET' }, actor)).id;
       for (let n = 0; n < POSTINGS; n += 500) {
         await Promise.all(Array.from({ length: 500 }, (_, i) => size.ledger.transactions.post(t.tenantId, actor, `s-${n + i}`, { lines: [fiatLine(x, 'DEBIT'), fiatLine(y, 'CREDIT')], metadata })));
       }

@@ -50,9 +50,9 @@ async function main() {
     writeFileSync(key, pems.private);
     const db = join(dir, 'bench.db');
     const opened = await openLedger(db, { writer: 'local' });
-    const tenant = await opened.ledger.createTenant('bench', actor);
+    const tenant = await opened.ledger.tenants.create('bench', actor);
     const accounts: string[] = [];
-    for (let i = 0; i < 64; i++) accounts.push((await opened.ledger.createAccount(tenant.tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    for (let i = 0; i < 64; i++) accounts.push((await opened.ledger.accounts.create(tenant.tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
     await opened.close();
     const headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
     const results: Record<string, Array<{ rps: number; p99: number }>> = { node: [], listhen: [] };

@@ -47,9 +47,9 @@ const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-writer-'));
 const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 const { ledger, store, close } = await openLedger(join(dir, 'writer.db'), { writer: 'local' });
 try {
-  const { tenantId } = await ledger.createTenant('bench', actor);
+  const { tenantId } = await ledger.tenants.create('bench', actor);
   const accounts: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) accounts.push((await ledger.createAccount(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+  for (let i = 0; i < ACCOUNTS; i++) accounts.push((await ledger.accounts.create(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
   const line = (accountId: string, entryType: 'DEBIT' | 'CREDIT') => ({
     accountId,
     entryType,
@@ -100,9 +100,9 @@ try {
   for (const group of [GROUP, 100]) {
     const rawFile = join(dir, `raw-${group}.db`);
     const fresh = await openLedger(rawFile, { writer: 'local' });
-    const { tenantId: rawTenant } = await fresh.ledger.createTenant('raw', actor);
+    const { tenantId: rawTenant } = await fresh.ledger.tenants.create('raw', actor);
     const rawAccounts: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) rawAccounts.push((await fresh.ledger.createAccount(rawTenant, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+    for (let i = 0; i < ACCOUNTS; i++) rawAccounts.push((await fresh.ledger.accounts.create(rawTenant, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
     await fresh.close();
     timings.clear();
     const raw = rawWrites(rawFile, rawTenant, rawAccounts, POSTINGS, group);

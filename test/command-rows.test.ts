@@ -392,7 +392,7 @@ describe('every command declares a weight of at least the rows it writes', () =>
 
   describe('tenants and keys', () => {
     operation('createTenant', ['createTenant'], async () => {
-      await measure('createTenant: with its ADMIN key', ['createTenant'], () => t.server.ledger.createTenant(`Rows ${randomUUID()}`, cliActor));
+      await measure('createTenant: with its ADMIN key', ['createTenant'], () => t.server.ledger.tenants.create(`Rows ${randomUUID()}`, cliActor));
     });
 
     operation('createApiKey, revokeApiKey', ['createApiKey', 'revokeApiKey'], async () => {
@@ -404,7 +404,7 @@ describe('every command declares a weight of at least the rows it writes', () =>
   describe('webhooks', () => {
     /** A tenant of its own (so that its deliveries are the only ones), with a pair of accounts. */
     const webhookTenant = async () => {
-      const made = await t.server.ledger.createTenant(`Hooks ${randomUUID()}`, cliActor);
+      const made = await t.server.ledger.tenants.create(`Hooks ${randomUUID()}`, cliActor);
       const tc = client(t.url, made.apiKey.rawKey);
       const a = await makeAccount(tc, { name: 'cash', type: 'ASSET' });
       const b = await makeAccount(tc, { name: 'deposits', type: 'LIABILITY' });
@@ -477,7 +477,7 @@ describe('every command declares a weight of at least the rows it writes', () =>
       const events = (await ok(tn.c.get('/api/v1/events?limit=200'), 200)).items as Array<{ id: string }>;
       const eventId = events[events.length - 1]!.id;
       holding = true;
-      await measure('redeliver: a delivered event', ['redeliver'], () => t.server.ledger.redeliver(tn.id, eventId));
+      await measure('redeliver: a delivered event', ['redeliver'], () => t.server.ledger.webhooks.redeliver(tn.id, eventId));
       await until('the redelivery at the receiver', () => held.length === 1);
       await measure('recordWebhookAttempt: a redelivery, delivered', ['recordWebhookAttempt'], async (since) => {
         release();
@@ -494,7 +494,7 @@ describe('every command declares a weight of at least the rows it writes', () =>
       for (let i = 0; i < 3 && (await count()) <= EVENT_PRUNE_BATCH; i++) await ok(c.post('/api/v1/transactions/batch', { atomic: true, transactions: batchItems(accounts) }), 201);
       expect(await count()).toBeGreaterThan(EVENT_PRUNE_BATCH);
       const before = new Date(clock.now().getTime() + 1000).toISOString();
-      const pruned = await measure(`pruneEvents: a full batch (${EVENT_PRUNE_BATCH} events)`, ['pruneEvents'], () => t.server.ledger.pruneEvents(t.tenant.tenantId, before));
+      const pruned = await measure(`pruneEvents: a full batch (${EVENT_PRUNE_BATCH} events)`, ['pruneEvents'], () => t.server.ledger.events.prune(t.tenant.tenantId, before));
       expect(pruned).toBe(EVENT_PRUNE_BATCH);
     });
   });

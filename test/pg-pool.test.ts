@@ -16,8 +16,8 @@ describe('the PostgreSQL pool', () => {
   beforeAll(async () => {
     db = await freshDatabaseUrl();
     opened = await openLedger(db, { writer: 'local', poolSize: 1 });
-    tenantId = (await opened.ledger.createTenant('Pool', cliActor)).tenantId;
-    for (let i = 0; i < 10; i++) await opened.ledger.createAccount(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, cliActor);
+    tenantId = (await opened.ledger.tenants.create('Pool', cliActor)).tenantId;
+    for (let i = 0; i < 10; i++) await opened.ledger.accounts.create(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, cliActor);
   });
   afterAll(async () => {
     await opened?.close();
@@ -32,7 +32,7 @@ describe('the PostgreSQL pool', () => {
     await expect(opened.store.tenant(tenantId)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('no connection was free') });
     expect(Date.now() - began).toBeGreaterThanOrEqual(4_500);
     // The writer has a connection of its own.
-    await opened.ledger.createAccount(tenantId, { name: 'meanwhile', currency: 'USD', type: 'ASSET' }, cliActor);
+    await opened.ledger.accounts.create(tenantId, { name: 'meanwhile', currency: 'USD', type: 'ASSET' }, cliActor);
     await page.return?.(undefined);
     expect(await opened.store.tenant(tenantId)).toMatchObject({ id: tenantId });
   });

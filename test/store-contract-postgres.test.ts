@@ -19,13 +19,13 @@ describe('the store on PostgreSQL, beside another process holding its locks', ()
   let db: string;
   let opened: OpenLedger;
   let tenantId: string;
-  const account = async () => (await opened.ledger.createAccount(tenantId, { name: 'a', currency: 'USD', type: 'ASSET' }, cli)).id;
+  const account = async () => (await opened.ledger.accounts.create(tenantId, { name: 'a', currency: 'USD', type: 'ASSET' }, cli)).id;
   const post = (key: string, lines: ReturnType<typeof usd>[]) => opened.ledger.transactions.post(tenantId, cli, key, { lines });
 
   beforeAll(async () => {
     db = await freshDatabaseUrl();
     opened = await openLedger(db, { writer: 'local' });
-    tenantId = (await opened.ledger.createTenant('Contract', cli)).tenantId;
+    tenantId = (await opened.ledger.tenants.create('Contract', cli)).tenantId;
   });
   afterAll(async () => {
     await opened?.close();
@@ -51,9 +51,9 @@ describe('the store on PostgreSQL, beside another process holding its locks', ()
   it('locks per tenant: while another process holds one tenant\'s lock, other processes write other tenants, and that tenant waits its turn', async () => {
     const a = await account();
     const b = await account();
-    const otherTenant = (await opened.ledger.createTenant('Parallel', cli)).tenantId;
-    const c = (await opened.ledger.createAccount(otherTenant, { name: 'c', currency: 'USD', type: 'ASSET' }, cli)).id;
-    const d = (await opened.ledger.createAccount(otherTenant, { name: 'd', currency: 'USD', type: 'ASSET' }, cli)).id;
+    const otherTenant = (await opened.ledger.tenants.create('Parallel', cli)).tenantId;
+    const c = (await opened.ledger.accounts.create(otherTenant, { name: 'c', currency: 'USD', type: 'ASSET' }, cli)).id;
+    const d = (await opened.ledger.accounts.create(otherTenant, { name: 'd', currency: 'USD', type: 'ASSET' }, cli)).id;
     const other = new pg.Client({ connectionString: db });
     await other.connect();
     let waiting: Promise<unknown>;
@@ -76,7 +76,7 @@ describe('the store on PostgreSQL, beside another process holding its locks', ()
     }
     await waiting;
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
-    expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
-    expect(await opened.ledger.verifyAuditChain(otherTenant)).toMatchObject({ ok: true });
+    expect(await opened.ledger.audit.verifyChain(tenantId)).toMatchObject({ ok: true });
+    expect(await opened.ledger.audit.verifyChain(otherTenant)).toMatchObject({ ok: true });
   });
 });

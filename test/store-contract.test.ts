@@ -30,14 +30,14 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
   let db: string;
   let opened: OpenLedger;
   let tenantId: string;
-  const account = async (currency: 'USD' | 'BRL' = 'USD') => (await opened.ledger.createAccount(tenantId, { name: 'a', currency, type: 'ASSET' }, cli)).id;
+  const account = async (currency: 'USD' | 'BRL' = 'USD') => (await opened.ledger.accounts.create(tenantId, { name: 'a', currency, type: 'ASSET' }, cli)).id;
   const post = (key: string, lines: ReturnType<typeof usd>[]) => opened.ledger.transactions.post(tenantId, cli, key, { lines });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-contract-'));
     db = await testDb(dir);
     opened = await openLedger(db, { writer: 'local' });
-    tenantId = (await opened.ledger.createTenant('Contract', cli)).tenantId;
+    tenantId = (await opened.ledger.tenants.create('Contract', cli)).tenantId;
   });
   afterAll(async () => {
     await opened?.close();
@@ -104,7 +104,7 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     await opened.ledger.transactions.post(tenantId, cli, 'brz-1', { lines: [line(a, 'DEBIT'), line(b, 'CREDIT')] });
     expect(await opened.store.currentBalance(tenantId, a, 'BRZ')).toBe(10n ** 33n + 1n);
     expect(await opened.store.currentBalance(tenantId, b, 'BRZ')).toBe(-(10n ** 33n + 1n));
-    const balance = await opened.ledger.balance(tenantId, a, undefined);
+    const balance = await opened.ledger.entries.balance(tenantId, a, undefined);
     expect(String(balance.onChainBalances[0]!.amount)).toBe(huge);
   });
 
@@ -129,7 +129,7 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
       }
       expect(await opened.store.currentBalance(tenantId, id, 'USD')).toBe(running);
     }
-    expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
+    expect(await opened.ledger.audit.verifyChain(tenantId)).toMatchObject({ ok: true });
   });
 
   it('commit times keep their milliseconds and never go backwards along the commit order', async () => {
@@ -184,7 +184,7 @@ describe(`the store contract on ${TEST_ENGINE}`, () => {
     expect(again).toEqual(first);
     expect(other).toMatchObject({ status: 'rejected', reason: { code: 'IDEMPOTENCY_KEY_REUSED' } });
     expect(await opened.store.currentBalance(tenantId, a, 'USD')).toBe(100n);
-    expect(await opened.ledger.verifyAuditChain(tenantId)).toMatchObject({ ok: true });
+    expect(await opened.ledger.audit.verifyChain(tenantId)).toMatchObject({ ok: true });
     // In a later group too.
     await expect(write('1.00', h1)).resolves.toEqual((first as PromiseFulfilledResult<unknown>).value);
     await post('dup-after', [usd(a, 'DEBIT', '4.00'), usd(b, 'CREDIT', '4.00')]);

@@ -53,7 +53,7 @@ export const tenantIdOf = (options: { tenant?: string }): string => parseWith(uu
 /** `run` on the ledger once the tenant is known to exist: an unknown one is refused as the HTTP API refuses it. */
 export function withTenantLedger<T>(command: Command, tenantId: string, run: (ledger: Ledger) => Promise<T> | T): Promise<T> {
   return withLedger(command, async (ledger) => {
-    await ledger.requireTenant(tenantId);
+    await ledger.tenants.require(tenantId);
     return run(ledger);
   });
 }

@@ -5,6 +5,7 @@ import type { Ledger } from '../core/ledger.js';
 import { invalid, LedgerError } from '../core/errors.js';
 import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
+import { requireScope } from '../core/usecases/tenants.js';
 import { errorResponse, type Logger } from './errors.js';
 import { ANY_KEY, isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type RouteContext, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
@@ -179,10 +180,10 @@ class Answering {
     const scope = this.route.scope;
     if (!scope) return this.withBody(event, ANONYMOUS, '');
     const token = bearerToken(event);
-    return this.ledger.authenticate(token).then((principal) => {
+    return this.ledger.tenants.authenticate(token).then((principal) => {
       // Before any other work, the scope check included: a refused request still counts.
       this.settings.rateLimiter?.take(principal.keyId);
-      if (scope !== ANY_KEY) this.ledger.requireScope(principal, scope);
+      if (scope !== ANY_KEY) requireScope(principal, scope);
       return this.withBody(event, principal, token ?? '');
     });
   }

@@ -140,7 +140,7 @@ export class EventStreams {
       while (!signal.aborted && !this.closed) {
         if (position < tail.baseSeq) {
           // Behind the tail: from the database, a batch at a time.
-          await this.ledger.assertEventsKept(tenantId, position, 'An event before this stream\'s position');
+          await this.ledger.events.assertKept(tenantId, position, 'An event before this stream\'s position');
           const known = tail.lastSeq;
           let text = '';
           let read = 0;

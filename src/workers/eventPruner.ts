@@ -17,9 +17,9 @@ export class EventPruner {
       async (stopped) => {
         const before = new Date(ledger.deps.clock.now().getTime() - retentionDays * DAY_MS).toISOString();
         let total = 0;
-        for (const tenant of await ledger.listTenants()) {
+        for (const tenant of await ledger.tenants.list()) {
           for (let pruned = EVENT_PRUNE_BATCH; pruned === EVENT_PRUNE_BATCH && !stopped(); ) {
-            pruned = await ledger.pruneEvents(tenant.id, before);
+            pruned = await ledger.events.prune(tenant.id, before);
             total += pruned;
           }
         }

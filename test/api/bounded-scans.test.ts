@@ -59,7 +59,7 @@ describe('filtered pages read a bounded number of rows', () => {
     c = client(t.url, t.tenant.apiKey.rawKey);
     tenantId = t.tenant.tenantId;
     const { ledger } = t.server;
-    const account = (name: string, extra: Record<string, unknown> = {}) => ledger.createAccount(tenantId, { name, currency: 'USD', type: 'ASSET', ...extra } as never, cliActor).then((a) => a.id);
+    const account = (name: string, extra: Record<string, unknown> = {}) => ledger.accounts.create(tenantId, { name, currency: 'USD', type: 'ASSET', ...extra } as never, cliActor).then((a) => a.id);
     [debit, credit, rare] = [await account('debit'), await account('credit'), await account('rare')];
     // Every posting k0=A; evens side=L, odds other=R (two wide filters that never meet); y=1 on the odds and on the
     // oldest 20 evens (a wide filter whose few items beside side=L are all beyond the first page's rows); one needle=B
@@ -71,7 +71,7 @@ describe('filtered pages read a bounded number of rows', () => {
     }
     for (let b = 0; b < POSTINGS; b += BATCH) {
       const batch = postings.slice(b, b + BATCH);
-      const results = await ledger.transactions.postBatch(tenantId, cliActor, {
+      const results = await ledger.batches.post(tenantId, cliActor, {
         atomic: true,
         transactions: batch.map((p, i) => ({ idempotencyKey: `p-${b + i}`, lines: [usd(p.debit, 'DEBIT'), usd(credit, 'CREDIT')], metadata: p.metadata })),
       } as never);
@@ -149,13 +149,13 @@ describe('filtered pages read a bounded number of rows', () => {
             Array.from({ length: Math.min(250, 2 * WIDE - n) }, (_, k) => {
               const i = n + k;
               const metadata = { kind: 'bulk', ...(i % 2 === 1 ? { tier: 'gold' } : {}), ...(i === WIDE ? { vip: 'yes' } : {}) };
-              return ledger.createAccount(tenantId, { name: `bulk-${String(i).padStart(5, '0')}`, currency: i % 2 === 0 ? 'EUR' : 'USD', type: 'ASSET', metadata } as never, cliActor).then((a) => a.id);
+              return ledger.accounts.create(tenantId, { name: `bulk-${String(i).padStart(5, '0')}`, currency: i % 2 === 0 ? 'EUR' : 'USD', type: 'ASSET', metadata } as never, cliActor).then((a) => a.id);
             }),
           )),
         );
       }
       // Holds: WIDE on the debit account, voided; WIDE on another, PENDING.
-      held = (await ledger.createAccount(tenantId, { name: 'held', currency: 'USD', type: 'ASSET' } as never, cliActor)).id;
+      held = (await ledger.accounts.create(tenantId, { name: 'held', currency: 'USD', type: 'ASSET' } as never, cliActor)).id;
       const hold = (account: string, i: number) =>
         ledger.holds.create(tenantId, cliActor, `h-${account}-${i}`, { lines: [usd(account, 'DEBIT'), usd(credit, 'CREDIT')] } as never).then((r) => JSON.parse(r.body).holdId as string);
       for (let n = 0; n < WIDE; n += 250) {
@@ -198,7 +198,7 @@ describe('filtered pages read a bounded number of rows', () => {
     it('the trial balance as of before every posting: pages of no item with cursors, to its end', async () => {
       // The bulk accounts' balances: each debited once.
       for (let b = 0; b < bulk.length; b += BATCH) {
-        await t.server.ledger.transactions.postBatch(tenantId, cliActor, {
+        await t.server.ledger.batches.post(tenantId, cliActor, {
           atomic: true,
           transactions: bulk.slice(b, b + BATCH).flatMap((id, i) => (b + i) % 2 === 1 ? [{ idempotencyKey: `tb-${b + i}`, lines: [usd(id, 'DEBIT'), usd(credit, 'CREDIT')] }] : []),
         } as never);

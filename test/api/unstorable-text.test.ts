@@ -137,9 +137,9 @@ describe('text the ledger cannot store is refused at its field, on both engines'
     const ledger = t.server.ledger;
     for (const { text } of BAD) {
       const refusals = await Promise.allSettled([
-        ledger.createAccount(t.tenant.tenantId, { name: text, currency: 'USD', type: 'ASSET' }, actor),
-        ledger.setWebhook(t.tenant.tenantId, actor, `https://hooks.example.com/${text}`),
-        ledger.createTenant(`tenant ${text}`, actor),
+        ledger.accounts.create(t.tenant.tenantId, { name: text, currency: 'USD', type: 'ASSET' }, actor),
+        ledger.webhooks.set(t.tenant.tenantId, actor, `https://hooks.example.com/${text}`),
+        ledger.tenants.create(`tenant ${text}`, actor),
       ]);
       for (const refusal of refusals) {
         expect(refusal.status).toBe('rejected');

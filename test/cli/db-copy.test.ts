@@ -55,7 +55,7 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
       transfers: [{ chain: 'EVM', txHash: `0x${'ab'.repeat(32)}`, logIndex: 3, token: 'USDC', tokenContract: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', from: `0x${'cd'.repeat(20)}`, to: WALLET, amountMinor: 1n, blockNumber: 110, blockHash: `0x${'ef'.repeat(32)}` }],
     });
     // A webhook, and a delivery attempt on record.
-    await ledger.setWebhook(tenantId, { type: 'HUMAN', keyId: 'cli' }, 'https://hooks.example.com/ledger');
+    await ledger.webhooks.set(tenantId, { type: 'HUMAN', keyId: 'cli' }, 'https://hooks.example.com/ledger');
     await post(c, [fiat(cash, 'DEBIT', '4.00'), fiat(deposits, 'CREDIT', '4.00')]);
     const event = (await ledger.store.outboxAfter(tenantId, 0))!;
     const at = new Date().toISOString();
@@ -81,7 +81,7 @@ describe('ledger db copy (SQLite to PostgreSQL and back)', () => {
     expect(held.status, held.text).toBe(201);
     holdBefore = held.body;
     const firstEvent = (await ledger.store.outboxAfter(tenantId, 0))!;
-    expect(await ledger.pruneEvents(tenantId, new Date(Date.parse(firstEvent.createdAt) + 1).toISOString())).toBeGreaterThan(0);
+    expect(await ledger.events.prune(tenantId, new Date(Date.parse(firstEvent.createdAt) + 1).toISOString())).toBeGreaterThan(0);
     balanceBefore = (await c.get(`/api/v1/accounts/${deposits}/balance`)).body;
 
     const page = await c.get('/api/v1/transactions?limit=2');

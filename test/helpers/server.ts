@@ -129,7 +129,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   // Otherwise through the running server's ledger, the use case `ledger tenants create` runs (test/cli.test.ts runs
   // the command itself): a process of the command took about 0.4 s of CPU, some 600 times a CI run.
-  const tenant = made ?? (JSON.parse(JSON.stringify(await server.ledger.createTenant('Acme', cliActor))) as TestServer['tenant']);
+  const tenant = made ?? (JSON.parse(JSON.stringify(await server.ledger.tenants.create('Acme', cliActor))) as TestServer['tenant']);
   return {
     url: server.url,
     dir,

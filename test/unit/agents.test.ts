@@ -19,21 +19,21 @@ describe('agent transactions and policy rules', () => {
     h.ledger.agents.execute(h.tenantId, agentActor, agent.rawKey, session, key, { lines, ...(metadata ? { metadata } : {}) });
   const pay = (amount: string, session = 's1') => execute([fiatLine(payable, 'DEBIT', amount), fiatLine(cash, 'CREDIT', amount)], session);
   const rule = async (body: CreatePolicyRuleBody) => {
-    const view = await h.ledger.createPolicyRule(h.tenantId, h.actor, body);
+    const view = await h.ledger.policyRules.create(h.tenantId, h.actor, body);
     rules.push(view.id);
     return view;
   };
   const clearRules = async () => {
-    for (const id of rules.splice(0)) await h.ledger.deletePolicyRule(h.tenantId, h.actor, id);
+    for (const id of rules.splice(0)) await h.ledger.policyRules.delete(h.tenantId, h.actor, id);
   };
 
   beforeAll(async () => {
     h = await openLedger();
     cash = await account(h, { type: 'ASSET' });
     payable = await account(h, { type: 'LIABILITY' });
-    agent = await h.ledger.createApiKey(h.tenantId, ['AGENTS_EXECUTE'], h.actor);
+    agent = await h.ledger.tenants.createApiKey(h.tenantId, ['AGENTS_EXECUTE'], h.actor);
     agentActor = { type: 'AGENT', keyId: agent.id };
-    const person = await h.ledger.createApiKey(h.tenantId, ['TRANSACTIONS_WRITE'], h.actor);
+    const person = await h.ledger.tenants.createApiKey(h.tenantId, ['TRANSACTIONS_WRITE'], h.actor);
     approver = { type: 'HUMAN', keyId: person.id };
   });
   afterAll(async () => h?.close());
@@ -260,13 +260,13 @@ describe('agent transactions and policy rules', () => {
     try {
       const a = await account(t);
       const b = await account(t);
-      const key = await t.ledger.createApiKey(t.tenantId, ['AGENTS_EXECUTE'], t.actor);
+      const key = await t.ledger.tenants.createApiKey(t.tenantId, ['AGENTS_EXECUTE'], t.actor);
       const actor: Actor = { type: 'AGENT', keyId: key.id };
       const run = async (amount: string) =>
         (JSON.parse((await t.ledger.agents.execute(t.tenantId, actor, key.rawKey, 's', newKey(), { lines: [fiatLine(a, 'DEBIT', amount), fiatLine(b, 'CREDIT', amount)] })).body) as { transactionId: string })
           .transactionId;
       const first = await run('1');
-      await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '1' });
+      await t.ledger.policyRules.create(t.tenantId, t.actor, { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '1' });
       const second = await run('2');
       const third = await run('3');
       const ids = async (q: Parameters<typeof t.ledger.agents.list>[1]) => (await t.ledger.agents.list(t.tenantId, q)).items.map((i) => i.value.id);
@@ -276,7 +276,7 @@ describe('agent transactions and policy rules', () => {
       const page = await t.ledger.agents.list(t.tenantId, { status: 'PENDING_APPROVAL', limit: 1 });
       await expect(ids({ status: 'POSTED', limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
       const auditPage = await t.ledger.agents.audit(t.tenantId, { limit: 1 });
-      const otherTenant = await t.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
+      const otherTenant = await t.ledger.tenants.create('Other', { type: 'HUMAN', keyId: 'cli' });
       await expect(t.ledger.agents.audit(otherTenant.tenantId, { cursor: auditPage.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }));
       expect(await ids({ status: 'PENDING_APPROVAL', limit: 1, cursor: page.nextCursor! })).toEqual([second]);
       await expect(ids({ limit: 1, cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ details: [{ path: 'cursor', message: 'was given with another query' }] }));
@@ -307,22 +307,22 @@ describe('agent transactions and policy rules', () => {
       const t = await openLedger();
       try {
         h.clock.set('2030-04-05T00:00:00.000Z');
-        const view = await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a', creditAccountId: 'b', agentKeyPrefix: 'sk_live_ab' });
+        const view = await t.ledger.policyRules.create(t.tenantId, t.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a', creditAccountId: 'b', agentKeyPrefix: 'sk_live_ab' });
         expect(view).toEqual({ id: view.id, type: 'FORBIDDEN_ACCOUNT_PAIR', agentKeyPrefix: 'sk_live_ab', params: { debitAccountId: 'a', creditAccountId: 'b' }, createdAt: t.clock.now().toISOString() });
         const created = (await auditOf(t)).at(-1)!;
         expect(created.action).toBe('CREATE_POLICY_RULE');
         expect(created.payload).toEqual({ ruleId: view.id, type: 'FORBIDDEN_ACCOUNT_PAIR', agentKeyPrefix: 'sk_live_ab', params: { debitAccountId: 'a', creditAccountId: 'b' } });
-        const second = await t.ledger.createPolicyRule(t.tenantId, t.actor, { type: 'ALLOWED_CHAINS', chains: ['EVM'] });
+        const second = await t.ledger.policyRules.create(t.tenantId, t.actor, { type: 'ALLOWED_CHAINS', chains: ['EVM'] });
         expect(second.agentKeyPrefix).toBeNull();
-        expect(await t.ledger.listPolicyRules(t.tenantId)).toEqual([view, second]);
+        expect(await t.ledger.policyRules.list(t.tenantId)).toEqual([view, second]);
         t.clock.advance(10);
-        await t.ledger.deletePolicyRule(t.tenantId, t.actor, view.id);
+        await t.ledger.policyRules.delete(t.tenantId, t.actor, view.id);
         const deleted = (await auditOf(t)).at(-1)!;
         expect(deleted.action).toBe('DELETE_POLICY_RULE');
         expect(deleted.occurredAt).toBe(t.clock.now().toISOString());
         expect(deleted.payload).toEqual({ ruleId: view.id });
-        expect(await t.ledger.listPolicyRules(t.tenantId)).toEqual([second]);
-        await expect(t.ledger.deletePolicyRule(t.tenantId, t.actor, view.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Policy rule ${view.id} was not found.` });
+        expect(await t.ledger.policyRules.list(t.tenantId)).toEqual([second]);
+        await expect(t.ledger.policyRules.delete(t.tenantId, t.actor, view.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Policy rule ${view.id} was not found.` });
       } finally {
         await t.close();
       }
@@ -336,17 +336,17 @@ describe('agent transactions and policy rules', () => {
         return run(name, args);
       }) as typeof h.writer.run;
       try {
-        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a' })).rejects.toThrow(
+        await expect(h.ledger.policyRules.create(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR', debitAccountId: 'a' })).rejects.toThrow(
           expect.objectContaining({
             code: 'VALIDATION_FAILED',
             message: 'Invalid request body: FORBIDDEN_ACCOUNT_PAIR needs creditAccountId.',
             details: [{ path: 'creditAccountId', message: 'is required for FORBIDDEN_ACCOUNT_PAIR' }],
           }),
         );
-        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR' })).rejects.toThrow(
+        await expect(h.ledger.policyRules.create(h.tenantId, h.actor, { type: 'FORBIDDEN_ACCOUNT_PAIR' })).rejects.toThrow(
           expect.objectContaining({ message: 'Invalid request body: FORBIDDEN_ACCOUNT_PAIR needs debitAccountId and creditAccountId.' }),
         );
-        await expect(h.ledger.createPolicyRule(h.tenantId, h.actor, { type: 'MAX_DEBIT_PER_HOUR', amount: '1', tokens: ['USDC'], chains: ['EVM'] })).rejects.toThrow(
+        await expect(h.ledger.policyRules.create(h.tenantId, h.actor, { type: 'MAX_DEBIT_PER_HOUR', amount: '1', tokens: ['USDC'], chains: ['EVM'] })).rejects.toThrow(
           expect.objectContaining({
             message: 'Invalid request body: tokens and chains does not apply to MAX_DEBIT_PER_HOUR.',
             details: [

@@ -215,6 +215,18 @@ describe('architecture: split at the writer\'s line (issue 42)', () => {
     expect(loaded.size).toBeGreaterThan(1);
   });
 
+  it('the request side is one service class per use-case file, and core/ledger.ts is a list of them with no forwarded function', () => {
+    const usecases = srcFiles().filter((file) => file.startsWith('src/core/usecases/'));
+    const withoutService = usecases.filter((file) => !/^export class \w+Service\b/m.test(readFileSync(file, 'utf8')));
+    expect(withoutService).toEqual([]);
+    const ledger = readFileSync('src/core/ledger.ts', 'utf8');
+    // A forwarded function is a field set to a function (`name = (…) => …`) or a method that only calls through.
+    expect(ledger.match(/^\s+\w+\s*=\s*(?:async\s*)?\(|^\s+\w+\s*=\s*\w+\.\w+;/gm) ?? []).toEqual([]);
+    const methods = [...ledger.matchAll(/^  (?:async |static )*(\w+)\(/gm)].map((m) => m[1]);
+    expect(methods).toEqual(['open']);
+    expect([...ledger.matchAll(/^  readonly (\w+): (\w+);/gm)].filter(([, , type]) => !type!.endsWith('Service')).map(([, name]) => name)).toEqual(['store', 'writer']);
+  });
+
   it('no import circle in src/, counting type imports', () => {
     const graph = new Map(srcFiles().map((file) => [file, importsOf(file, false)]));
     const circles: string[] = [];

@@ -4,7 +4,7 @@ import { collect } from '../helpers/rows.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { appendAudit, auditActions, auditedText, auditHash, auditLine, auditResources, canonicalJson, ChainVerifier, CLI_ACTOR_ID, SYSTEM_ACTOR, withPayload, type AuditRecord } from '../../src/core/audit.js';
-import { exportAudit, verifyStoredChain } from '../../src/core/usecases/audit.js';
+import { AuditService } from '../../src/core/usecases/audit.js';
 import { JsonNumber } from '../../src/core/json.js';
 import type { Deps } from '../../src/core/context.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';
@@ -195,7 +195,7 @@ describe('audit export and stored chain verification', () => {
   afterAll(async () => h?.close());
 
   const exported = async (from: string, to: string, type?: 'HUMAN' | 'AGENT' | 'ALL') =>
-    (await collect(exportAudit(h.ledger.deps, h.tenantId, { from: Date.parse(from), to: Date.parse(to), ...(type ? { type } : {}) }))).join('');
+    (await collect(new AuditService(h.ledger.deps).export(h.tenantId, { from: Date.parse(from), to: Date.parse(to), ...(type ? { type } : {}) }))).join('');
 
   it('exports the window [from, to) as NDJSON, oldest first, of one actor type or all', async () => {
     const all = await exported('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
@@ -210,10 +210,10 @@ describe('audit export and stored chain verification', () => {
   });
 
   it('refuses a window whose to is not after its from, before reading anything', () => {
-    expect(() => exportAudit(h.ledger.deps, h.tenantId, { from: 5, to: 5 })).toThrow(
+    expect(() => new AuditService(h.ledger.deps).export(h.tenantId, { from: 5, to: 5 })).toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Invalid query: to must be after from.', details: [{ path: 'to', message: 'must be after from' }] }),
     );
-    expect(() => exportAudit(h.ledger.deps, h.tenantId, { from: 5, to: 6 })).not.toThrow();
+    expect(() => new AuditService(h.ledger.deps).export(h.tenantId, { from: 5, to: 6 })).not.toThrow();
   });
 
   it('reads the export a page of rows at a time, continuing after the last record of each page', async () => {
@@ -227,7 +227,7 @@ describe('audit export and stored chain verification', () => {
         return pages.shift() ?? [];
       },
     };
-    const chunks = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })))];
+    const chunks = [...(await collect(new AuditService({ store } as unknown as Deps).export('t', { from: 0, to: 1 })))];
     expect(chunks).toHaveLength(2);
     expect(chunks[0]!.split('\n')).toHaveLength(AUDIT_PAGE_ROWS + 1);
     expect(chunks[1]!.split('\n')).toHaveLength(4);
@@ -237,7 +237,7 @@ describe('audit export and stored chain verification', () => {
     ]);
     // An empty window reads once and yields nothing.
     const empty = { auditPage: () => [] };
-    expect([...(await collect(exportAudit({ store: empty } as unknown as Deps, 't', { from: 0, to: 1 })))]).toEqual([]);
+    expect([...(await collect(new AuditService({ store: empty } as unknown as Deps).export('t', { from: 0, to: 1 })))]).toEqual([]);
   });
 
   it('of one actor type, reads at most SCAN_ROWS_MAX records of every type a page and keeps its own, going on after the last one read', async () => {
@@ -250,26 +250,26 @@ describe('audit export and stored chain verification', () => {
         return all.filter((r) => after === null || r.seq > after.seq).slice(0, limit);
       },
     };
-    const text = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1, type: 'AGENT' })))].join('');
+    const text = [...(await collect(new AuditService({ store } as unknown as Deps).export('t', { from: 0, to: 1, type: 'AGENT' })))].join('');
     expect(text.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['r999', 'r1999', 'r2999', 'r3999', 'r4999']);
     expect(limits.every((limit) => limit === SCAN_ROWS_MAX)).toBe(true);
     expect(limits).toHaveLength(Math.ceil(5000 / SCAN_ROWS_MAX));
   });
 
   it('verifies a stored chain, and names the first record changed or unreadable', async () => {
-    expect(await h.ledger.verifyAuditChain(h.tenantId)).toEqual({ ok: true, count: 4 });
+    expect(await h.ledger.audit.verifyChain(h.tenantId)).toEqual({ ok: true, count: 4 });
     const rows = await h.store.auditChainPage(h.tenantId, 0, 100);
     const store = (change: (r: StoredAuditRecord, i: number) => StoredAuditRecord) => ({ auditChainPage: (_t: string, after: number) => (after === 0 ? rows.map(change) : []) });
     const deps = (s: unknown) => ({ store: s }) as unknown as Deps;
-    expect(await verifyStoredChain(deps(store((r) => r)), h.tenantId)).toEqual({ ok: true, count: 4 });
-    expect(await verifyStoredChain(deps(store((r, i) => (i === 2 ? { ...r, payloadJson: '{"name":"x"}' } : r))), h.tenantId)).toEqual({
+    expect(await new AuditService(deps(store((r) => r))).verifyChain(h.tenantId)).toEqual({ ok: true, count: 4 });
+    expect(await new AuditService(deps(store((r, i) => (i === 2 ? { ...r, payloadJson: '{"name":"x"}' } : r)))).verifyChain(h.tenantId)).toEqual({
       ok: false,
       count: 3,
       position: 3,
       id: rows[2]!.id,
       reason: 'was changed: its hash does not match its content',
     });
-    expect(await verifyStoredChain(deps(store((r, i) => (i === 1 ? { ...r, payloadJson: '{not json' } : r))), h.tenantId)).toEqual({
+    expect(await new AuditService(deps(store((r, i) => (i === 1 ? { ...r, payloadJson: '{not json' } : r)))).verifyChain(h.tenantId)).toEqual({
       ok: false,
       count: 2,
       position: 2,
@@ -284,7 +284,7 @@ describe('audit export and stored chain verification', () => {
     const row = (id: string, seq: number, payloadJson: string): StoredAuditRecord => ({ ...record({ id }), hash: 'h', seq, payloadJson }) as StoredAuditRecord;
     const pagesOf = async (rows: StoredAuditRecord[]) => {
       const store = { auditPage: (_t: string, _r: unknown, after: { seq: number } | null) => rows.filter((r) => after === null || r.seq > after.seq) };
-      return [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: 1 })))];
+      return [...(await collect(new AuditService({ store } as unknown as Deps).export('t', { from: 0, to: 1 })))];
     };
     const huge = row('big', 1, `"${'x'.repeat(ANSWER_SIZE_MAX_BYTES)}"`);
     const chunks = await pagesOf([huge, row('small', 2, '{}')]);
@@ -300,7 +300,7 @@ describe('audit export and stored chain verification', () => {
   it('verification starts at the tenant\'s first record: a chain missing its head is broken at position 1', async () => {
     const rows = (await h.store.auditChainPage(h.tenantId, 0, 100)).slice(1);
     const store = { auditChainPage: (_t: string, after: number) => rows.filter((r) => r.seq > after) };
-    expect(await verifyStoredChain({ store } as unknown as Deps, h.tenantId)).toMatchObject({ ok: false, count: 1, position: 1, id: rows[0]!.id });
+    expect(await new AuditService({ store } as unknown as Deps).verifyChain(h.tenantId)).toMatchObject({ ok: false, count: 1, position: 1, id: rows[0]!.id });
   });
 
   it('verification reads the chain a page at a time after the last seq', async () => {
@@ -320,7 +320,7 @@ describe('audit export and stored chain verification', () => {
         return all.filter((r) => r.seq > afterSeq).slice(0, limit);
       },
     };
-    expect(await verifyStoredChain({ store } as unknown as Deps, 't')).toEqual({ ok: true, count: AUDIT_PAGE_ROWS + 2 });
+    expect(await new AuditService({ store } as unknown as Deps).verifyChain('t')).toEqual({ ok: true, count: AUDIT_PAGE_ROWS + 2 });
     expect(calls).toEqual([0, AUDIT_PAGE_ROWS]);
   });
 });

@@ -13,7 +13,7 @@ describe('batches (use cases)', () => {
   let cash: string;
   let sales: string;
   const pay = (amount: string, key: string, credit = amount) => ({ idempotencyKey: key, lines: [fiatLine(cash, 'DEBIT', amount), fiatLine(sales, 'CREDIT', credit)] });
-  const post = (transactions: PostBatchBody['transactions'], atomic = false) => h.ledger.transactions.postBatch(h.tenantId, h.actor, { atomic, transactions });
+  const post = (transactions: PostBatchBody['transactions'], atomic = false) => h.ledger.batches.post(h.tenantId, h.actor, { atomic, transactions });
   const summary = (results: BatchResult[]) => results.map((r) => ('error' in r ? [r.index, r.error.code] : [r.index, r.response.status]));
   const balance = async () => (await h.store.balances(h.tenantId, cash)).get('USD') ?? 0n;
   const refusal = async (promise: Promise<unknown>) => {

@@ -9,7 +9,7 @@ import { allRoutes } from '../../src/server/app.js';
 import { RateLimiter } from '../../src/server/rateLimit.js';
 import { LedgerError } from '../../src/core/errors.js';
 import { ANSWER_SIZE_MAX_BYTES, JSON_DEPTH_MAX } from '../../src/core/limits.js';
-import { exportAudit } from '../../src/core/usecases/audit.js';
+import { AuditService } from '../../src/core/usecases/audit.js';
 import type { StoredAuditRecord } from '../../src/core/ports.js';
 import type { Deps } from '../../src/core/context.js';
 
@@ -208,7 +208,7 @@ describe('the audit export holds at most 4 MiB of a page in memory', () => {
         }
       },
     };
-    const chunks = [...(await collect(exportAudit({ store } as unknown as Deps, 't', { from: 0, to: Date.UTC(2100, 0, 1) })))];
+    const chunks = [...(await collect(new AuditService({ store } as unknown as Deps).export('t', { from: 0, to: Date.UTC(2100, 0, 1) })))];
     expect(chunks.length).toBeGreaterThan(5);
     for (const chunk of chunks) expect(Buffer.byteLength(chunk)).toBeLessThanOrEqual(ANSWER_SIZE_MAX_BYTES);
     const ids = chunks.flatMap((c) => c.trimEnd().split('\n').map((l) => JSON.parse(l).id as string));

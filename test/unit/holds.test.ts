@@ -10,7 +10,7 @@ describe('holds (use case)', () => {
   const create = async (lines: ReturnType<typeof fiatLine>[], extra: { expiresAt?: number } = {}, key = newKey()) =>
     JSON.parse((await h.ledger.holds.create(h.tenantId, h.actor, key, { lines, ...extra })).body) as { holdId: string; status: string; expiresAt: string; createdAt: string };
   const balance = async (id: string) => {
-    const b = JSON.parse(toJsonText(await h.ledger.balance(h.tenantId, id, undefined))) as { amount: number; pending: number; available: number };
+    const b = JSON.parse(toJsonText(await h.ledger.entries.balance(h.tenantId, id, undefined))) as { amount: number; pending: number; available: number };
     return { amount: b.amount, pending: b.pending, available: b.available };
   };
   const refusal = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: unknown) => e)) as { code: string; message: string; extra?: Record<string, unknown> };
@@ -79,7 +79,7 @@ describe('holds (use case)', () => {
   it('void releases; limits count open holds at their worst; a hold past its expiry is released by a step or the sweeper', async () => {
     const w = await wallet('10.00');
     const shop = await account(h, { name: 'shop' });
-    await h.ledger.setAccountLimits(h.tenantId, w, h.actor, { limits: [{ asset: 'USD', min: '0.00' }] });
+    await h.ledger.limits.set(h.tenantId, w, h.actor, { limits: [{ asset: 'USD', min: '0.00' }] });
     const first = await create([fiatLine(shop, 'DEBIT', '8.00'), fiatLine(w, 'CREDIT', '8.00')]);
     const over = await refusal(create([fiatLine(shop, 'DEBIT', '3.00'), fiatLine(w, 'CREDIT', '3.00')]));
     expect(over).toMatchObject({ code: 'BALANCE_LIMIT_EXCEEDED' });

@@ -44,7 +44,7 @@ export async function openLedger(options: { settlementTtlSeconds?: number } = {}
   const clock = new ManualClock();
   const writer = await sqliteWriter(store, clock);
   const ledger = await Ledger.open(store, writer, clock, options);
-  const created = await ledger.createTenant('Acme', { type: 'HUMAN', keyId: 'cli' });
+  const created = await ledger.tenants.create('Acme', { type: 'HUMAN', keyId: 'cli' });
   return {
     dir,
     store,
@@ -68,7 +68,7 @@ export async function auditOf(h: Harness, tenantId = h.tenantId) {
 }
 
 export async function account(h: Harness, fields: { currency?: 'USD' | 'BRL' | 'EUR' | 'MXN'; type?: 'ASSET' | 'LIABILITY' | 'EQUITY' | 'REVENUE' | 'EXPENSE'; name?: string } = {}, tenantId = h.tenantId) {
-  const view = await h.ledger.createAccount(tenantId, { name: fields.name ?? 'acct', currency: fields.currency ?? 'USD', type: fields.type ?? 'ASSET' }, h.actor);
+  const view = await h.ledger.accounts.create(tenantId, { name: fields.name ?? 'acct', currency: fields.currency ?? 'USD', type: fields.type ?? 'ASSET' }, h.actor);
   return view.id;
 }
 

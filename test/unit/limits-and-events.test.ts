@@ -8,7 +8,7 @@ describe('balance limits (use case)', () => {
   let h: Harness;
   let funding: string;
   const refusal = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: unknown) => e)) as { code: string; message: string; extra?: Record<string, unknown>; details?: Array<{ path: string }> };
-  const set = (id: string, limits: Array<{ asset: string; min?: string | null; max?: string | null }>) => h.ledger.setAccountLimits(h.tenantId, id, h.actor, { limits: limits as never });
+  const set = (id: string, limits: Array<{ asset: string; min?: string | null; max?: string | null }>) => h.ledger.limits.set(h.tenantId, id, h.actor, { limits: limits as never });
 
   beforeAll(async () => {
     h = await openLedger();
@@ -21,7 +21,7 @@ describe('balance limits (use case)', () => {
     await postLines(h, [fiatLine(wallet, 'DEBIT', '10.00'), fiatLine(funding, 'CREDIT', '10.00')]);
     const view = await set(wallet, [{ asset: 'USDC', max: '5' }, { asset: 'USD', min: '0.00', max: '20.00' }]);
     expect(view).toEqual({ accountId: wallet, limits: [{ asset: 'USD', min: '0', max: '20' }, { asset: 'USDC', min: null, max: '5' }] });
-    expect(await h.ledger.getAccountLimits(h.tenantId, wallet)).toEqual(view);
+    expect(await h.ledger.limits.get(h.tenantId, wallet)).toEqual(view);
     expect((await auditOf(h)).at(-1)).toMatchObject({ action: 'SET_ACCOUNT_LIMITS', payload: view });
 
     const below = await refusal(postLines(h, [fiatLine(funding, 'DEBIT', '10.01'), fiatLine(wallet, 'CREDIT', '10.01')]));
@@ -55,8 +55,8 @@ describe('balance limits (use case)', () => {
     expect((await refusal(set(payable, [{ asset: 'USD', min: '0.001' }]))).code).toBe('VALIDATION_FAILED');
     // An empty list removes them all.
     expect(await set(payable, [])).toEqual({ accountId: payable, limits: [] });
-    expect(await h.ledger.getAccountLimits(h.tenantId, payable)).toEqual({ accountId: payable, limits: [] });
-    expect((await refusal(h.ledger.getAccountLimits(h.tenantId, '01a21b7f-0000-7000-8000-000000000000'))).code).toBe('NOT_FOUND');
+    expect(await h.ledger.limits.get(h.tenantId, payable)).toEqual({ accountId: payable, limits: [] });
+    expect((await refusal(h.ledger.limits.get(h.tenantId, '01a21b7f-0000-7000-8000-000000000000'))).code).toBe('NOT_FOUND');
   });
 });
 
@@ -78,31 +78,31 @@ describe('the event feed (use case)', () => {
       h.clock.advance(1000);
       await postLines(h, [fiatLine(a, 'DEBIT', '1.00'), fiatLine(b, 'CREDIT', '1.00')]);
     }
-    const all = await h.ledger.listEvents(h.tenantId, { limit: 200 });
+    const all = await h.ledger.events.list(h.tenantId, { limit: 200 });
     const every = ids(all);
     expect(every).toHaveLength(5);
-    const first = await h.ledger.listEvents(h.tenantId, { limit: 2 });
+    const first = await h.ledger.events.list(h.tenantId, { limit: 2 });
     expect(ids(first)).toEqual(every.slice(0, 2));
-    expect(ids(await h.ledger.listEvents(h.tenantId, { limit: 2, cursor: first.nextCursor! }))).toEqual(every.slice(2, 4));
-    expect(ids(await h.ledger.listEvents(h.tenantId, { after: every[2] }))).toEqual(every.slice(3));
-    expect(ids(await h.ledger.listEvents(h.tenantId, { type: ['hold.created'] }))).toEqual([]);
-    await expect(h.ledger.listEvents(h.tenantId, { after: '01a21b7f-0000-7000-8000-000000000000' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(h.ledger.listEvents(h.tenantId, { after: every[0], cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(ids(await h.ledger.events.list(h.tenantId, { limit: 2, cursor: first.nextCursor! }))).toEqual(every.slice(2, 4));
+    expect(ids(await h.ledger.events.list(h.tenantId, { after: every[2] }))).toEqual(every.slice(3));
+    expect(ids(await h.ledger.events.list(h.tenantId, { type: ['hold.created'] }))).toEqual([]);
+    await expect(h.ledger.events.list(h.tenantId, { after: '01a21b7f-0000-7000-8000-000000000000' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(h.ledger.events.list(h.tenantId, { after: every[0], cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
 
     const followed: string[] = [];
-    for await (const e of h.ledger.followEvents(h.tenantId, await h.ledger.eventPosition(h.tenantId, every[1]))) followed.push(JSON.parse(eventText(e)).id);
+    for await (const e of h.ledger.events.follow(h.tenantId, await h.ledger.events.position(h.tenantId, every[1]))) followed.push(JSON.parse(eventText(e)).id);
     expect(followed).toEqual(every.slice(2));
 
     // The first three pruned (before the fourth's time): their positions are gone, later ones are kept.
     const fourthAt = JSON.parse(toJsonText(all.items[3]!)).createdAt as string;
-    expect(await h.ledger.pruneEvents(h.tenantId, fourthAt)).toBe(3);
-    expect(await h.ledger.pruneEvents(h.tenantId, fourthAt)).toBe(0);
-    expect(ids(await h.ledger.listEvents(h.tenantId, {}))).toEqual(every.slice(3));
-    await expect(h.ledger.listEvents(h.tenantId, { after: every[0] })).rejects.toMatchObject({ code: 'EVENT_PRUNED' });
-    await expect(h.ledger.listEvents(h.tenantId, { limit: 2, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'EVENT_PRUNED' });
-    expect(ids(await h.ledger.listEvents(h.tenantId, { after: every[3] }))).toEqual(every.slice(4));
+    expect(await h.ledger.events.prune(h.tenantId, fourthAt)).toBe(3);
+    expect(await h.ledger.events.prune(h.tenantId, fourthAt)).toBe(0);
+    expect(ids(await h.ledger.events.list(h.tenantId, {}))).toEqual(every.slice(3));
+    await expect(h.ledger.events.list(h.tenantId, { after: every[0] })).rejects.toMatchObject({ code: 'EVENT_PRUNED' });
+    await expect(h.ledger.events.list(h.tenantId, { limit: 2, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'EVENT_PRUNED' });
+    expect(ids(await h.ledger.events.list(h.tenantId, { after: every[3] }))).toEqual(every.slice(4));
     const rest: string[] = [];
-    for await (const e of h.ledger.followEvents(h.tenantId, await h.ledger.eventPosition(h.tenantId, undefined))) rest.push(JSON.parse(eventText(e)).id);
+    for await (const e of h.ledger.events.follow(h.tenantId, await h.ledger.events.position(h.tenantId, undefined))) rest.push(JSON.parse(eventText(e)).id);
     expect(rest).toEqual(every.slice(3));
   });
 
@@ -111,14 +111,14 @@ describe('the event feed (use case)', () => {
     try {
       const x = await account(t, { name: 'x' });
       const y = await account(t, { name: 'y', type: 'LIABILITY' });
-      await t.ledger.setWebhook(t.tenantId, t.actor, 'https://hooks.example.com/ledger');
+      await t.ledger.webhooks.set(t.tenantId, t.actor, 'https://hooks.example.com/ledger');
       for (let i = 0; i < 3; i++) {
         t.clock.advance(1000);
         await postLines(t, [fiatLine(x, 'DEBIT', '1.00'), fiatLine(y, 'CREDIT', '1.00')], undefined, t.tenantId);
       }
       t.clock.advance(1000);
       // Nothing delivered yet: nothing may go.
-      expect(await t.ledger.pruneEvents(t.tenantId, t.clock.now().toISOString())).toBe(0);
+      expect(await t.ledger.events.prune(t.tenantId, t.clock.now().toISOString())).toBe(0);
     } finally {
       await t.close();
     }

@@ -39,7 +39,7 @@ describe('batch reconciliation', () => {
     const missing = '0190a1b2-0000-7000-8000-0000000000cc';
     const settlementId = await register(h, wallet);
     h.clock.advance(1000);
-    const outcomes = await h.ledger.reconcileBatch(h.tenantId, h.actor, [early, noMatch, fiatOnly, missing]);
+    const outcomes = await h.ledger.reconciliation.reconcile(h.tenantId, h.actor, [early, noMatch, fiatOnly, missing]);
     expect(outcomes).toEqual([
       { transactionId: early, outcome: 'SETTLED' },
       { transactionId: noMatch, outcome: 'UNMATCHED' },
@@ -48,7 +48,7 @@ describe('batch reconciliation', () => {
     ]);
     const at = h.clock.now().toISOString();
     expect(await h.ledger.settlements.get(h.tenantId, settlementId)).toMatchObject({ status: 'SETTLED', matchedTransactionId: early, txHash: '0x01', confirmedAt: at });
-    const results = (await h.ledger.listReconciliationResults(h.tenantId, {})).items.map((i) => i.value);
+    const results = (await h.ledger.reconciliation.listResults(h.tenantId, {})).items.map((i) => i.value);
     expect(results.slice(0, 4)).toEqual([
       { transactionId: missing, outcome: 'NOT_FOUND', settlementId: null, source: 'BATCH', reconciledAt: at },
       { transactionId: fiatOnly, outcome: 'NOT_APPLICABLE', settlementId: null, source: 'BATCH', reconciledAt: at },
@@ -70,9 +70,9 @@ describe('batch reconciliation', () => {
 
     // Again: the transaction stays SETTLED by the settlement it settled, and settles no other.
     const second = await register(h, wallet);
-    const again = await h.ledger.reconcileBatch(h.tenantId, h.actor, [early]);
+    const again = await h.ledger.reconciliation.reconcile(h.tenantId, h.actor, [early]);
     expect(again).toEqual([{ transactionId: early, outcome: 'SETTLED' }]);
-    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(settlementId);
+    expect((await h.ledger.reconciliation.listResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(settlementId);
     expect((await h.ledger.settlements.get(h.tenantId, second)).status).toBe('PENDING');
     await h.ledger.settlements.cancel(h.tenantId, h.actor, second);
   });
@@ -81,7 +81,7 @@ describe('batch reconciliation', () => {
     const tx = (await postLines(h, [chainLine(wallet, 'DEBIT', '5', { txHash: '0x03' }), chainLine(other, 'CREDIT', '5', { txHash: '0x03' })])).transactionId;
     const s = await register(h, wallet);
     // The batch reads its plan, then the settlement is cancelled before the write runs.
-    const running = h.ledger.reconcileBatch(h.tenantId, h.actor, [tx]);
+    const running = h.ledger.reconciliation.reconcile(h.tenantId, h.actor, [tx]);
     await h.ledger.settlements.cancel(h.tenantId, h.actor, s);
     expect(await running).toEqual([{ transactionId: tx, outcome: 'UNMATCHED' }]);
     expect((await h.ledger.settlements.get(h.tenantId, s)).status).toBe('CANCELLED');
@@ -98,10 +98,10 @@ describe('batch reconciliation', () => {
     const s1 = await register(h, wallet);
     h.clock.advance(1);
     const s2 = await register(h, wallet);
-    expect(await h.ledger.reconcileBatch(h.tenantId, h.actor, [tx])).toEqual([{ transactionId: tx, outcome: 'SETTLED' }]);
+    expect(await h.ledger.reconciliation.reconcile(h.tenantId, h.actor, [tx])).toEqual([{ transactionId: tx, outcome: 'SETTLED' }]);
     expect(await h.store.settlement(h.tenantId, s1)).toMatchObject({ status: 'SETTLED', matchedLineNo: 0 });
     expect(await h.store.settlement(h.tenantId, s2)).toMatchObject({ status: 'SETTLED', matchedLineNo: 1 });
-    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(s1);
+    expect((await h.ledger.reconciliation.listResults(h.tenantId, { limit: 1 })).items[0]!.value.settlementId).toBe(s1);
   });
 
   it('a batch with more candidate lines than one write takes is written in parts, the audit record last with every result', async () => {
@@ -123,7 +123,7 @@ describe('batch reconciliation', () => {
         return run(name, args);
       }) as typeof t.writer.run;
       // 999 and 1 fill one write exactly; the next 2 start another.
-      const outcomes = await t.ledger.reconcileBatch(t.tenantId, t.actor, [big, one, small, fiatOnly]);
+      const outcomes = await t.ledger.reconciliation.reconcile(t.tenantId, t.actor, [big, one, small, fiatOnly]);
       expect(calls).toEqual([
         [2, null],
         [2, 2],
@@ -133,14 +133,14 @@ describe('batch reconciliation', () => {
       expect(batches).toHaveLength(1);
       expect((batches[0]!.payload.results as Array<{ transactionId: string }>).map((r) => r.transactionId)).toEqual([big, one, small, fiatOnly]);
       // A result list's cursor pages only its own tenant's results.
-      const page = await t.ledger.listReconciliationResults(t.tenantId, { limit: 1 });
-      const other = await t.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
-      await expect(t.ledger.listReconciliationResults(other.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(
+      const page = await t.ledger.reconciliation.listResults(t.tenantId, { limit: 1 });
+      const other = await t.ledger.tenants.create('Other', { type: 'HUMAN', keyId: 'cli' });
+      await expect(t.ledger.reconciliation.listResults(other.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(
         expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }),
       );
       // Lines without candidates do not count toward a part: a batch of them is one write.
       calls.length = 0;
-      await t.ledger.reconcileBatch(t.tenantId, t.actor, [big, small, fiatOnly, big]);
+      await t.ledger.reconciliation.reconcile(t.tenantId, t.actor, [big, small, fiatOnly, big]);
       expect(calls).toEqual([[4, 0]]);
     } finally {
       await t.close();
@@ -207,7 +207,7 @@ describe('chain watcher writes', () => {
     const settled = (await h.store.settlement(h.tenantId, s))!;
     expect(settled).toMatchObject({ status: 'SETTLED', txHash: t.txHash, blockNumber: 100, confirmedAt: at, matchedLineNo: 0 });
     const clearingId = (await h.store.clearingAccountId(h.tenantId))!;
-    expect(await h.ledger.getAccount(h.tenantId, clearingId)).toMatchObject({
+    expect(await h.ledger.accounts.get(h.tenantId, clearingId)).toMatchObject({
       name: CLEARING_ACCOUNT_NAME,
       description: 'Credited by the ledger for on-chain receipts no posting recorded',
       currency: 'USD',
@@ -236,7 +236,7 @@ describe('chain watcher writes', () => {
     const matched = audit.find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === s)!;
     expect(matched.payload.source).toBe('CHAIN');
     expect(matched.actorKeyId).toBe('system');
-    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value).toEqual({
+    expect((await h.ledger.reconciliation.listResults(h.tenantId, { limit: 1 })).items[0]!.value).toEqual({
       transactionId: settled.matchedTransactionId,
       outcome: 'SETTLED',
       settlementId: s,
@@ -259,7 +259,7 @@ describe('chain watcher writes', () => {
     const s = await register(h, wallet, { expectedFromAddress: SENDER });
     expect(await record([transfer({ txHash: hash })])).toEqual({ seen: 1, matched: 1 });
     expect(await h.store.settlement(h.tenantId, s)).toMatchObject({ status: 'SETTLED', matchedTransactionId: transactionId, matchedLineNo: 1 });
-    expect((await h.ledger.listReconciliationResults(h.tenantId, { limit: 1 })).items[0]!.value).toMatchObject({ transactionId, outcome: 'SETTLED', settlementId: s, source: 'CHAIN' });
+    expect((await h.ledger.reconciliation.listResults(h.tenantId, { limit: 1 })).items[0]!.value).toMatchObject({ transactionId, outcome: 'SETTLED', settlementId: s, source: 'CHAIN' });
     const matched = (await auditOf(h)).find((r) => r.action === 'SETTLEMENT_MATCHED' && r.payload.settlementId === s)!;
     expect(matched.payload).toMatchObject({ transactionId, source: 'CHAIN', lineNo: 1 });
     // That line is taken: a second settlement is settled by a posting of the service's own.
@@ -292,7 +292,7 @@ describe('chain watcher writes', () => {
   });
 
   it('every tenant watching the wallet records the transfer once', async () => {
-    const t2 = await h.ledger.createTenant('Second', { type: 'HUMAN', keyId: 'cli' });
+    const t2 = await h.ledger.tenants.create('Second', { type: 'HUMAN', keyId: 'cli' });
     const w2 = await account(h, {}, t2.tenantId);
     const a = await register(h, wallet);
     const b = await register(h, w2, {}, t2.tenantId);

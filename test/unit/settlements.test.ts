@@ -170,7 +170,7 @@ describe('settlements', () => {
     const event = (await h.store.outboxAfter(h.tenantId, (await h.store.lastOutboxSeq(h.tenantId)) - 1))!;
     expect(event.type).toBe('settlement.matched');
     expect(JSON.parse(event.payload)).toMatchObject({ settlementId: older.view.settlementId, status: 'SETTLED', matchedTransactionId: transactionId });
-    const results = (await h.ledger.listReconciliationResults(h.tenantId, {})).items.map((i) => i.value);
+    const results = (await h.ledger.reconciliation.listResults(h.tenantId, {})).items.map((i) => i.value);
     expect(results[0]).toEqual({ transactionId, outcome: 'SETTLED', settlementId: older.view.settlementId, source: 'POSTING', reconciledAt: at });
     await h.ledger.settlements.cancel(h.tenantId, h.actor, newer.view.settlementId);
   });
@@ -242,7 +242,7 @@ describe('settlements', () => {
   });
 
   it('lists settlements newest first, filtered by status and creation time, with a cursor bound to the filter', async () => {
-    const t = await h.ledger.createTenant('Lister', { type: 'HUMAN', keyId: 'cli' });
+    const t = await h.ledger.tenants.create('Lister', { type: 'HUMAN', keyId: 'cli' });
     const acct = await account(h, {}, t.tenantId);
     const reg = async (iso: string) => {
       h.clock.set(iso);

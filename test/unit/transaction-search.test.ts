@@ -9,7 +9,7 @@ describe('transaction search and account changes (use cases)', () => {
   let cash: string;
   let sales: string;
   let fees: string;
-  const find = async (query: TransactionsQuery) => (await h.ledger.findTransactions(h.tenantId, query)).items.map((i) => JSON.parse(i.text).transactionId as string);
+  const find = async (query: TransactionsQuery) => (await h.ledger.transactionSearch.find(h.tenantId, query)).items.map((i) => JSON.parse(i.text).transactionId as string);
   const at = (iso: string) => Date.parse(iso);
 
   beforeAll(async () => {
@@ -39,7 +39,7 @@ describe('transaction search and account changes (use cases)', () => {
     expect(await find({ from: at('2030-01-02T00:00:00.000Z'), to: at('2030-01-02T00:00:00.000Z') })).toEqual([b]);
     expect(await find({ from: at('2031-01-01T00:00:00.000Z') })).toEqual([]);
     expect(await find({ to: at('2029-01-01T00:00:00.000Z') })).toEqual([]);
-    await expect(h.ledger.findTransactions(h.tenantId, { from: at('2030-01-03T00:00:00.000Z'), to: at('2030-01-01T00:00:00.000Z') })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(h.ledger.transactionSearch.find(h.tenantId, { from: at('2030-01-03T00:00:00.000Z'), to: at('2030-01-01T00:00:00.000Z') })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
 
     expect(await find({ idempotencyKey: key })).toEqual([b]);
     expect(await find({ idempotencyKey: key, metadata: { order: '1' }, accountId: cash })).toEqual([b]);
@@ -55,18 +55,18 @@ describe('transaction search and account changes (use cases)', () => {
     expect(await find({ idempotencyKey: reverseKey })).toEqual([reversal]);
 
     // Paged one at a time: the cursor carries its filters, and another set of them is refused.
-    const first = await h.ledger.findTransactions(h.tenantId, { metadata: { order: '1' }, limit: 1 });
+    const first = await h.ledger.transactionSearch.find(h.tenantId, { metadata: { order: '1' }, limit: 1 });
     expect(first.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([b]);
-    const second = await h.ledger.findTransactions(h.tenantId, { metadata: { order: '1' }, limit: 1, cursor: first.nextCursor! });
+    const second = await h.ledger.transactionSearch.find(h.tenantId, { metadata: { order: '1' }, limit: 1, cursor: first.nextCursor! });
     expect(second.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([a]);
     expect(second.nextCursor).toBeNull();
-    await expect(h.ledger.findTransactions(h.tenantId, { metadata: { order: '2' }, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(h.ledger.findTransactions(h.tenantId, { idempotencyKey: key, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(h.ledger.transactionSearch.find(h.tenantId, { metadata: { order: '2' }, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(h.ledger.transactionSearch.find(h.tenantId, { idempotencyKey: key, cursor: first.nextCursor! })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
   it('an account PATCH records only what changed, before and after, and sends the account; no change writes nothing', async () => {
-    const id = (await h.ledger.createAccount(h.tenantId, { name: 'old', description: 'd', currency: 'USD', type: 'ASSET', metadata: { a: '1' } }, h.actor)).id;
-    const changed = await h.ledger.updateAccount(h.tenantId, id, { name: 'new', metadata: { a: '1' } }, h.actor);
+    const id = (await h.ledger.accounts.create(h.tenantId, { name: 'old', description: 'd', currency: 'USD', type: 'ASSET', metadata: { a: '1' } }, h.actor)).id;
+    const changed = await h.ledger.accounts.update(h.tenantId, id, { name: 'new', metadata: { a: '1' } }, h.actor);
     expect(changed).toMatchObject({ id, name: 'new', description: 'd', metadata: { a: '1' } });
     const record = (await auditOf(h)).at(-1)!;
     expect(record).toMatchObject({ action: 'UPDATE_ACCOUNT', payload: { accountId: id, changes: { name: { before: 'old', after: 'new' } } } });
@@ -75,13 +75,13 @@ describe('transaction search and account changes (use cases)', () => {
     expect(events.map((e) => JSON.parse(e.payload))).toEqual([JSON.parse(JSON.stringify(changed))]);
     const count = (await auditOf(h)).length;
     // The same values, a map in another order: nothing changed, nothing written.
-    await h.ledger.updateAccount(h.tenantId, id, { name: 'new', description: 'd', metadata: { a: '1' } }, h.actor);
+    await h.ledger.accounts.update(h.tenantId, id, { name: 'new', description: 'd', metadata: { a: '1' } }, h.actor);
     expect((await auditOf(h)).length).toBe(count);
-    await h.ledger.updateAccount(h.tenantId, id, { description: null, metadata: { b: '2', a: '1' } }, h.actor);
+    await h.ledger.accounts.update(h.tenantId, id, { description: null, metadata: { b: '2', a: '1' } }, h.actor);
     expect((await auditOf(h)).at(-1)!.payload).toEqual({ accountId: id, changes: { description: { before: 'd', after: null }, metadata: { before: { a: '1' }, after: { b: '2', a: '1' } } } });
-    await expect(h.ledger.updateAccount(h.tenantId, '01a21b7f-0000-7000-8000-000000000000', { name: 'x' }, h.actor)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(h.ledger.accounts.update(h.tenantId, '01a21b7f-0000-7000-8000-000000000000', { name: 'x' }, h.actor)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
-    const list = async (query: Parameters<typeof h.ledger.listAccounts>[1]) => (await h.ledger.listAccounts(h.tenantId, query)).items.map((i) => i.value.id);
+    const list = async (query: Parameters<typeof h.ledger.accounts.list>[1]) => (await h.ledger.accounts.list(h.tenantId, query)).items.map((i) => i.value.id);
     expect(await list({ metadata: { b: '2' } })).toEqual([id]);
     expect(await list({ metadata: { b: '2' }, type: 'ASSET', currency: 'USD', name: 'new' })).toEqual([id]);
     expect(await list({ metadata: { b: '2' }, type: 'EXPENSE' })).toEqual([]);

@@ -78,7 +78,7 @@ describe('transactions', () => {
     const b = await account(h, { type: 'LIABILITY' });
     const { transactionId } = await postLines(h, [fiatLine(a, 'DEBIT', '1'), fiatLine(a, 'DEBIT', '2'), fiatLine(b, 'CREDIT', '3')]);
     await postLines(h, [fiatLine(a, 'CREDIT', '0.5'), fiatLine(b, 'DEBIT', '0.5')]);
-    const statement = await h.ledger.statement(h.tenantId, a, 0, h.clock.now().getTime());
+    const statement = await h.ledger.entries.statement(h.tenantId, a, 0, h.clock.now().getTime());
     expect(statement.movements.map((m) => [m.type, m.amount.text])).toEqual([
       ['DEBIT', '1'],
       ['DEBIT', '2'],
@@ -144,7 +144,7 @@ describe('transactions', () => {
     expect(await h.store.currentBalance(h.tenantId, brl, 'USDC')).toBe(5_000_000n);
     expect(await h.store.onchainLineRefs(h.tenantId, 'EVM', '0xabc')).toContainEqual({ transactionId, lineNo: 0 });
     // Another tenant's account is not found either.
-    const other = await h.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
+    const other = await h.ledger.tenants.create('Other', { type: 'HUMAN', keyId: 'cli' });
     const theirs = await account(h, {}, other.tenantId);
     await expect(postLines(h, [fiatLine(cash, 'DEBIT', '1'), fiatLine(theirs, 'CREDIT', '1')])).rejects.toMatchObject({ code: 'ACCOUNT_NOT_FOUND' });
   });
@@ -177,17 +177,17 @@ describe('transactions', () => {
   });
 
   it('lists transactions newest first, paged by cursor', async () => {
-    const t = await h.ledger.createTenant('Lister', { type: 'HUMAN', keyId: 'cli' });
+    const t = await h.ledger.tenants.create('Lister', { type: 'HUMAN', keyId: 'cli' });
     const a = await account(h, {}, t.tenantId);
     const b = await account(h, {}, t.tenantId);
     const ids: string[] = [];
     for (let i = 1; i <= 3; i++) ids.push((await postLines(h, [fiatLine(a, 'DEBIT', `${i}`), fiatLine(b, 'CREDIT', `${i}`)], undefined, t.tenantId)).transactionId);
-    const page = await h.ledger.findTransactions(t.tenantId, { limit: 2 });
+    const page = await h.ledger.transactionSearch.find(t.tenantId, { limit: 2 });
     expect(page.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[2], ids[1]]);
-    const rest = await h.ledger.findTransactions(t.tenantId, { limit: 2, cursor: page.nextCursor! });
+    const rest = await h.ledger.transactionSearch.find(t.tenantId, { limit: 2, cursor: page.nextCursor! });
     expect(rest.items.map((i) => JSON.parse(i.text).transactionId)).toEqual([ids[0]]);
     expect(rest.nextCursor).toBeNull();
-    await expect(h.ledger.findTransactions(h.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    await expect(h.ledger.transactionSearch.find(h.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
   });
 
   it('the request hash covers the fingerprint', () => {

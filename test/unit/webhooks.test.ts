@@ -39,18 +39,18 @@ describe('webhooks', () => {
     const seqBefore = await h.store.lastOutboxSeq(h.tenantId);
     expect(seqBefore).toBeGreaterThan(0);
     h.clock.set('2030-06-01T00:00:00.000Z');
-    const first = await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    const first = await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     expect(first.webhookUrl).toBe('https://example.test/hook');
     expect(first.webhookSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(await webhook()).toMatchObject({ url: 'https://example.test/hook', secret: first.webhookSecret, startSeq: seqBefore, deliveredSeq: seqBefore, createdAt: '2030-06-01T00:00:00.000Z', updatedAt: '2030-06-01T00:00:00.000Z' });
-    expect(await h.ledger.getWebhook(h.tenantId)).toEqual({ webhookUrl: 'https://example.test/hook', secretPrefix: `${first.webhookSecret.slice(0, 8)}...` });
+    expect(await h.ledger.webhooks.get(h.tenantId)).toEqual({ webhookUrl: 'https://example.test/hook', secretPrefix: `${first.webhookSecret.slice(0, 8)}...` });
     const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('UPDATE_WEBHOOK');
     expect(record.payload).toEqual({ webhookUrl: 'https://example.test/hook', secretPrefix: `${first.webhookSecret.slice(0, 8)}...`, previousUrl: null });
 
     await post();
     h.clock.set('2030-06-02T00:00:00.000Z');
-    const second = await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/two');
+    const second = await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/two');
     expect(second.webhookSecret).not.toBe(first.webhookSecret);
     // The start and the creation time stay; the delivered position stays.
     expect(await webhook()).toMatchObject({ url: 'https://example.test/two', startSeq: seqBefore, deliveredSeq: seqBefore, createdAt: '2030-06-01T00:00:00.000Z', updatedAt: '2030-06-02T00:00:00.000Z' });
@@ -58,22 +58,22 @@ describe('webhooks', () => {
   });
 
   it('set again wakes deliveries being retried; a first set wakes nothing', async () => {
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     await post();
     const event = (await h.store.outboxAfter(h.tenantId, (await webhook()).startSeq))!;
     await h.writer.run('recordWebhookAttempt', { state: state(event, { nextAttemptAt: '2031-01-01T00:00:00.000Z' }), redelivery: false });
     h.clock.advance(1000);
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/new');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/new');
     expect((await h.store.webhookDelivery(h.tenantId, event.id))!.nextAttemptAt).toBe(now());
   });
 
   it('get is 404 before any webhook is set', async () => {
-    await expect(h.ledger.getWebhook(h.tenantId)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'A webhook for this tenant was not found.' }));
+    await expect(h.ledger.webhooks.get(h.tenantId)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'A webhook for this tenant was not found.' }));
   });
 
   it('nextDelivery: the next event in commit order after the delivered one, waiting for a retry not yet due', async () => {
     await post();
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     expect(await nextDelivery(h.store, await webhook(), now())).toBeNull();
     await post();
     await post();
@@ -96,7 +96,7 @@ describe('webhooks', () => {
   });
 
   it('an attempt still PENDING, or one of a redelivery, does not move the delivered position', async () => {
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     await post();
     const event = (await h.store.outboxAfter(h.tenantId, (await webhook()).startSeq))!;
     await h.writer.run('recordWebhookAttempt', { state: state(event, { status: 'PENDING' }), redelivery: false });
@@ -108,9 +108,9 @@ describe('webhooks', () => {
 
   it('redeliver: a delivered event is QUEUED afresh and goes first; one in order stays PENDING with its attempts', async () => {
     await post();
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     const before = (await h.store.outboxAfter(h.tenantId, 0))!;
-    await expect(h.ledger.redeliver(h.tenantId, before.id)).rejects.toMatchObject({
+    await expect(h.ledger.webhooks.redeliver(h.tenantId, before.id)).rejects.toMatchObject({
       code: 'CONFLICT',
       message: `Event ${before.id} was committed before the webhook was set and is never delivered.`,
     });
@@ -120,7 +120,7 @@ describe('webhooks', () => {
     const second = (await h.store.outboxAfter(h.tenantId, first.seq))!;
     await h.writer.run('recordWebhookAttempt', { state: state(first, { status: 'DELIVERED', attempts: 3, lastStatusCode: 204, lastError: null }), redelivery: false });
     h.clock.advance(1000);
-    expect(await h.ledger.redeliver(h.tenantId, first.id)).toEqual({ eventId: first.id, status: 'QUEUED' });
+    expect(await h.ledger.webhooks.redeliver(h.tenantId, first.id)).toEqual({ eventId: first.id, status: 'QUEUED' });
     expect(await h.store.webhookDelivery(h.tenantId, first.id)).toEqual({
       seq: expect.any(Number),
       tenantId: h.tenantId,
@@ -141,15 +141,15 @@ describe('webhooks', () => {
 
     // The second is still in order: it stays PENDING and keeps its attempts, tried at once.
     await h.writer.run('recordWebhookAttempt', { state: state(second, { attempts: 4, firstAttemptAt: '2030-01-01T00:00:00.000Z', nextAttemptAt: '2031-01-01T00:00:00.000Z' }), redelivery: false });
-    expect(await h.ledger.redeliver(h.tenantId, second.id)).toEqual({ eventId: second.id, status: 'PENDING' });
+    expect(await h.ledger.webhooks.redeliver(h.tenantId, second.id)).toEqual({ eventId: second.id, status: 'PENDING' });
     expect(await h.store.webhookDelivery(h.tenantId, second.id)).toMatchObject({ status: 'PENDING', attempts: 4, lastStatusCode: 500, lastError: 'boom', firstAttemptAt: '2030-01-01T00:00:00.000Z', nextAttemptAt: now() });
     // An event never tried before, still in order.
     await post();
     const third = (await h.store.outboxAfter(h.tenantId, second.seq))!;
-    expect(await h.ledger.redeliver(h.tenantId, third.id)).toEqual({ eventId: third.id, status: 'PENDING' });
+    expect(await h.ledger.webhooks.redeliver(h.tenantId, third.id)).toEqual({ eventId: third.id, status: 'PENDING' });
     expect(await h.store.webhookDelivery(h.tenantId, third.id)).toMatchObject({ status: 'PENDING', attempts: 0, lastStatusCode: null, lastError: null, firstAttemptAt: null });
 
-    await expect(h.ledger.redeliver(h.tenantId, '0190a1b2-0000-7000-8000-0000000000aa')).rejects.toMatchObject({
+    await expect(h.ledger.webhooks.redeliver(h.tenantId, '0190a1b2-0000-7000-8000-0000000000aa')).rejects.toMatchObject({
       code: 'NOT_FOUND',
       message: 'Event 0190a1b2-0000-7000-8000-0000000000aa was not found.',
     });
@@ -158,28 +158,28 @@ describe('webhooks', () => {
   it('redeliver without a webhook is 404; a queued redelivery of a vanished event sends nothing', async () => {
     await post();
     const event = (await h.store.outboxAfter(h.tenantId, 0))!;
-    await expect(h.ledger.redeliver(h.tenantId, event.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'A webhook for this tenant was not found.' });
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await expect(h.ledger.webhooks.redeliver(h.tenantId, event.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'A webhook for this tenant was not found.' });
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     const fake = { id: '0190a1b2-0000-7000-8000-0000000000a9', seq: 999, type: 'x' };
     await h.writer.run('recordWebhookAttempt', { state: state(fake, { status: 'QUEUED', nextAttemptAt: null }), redelivery: true });
     expect(await nextDelivery(h.store, await webhook(), now())).toBeNull();
   });
 
   it('lists delivery states newest first, paged', async () => {
-    await h.ledger.setWebhook(h.tenantId, h.actor, 'https://example.test/hook');
+    await h.ledger.webhooks.set(h.tenantId, h.actor, 'https://example.test/hook');
     await post();
     await post();
     const first = (await h.store.outboxAfter(h.tenantId, (await webhook()).startSeq))!;
     const second = (await h.store.outboxAfter(h.tenantId, first.seq))!;
     await h.writer.run('recordWebhookAttempt', { state: state(first, {}), redelivery: false });
     await h.writer.run('recordWebhookAttempt', { state: state(second, { nextAttemptAt: '2030-02-01T00:00:00.000Z' }), redelivery: false });
-    const page = await h.ledger.listWebhookDeliveries(h.tenantId, { limit: 1 });
+    const page = await h.ledger.webhooks.listDeliveries(h.tenantId, { limit: 1 });
     expect(JSON.parse(toJsonText(page.items))).toEqual([
       { eventId: second.id, type: 'transaction.committed', status: 'PENDING', attempts: 1, lastStatusCode: 500, lastError: 'boom', nextAttemptAt: '2030-02-01T00:00:00.000Z', updatedAt: now() },
     ]);
-    const rest = await h.ledger.listWebhookDeliveries(h.tenantId, { limit: 1, cursor: page.nextCursor! });
-    const other = await h.ledger.createTenant('Other', { type: 'HUMAN', keyId: 'cli' });
-    await expect(h.ledger.listWebhookDeliveries(other.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(
+    const rest = await h.ledger.webhooks.listDeliveries(h.tenantId, { limit: 1, cursor: page.nextCursor! });
+    const other = await h.ledger.tenants.create('Other', { type: 'HUMAN', keyId: 'cli' });
+    await expect(h.ledger.webhooks.listDeliveries(other.tenantId, { cursor: page.nextCursor! })).rejects.toThrow(
       expect.objectContaining({ details: [{ path: 'cursor', message: 'not valid for this list' }] }),
     );
     expect(rest.items.map((i) => i.value.eventId)).toEqual([first.id]);

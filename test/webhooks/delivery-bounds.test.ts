@@ -180,13 +180,13 @@ describe('the time-out of an attempt', () => {
   it('with a time-out of 300 ms the sender abandons a receiver that never answers after 300 ms, records the time-out and retries', async () => {
     const TIMEOUT = 300;
     const DELAY = 500;
-    const created = await ledger.createTenant('Timeout', { type: 'HUMAN', keyId: 'cli' });
+    const created = await ledger.tenants.create('Timeout', { type: 'HUMAN', keyId: 'cli' });
     const actor = { type: 'HUMAN' as const, keyId: created.apiKey.id };
     const tenantId = created.tenantId;
-    const acct = async (name: string, type: 'ASSET' | 'LIABILITY') => (await ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor)).id;
+    const acct = async (name: string, type: 'ASSET' | 'LIABILITY') => (await ledger.accounts.create(tenantId, { name, currency: 'USD', type }, actor)).id;
     const a = await acct('cash', 'ASSET');
     const b = await acct('deposits', 'LIABILITY');
-    await ledger.setWebhook(tenantId, actor, `${r.url}/hang`);
+    await ledger.webhooks.set(tenantId, actor, `${r.url}/hang`);
     const sender = new WebhookSender(ledger, () => {}, { leases: new FileLeases(dbPath), policy, ca: r.cert, timeoutMs: TIMEOUT, retry: { delaysMs: [DELAY], windowMs: 60_000 }, pollIntervalMs: 20 });
     try {
       const from = hung.length;

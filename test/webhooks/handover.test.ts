@@ -49,12 +49,12 @@ describe('a tenant handed over between webhook senders', () => {
   });
 
   it('the sender taking the lease does not send again what the last holder delivered, though its list of webhooks predates that', async () => {
-    const created = await ledger.createTenant('Handover', { type: 'HUMAN', keyId: 'cli' });
+    const created = await ledger.tenants.create('Handover', { type: 'HUMAN', keyId: 'cli' });
     const tenantId = created.tenantId;
     const actor = { type: 'HUMAN' as const, keyId: created.apiKey.id };
-    const account = async (name: string, type: 'ASSET' | 'LIABILITY') => (await ledger.createAccount(tenantId, { name, currency: 'USD', type }, actor)).id;
+    const account = async (name: string, type: 'ASSET' | 'LIABILITY') => (await ledger.accounts.create(tenantId, { name, currency: 'USD', type }, actor)).id;
     const [a, b] = [await account('cash', 'ASSET'), await account('deposits', 'LIABILITY')];
-    await ledger.setWebhook(tenantId, actor, `${r.url}/handover`);
+    await ledger.webhooks.set(tenantId, actor, `${r.url}/handover`);
     const listedBefore: Webhook[] = (await store.webhooks()).filter((w) => w.tenantId === tenantId);
     const { leases, held } = sharedLeases();
     const options = { policy, ca: r.cert, pollIntervalMs: 20 };

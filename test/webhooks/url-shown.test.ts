@@ -163,7 +163,7 @@ describe('a webhook URL is stored, answered, audited, shown and called as the WH
 
   it('a URL stored as sent before issue 41 is shown as it is called', async () => {
     const other = await createTenant(t.dbPath, 'Set before');
-    await t.server.ledger.setWebhook(other.tenantId, { type: 'HUMAN', keyId: CLI_ACTOR_ID }, 'HTTPS://Hooks.Public.TEST:443/old');
+    await t.server.ledger.webhooks.set(other.tenantId, { type: 'HUMAN', keyId: CLI_ACTOR_ID }, 'HTTPS://Hooks.Public.TEST:443/old');
     expect((await client(t.url, other.apiKey.rawKey).get(PATH)).body.webhookUrl).toBe('https://hooks.public.test/old');
   });
 });

@@ -74,7 +74,7 @@ export function registerAccounts(program: Command): void {
         const tenantId = tenantIdOf(options);
         const body = parseWith(createAccountBody, await askMissing(options), 'account');
         const account = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.createAccount(tenantId, body, cliActor);
+          return ledger.accounts.create(tenantId, body, cliActor);
         });
         if (options.json) return printJson(account);
         process.stdout.write(`Account ${bold(account.name)} created: ${account.id} (${account.type}, ${account.currency}).\n`);
@@ -108,7 +108,7 @@ export function registerAccounts(program: Command): void {
           'options',
         );
         const page = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.listAccounts(tenantId, query);
+          return ledger.accounts.list(tenantId, query);
         });
         if (options.json) return printJson(page);
         printTable(
@@ -143,7 +143,7 @@ export function registerAccounts(program: Command): void {
           'options',
         );
         const account = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.updateAccount(tenantId, id, body, cliActor);
+          return ledger.accounts.update(tenantId, id, body, cliActor);
         });
         if (options.json) return printJson(account);
         printAccount(account);
@@ -163,7 +163,7 @@ export function registerAccounts(program: Command): void {
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const { asOf } = parseWith(balanceQuery, options.asOf === undefined ? {} : { asOf: options.asOf }, '--as-of', 'asOf');
         const { account, balance } = await withTenantLedger(command, tenantId, async (ledger) => {
-          return { account: accountView(await ledger.getAccount(tenantId, id)), balance: await ledger.balance(tenantId, id, asOf) };
+          return { account: accountView(await ledger.accounts.get(tenantId, id)), balance: await ledger.entries.balance(tenantId, id, asOf) };
         });
         if (options.json) return printJson(balance);
         process.stdout.write(`${bold(account.name)} (${account.type}, normal ${balance.normalBalance}), ${options.asOf ? `as of ${options.asOf}` : `at ${balance.computedAt}`}\n`);
@@ -212,12 +212,12 @@ export function registerAccounts(program: Command): void {
         const id = parseWith(uuidSchema, accountId, 'accountId');
         if (options.asset === undefined && (options.min !== undefined || options.max !== undefined)) throw invalid('--min and --max need --asset.');
         const view = await withTenantLedger(command, tenantId, async (ledger) => {
-          const current = await ledger.getAccountLimits(tenantId, id);
+          const current = await ledger.limits.get(tenantId, id);
           if (options.asset === undefined) return current;
           const others = current.limits.filter((l) => l.asset !== options.asset);
           const given = options.min === undefined && options.max === undefined ? [] : [{ asset: options.asset, min: options.min ?? null, max: options.max ?? null }];
           const body = parseWith(accountLimitsBody, { limits: [...others, ...given] }, 'limits');
-          return ledger.setAccountLimits(tenantId, id, cliActor, body);
+          return ledger.limits.set(tenantId, id, cliActor, body);
         });
         if (options.json) return printJson(view);
         if (view.limits.length === 0) return void process.stdout.write('No limits.\n');
@@ -239,8 +239,8 @@ export function registerAccounts(program: Command): void {
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const range = parseWith(statementQuery, { from: options.from, to: options.to }, 'period');
         const { account, statement } = await withLedger(command, async (ledger) => ({
-          account: accountView(await ledger.getAccount(tenantId, id)),
-          statement: await ledger.statement(tenantId, id, range.from!, range.to!),
+          account: accountView(await ledger.accounts.get(tenantId, id)),
+          statement: await ledger.entries.statement(tenantId, id, range.from!, range.to!),
         }));
         if (options.json) return printJson(statement);
         process.stdout.write(`${bold(account.name)} (${account.type}, ${statement.currency})\n${statement.from} to ${statement.to}\n`);

@@ -59,7 +59,7 @@ export function registerAgents(program: Command): void {
           'options',
         );
         const rule = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.createPolicyRule(tenantId, cliActor, body);
+          return ledger.policyRules.create(tenantId, cliActor, body);
         });
         if (options.json) return printJson(rule);
         process.stdout.write(`Policy rule ${rule.id} created: ${rule.type} ${describeParams(rule.params as Record<string, unknown>)}.\n`);
@@ -75,7 +75,7 @@ export function registerAgents(program: Command): void {
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const tenantId = tenantIdOf(options);
         const rules = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.listPolicyRules(tenantId);
+          return ledger.policyRules.list(tenantId);
         });
         if (options.json) return printJson(rules);
         printTable(
@@ -95,7 +95,7 @@ export function registerAgents(program: Command): void {
         const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, ruleId, 'ruleId');
         await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.deletePolicyRule(tenantId, cliActor, id);
+          return ledger.policyRules.delete(tenantId, cliActor, id);
         });
         process.stdout.write(`Policy rule ${id} deleted.\n`);
       }),

@@ -71,7 +71,7 @@ export function registerAudit(program: Command): void {
         const tenantId = tenantIdOf(options);
         const query = parseWith(auditExportQuery, { from: options.from, to: options.to, type: options.type }, 'options');
         await withTenantLedger(command, tenantId, async (ledger) => {
-          await writeExport(ledger.exportAudit(tenantId, query));
+          await writeExport(ledger.audit.export(tenantId, query));
         });
       }),
     );
@@ -88,7 +88,7 @@ export function registerAudit(program: Command): void {
         const tenantId = tenantIdOf(options);
         printReport(
           await withTenantLedger(command, tenantId, async (ledger) => {
-            return ledger.verifyAuditChain(tenantId);
+            return ledger.audit.verifyChain(tenantId);
           }),
         );
       }),

@@ -36,8 +36,8 @@ export function registerEvents(program: Command): void {
         process.once('SIGTERM', onSignal);
         try {
           await withTenantLedger(command, tenantId, async (ledger) => {
-            const start = await ledger.eventPosition(tenantId, query.after);
-            for await (const event of ledger.followEvents(tenantId, start, { types: query.type ?? null, follow: options.follow, signal: stop.signal })) {
+            const start = await ledger.events.position(tenantId, query.after);
+            for await (const event of ledger.events.follow(tenantId, start, { types: query.type ?? null, follow: options.follow, signal: stop.signal })) {
               if (!process.stdout.write(`${eventText(event)}\n`)) await once(process.stdout, 'drain');
             }
           });

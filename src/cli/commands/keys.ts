@@ -28,7 +28,7 @@ export function registerKeys(program: Command): void {
         const tenantId = tenantIdOf(options);
         const body = parseWith(createApiKeyBody, { scopes: await chooseScopes(options.scopes) }, '--scopes');
         const key = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.createApiKey(tenantId, body.scopes, cliActor);
+          return ledger.tenants.createApiKey(tenantId, body.scopes, cliActor);
         });
         if (options.json) return printJson(key);
         process.stdout.write(`Key ${key.id} created with ${key.scopes.join(', ')}.\n  ${bold(key.rawKey)}\n  Store it now: it is never shown again.\n`);
@@ -44,7 +44,7 @@ export function registerKeys(program: Command): void {
       action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const tenantId = tenantIdOf(options);
         const list = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.listApiKeys(tenantId);
+          return ledger.tenants.listApiKeys(tenantId);
         });
         if (options.json) return printJson(list);
         printTable(
@@ -63,7 +63,7 @@ export function registerKeys(program: Command): void {
       action(async (keyId: string, options: { tenant: string }, command: Command) => {
         const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, keyId, 'keyId');
-        await withLedger(command, (ledger) => ledger.revokeApiKey(tenantId, id, cliActor));
+        await withLedger(command, (ledger) => ledger.tenants.revokeApiKey(tenantId, id, cliActor));
         process.stdout.write(`Key ${id} revoked.\n`);
       }),
     );

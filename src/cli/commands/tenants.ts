@@ -21,7 +21,7 @@ export function registerTenants(program: Command): void {
     .action(
       action(async (name: string, options: { json?: boolean }, command: Command) => {
         const parsed = parseWith(tenantName, name, 'tenant name');
-        const created = await withLedger(command, (ledger) => ledger.createTenant(parsed, cliActor));
+        const created = await withLedger(command, (ledger) => ledger.tenants.create(parsed, cliActor));
         if (options.json) return printJson(created);
         process.stdout.write(
           [
@@ -40,7 +40,7 @@ export function registerTenants(program: Command): void {
     .option('--json', 'print a JSON array of {tenantId, name, createdAt, activeKeys}')
     .action(
       action(async (options: { json?: boolean }, command: Command) => {
-        const all = await withLedger(command, (ledger) => ledger.listTenants());
+        const all = await withLedger(command, (ledger) => ledger.tenants.list());
         if (options.json) return printJson(all.map((t) => ({ tenantId: t.id, name: t.name, createdAt: t.createdAt, activeKeys: t.activeKeys })));
         if (all.length === 0) return void process.stdout.write('No tenants yet: create one with `ledger tenants create <name>`.\n');
         printTable(['tenant id', 'name', 'created', 'active keys'], all.map((t) => [t.id, t.name, t.createdAt, t.activeKeys]));

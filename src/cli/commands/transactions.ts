@@ -115,7 +115,7 @@ export function registerTransactions(program: Command): void {
         );
         await withTenantLedger(command, tenantId, async (ledger) => {
           for (let next: TransactionsQuery | undefined = query; next; ) {
-            const page = await ledger.findTransactions(tenantId, next);
+            const page = await ledger.transactionSearch.find(tenantId, next);
             if (!options.json) {
               printTable(
                 ['transaction', 'created', 'lines', 'metadata', 'reversed by'],

@@ -67,7 +67,7 @@ async function importLines(ledger: Ledger, tenantId: string, options: ImportOpti
     batch = [];
     batchLines = 0;
     try {
-      const results = await ledger.transactions.postBatch(tenantId, cliActor, { atomic, transactions: sent.map((s) => s.posting) });
+      const results = await ledger.batches.post(tenantId, cliActor, { atomic, transactions: sent.map((s) => s.posting) });
       for (const r of results) {
         const line = sent[r.index]!.line;
         report({ line, ...batchItemOutcome(r) });

@@ -38,7 +38,7 @@ export function registerWebhooks(program: Command): void {
   );
 
   pagedListing(webhooks.command('deliveries').description("the tenant's recent deliveries, newest first"), {
-    fetch: (ledger, tenantId, query) => ledger.listWebhookDeliveries(tenantId, query),
+    fetch: (ledger, tenantId, query) => ledger.webhooks.listDeliveries(tenantId, query),
     columns: ['event', 'type', 'attempts', 'status', 'last error', 'next attempt'],
     row: (d) => [d.eventId, d.type, d.attempts, d.status, d.lastError, d.nextAttemptAt],
   });
@@ -53,7 +53,7 @@ export function registerWebhooks(program: Command): void {
         const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, eventId, 'eventId');
         const queued = await withTenantLedger(command, tenantId, async (ledger) => {
-          return ledger.redeliver(tenantId, id);
+          return ledger.webhooks.redeliver(tenantId, id);
         });
         process.stdout.write(`Event ${queued.eventId} queued for delivery (${queued.status}).\n`);
       }),

@@ -10,19 +10,6 @@ import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { sortedEntries } from '../idempotency.js';
 
-export const createAccount = (deps: Deps, tenantId: string, body: CreateAccountBody, actor: Actor) =>
-  deps.writer.run('createAccount', { tenantId, body, actor });
-
-export const updateAccount = (deps: Deps, tenantId: string, accountId: string, body: UpdateAccountBody, actor: Actor) =>
-  deps.writer.run('updateAccount', { tenantId, accountId, body, actor });
-
-/** An account as it is now, to show (its name, description and metadata may have changed since it was made). */
-export async function getAccount(deps: Deps, tenantId: string, accountId: string): Promise<Account> {
-  const account = await deps.store.account(tenantId, accountId);
-  if (!account) throw notFound(`Account ${accountId}`);
-  return account;
-}
-
 /**
  * What a read of an account's balances or limits needs of it: that it is the tenant's, its currency and its type,
  * which never change; remembered once found (store's accountsByIds), so a hot read costs no query for it.
@@ -33,22 +20,41 @@ export async function requireAccount(deps: Deps, tenantId: string, accountId: st
   return account;
 }
 
-/** GET /api/v1/accounts: newest first, by type, currency, name (exact) and metadata entries, all of them. */
-export function listAccounts(deps: Deps, tenantId: string, query: AccountsQuery) {
-  const filter: AccountFilter = { metadata: sortedEntries(query.metadata ?? {}), type: query.type ?? null, currency: query.currency ?? null, name: query.name ?? null };
-  const filtered = filter.metadata.length > 0 || filter.type !== null || filter.currency !== null || filter.name !== null;
-  // A cursor is sealed with every filter: reused with others, it is refused as a tampered one is.
-  const scope = new CursorScope(`accounts:${tenantId}`, {
-    type: filter.type,
-    currency: filter.currency,
-    name: filter.name,
-    metadata: filter.metadata.length > 0 ? filter.metadata.map((entry) => JSON.stringify(entry)) : null,
-  });
-  return pageBySeq(
-    deps,
-    scope,
-    query,
-    (before, limit) => (filtered ? deps.store.accountsFound(tenantId, filter, before, limit) : deps.store.accountsPage(tenantId, before, limit)),
-    (a) => accountView(a),
-  );
+export class AccountService {
+  constructor(private readonly deps: Deps) {}
+
+  create(tenantId: string, body: CreateAccountBody, actor: Actor) {
+    return this.deps.writer.run('createAccount', { tenantId, body, actor });
+  }
+
+  update(tenantId: string, accountId: string, body: UpdateAccountBody, actor: Actor) {
+    return this.deps.writer.run('updateAccount', { tenantId, accountId, body, actor });
+  }
+
+  /** An account as it is now, to show (its name, description and metadata may have changed since it was made). */
+  async get(tenantId: string, accountId: string): Promise<Account> {
+    const account = await this.deps.store.account(tenantId, accountId);
+    if (!account) throw notFound(`Account ${accountId}`);
+    return account;
+  }
+
+  /** GET /api/v1/accounts: newest first, by type, currency, name (exact) and metadata entries, all of them. */
+  list(tenantId: string, query: AccountsQuery) {
+    const filter: AccountFilter = { metadata: sortedEntries(query.metadata ?? {}), type: query.type ?? null, currency: query.currency ?? null, name: query.name ?? null };
+    const filtered = filter.metadata.length > 0 || filter.type !== null || filter.currency !== null || filter.name !== null;
+    // A cursor is sealed with every filter: reused with others, it is refused as a tampered one is.
+    const scope = new CursorScope(`accounts:${tenantId}`, {
+      type: filter.type,
+      currency: filter.currency,
+      name: filter.name,
+      metadata: filter.metadata.length > 0 ? filter.metadata.map((entry) => JSON.stringify(entry)) : null,
+    });
+    return pageBySeq(
+      this.deps,
+      scope,
+      query,
+      (before, limit) => (filtered ? this.deps.store.accountsFound(tenantId, filter, before, limit) : this.deps.store.accountsPage(tenantId, before, limit)),
+      (a) => accountView(a),
+    );
+  }
 }

@@ -8,14 +8,34 @@ import { toIso } from '../time.js';
 import { ANSWER_SIZE_MAX_BYTES, AUDIT_PAGE_ROWS, SCAN_ROWS_MAX } from '../limits.js';
 import type { AuditExportQuery } from '../schemas.js';
 
-/**
- * The export as chunks of NDJSON text, oldest first, one page of records per chunk: read lazily, so memory stays flat
- * however large the window. The query is checked before the first chunk is asked for.
- */
-export function exportAudit(deps: Deps, tenantId: string, query: AuditExportQuery): AsyncIterable<string> {
-  if (query.from >= query.to) throw invalid('Invalid query: to must be after from.', [{ path: 'to', message: 'must be after from' }]);
-  const type = query.type === undefined || query.type === 'ALL' ? null : query.type;
-  return exportPages(deps.store, tenantId, { from: toIso(query.from), to: toIso(query.to) }, type);
+/** The audit log: the export of a window, and the check of a tenant's whole chain. */
+export class AuditService {
+  constructor(private readonly deps: Deps) {}
+
+  /**
+   * The export as chunks of NDJSON text, oldest first, one page of records per chunk: read lazily, so memory stays flat
+   * however large the window. The query is checked before the first chunk is asked for.
+   */
+  export(tenantId: string, query: AuditExportQuery): AsyncIterable<string> {
+    if (query.from >= query.to) throw invalid('Invalid query: to must be after from.', [{ path: 'to', message: 'must be after from' }]);
+    const type = query.type === undefined || query.type === 'ALL' ? null : query.type;
+    return exportPages(this.deps.store, tenantId, { from: toIso(query.from), to: toIso(query.to) }, type);
+  }
+
+  /** Recomputes a tenant's chain from its first record; the first break found, or how many records hold. */
+  async verifyChain(tenantId: string): Promise<ChainReport> {
+    const verifier = new ChainVerifier(true);
+    let afterSeq = 0;
+    for (;;) {
+      const rows = await this.deps.store.auditChainPage(tenantId, afterSeq, AUDIT_PAGE_ROWS);
+      for (const row of rows) {
+        const broken = checkStoredRecord(verifier, row);
+        if (broken) return { ok: false, count: verifier.count, ...broken };
+      }
+      if (rows.length < AUDIT_PAGE_ROWS) return { ok: true, count: verifier.count };
+      afterSeq = rows[rows.length - 1]!.seq;
+    }
+  }
 }
 
 /**
@@ -60,17 +80,3 @@ async function* exportPages(store: ReadStore, tenantId: string, range: Parameter
 
 export type ChainReport = { ok: true; count: number } | ({ ok: false; count: number } & ChainBreak);
 
-/** Recomputes a tenant's chain from its first record; the first break found, or how many records hold. */
-export async function verifyStoredChain(deps: Deps, tenantId: string): Promise<ChainReport> {
-  const verifier = new ChainVerifier(true);
-  let afterSeq = 0;
-  for (;;) {
-    const rows = await deps.store.auditChainPage(tenantId, afterSeq, AUDIT_PAGE_ROWS);
-    for (const row of rows) {
-      const broken = checkStoredRecord(verifier, row);
-      if (broken) return { ok: false, count: verifier.count, ...broken };
-    }
-    if (rows.length < AUDIT_PAGE_ROWS) return { ok: true, count: verifier.count };
-    afterSeq = rows[rows.length - 1]!.seq;
-  }
-}

@@ -3,11 +3,18 @@
 // its audit record and its `transaction.committed` event. The whole body is checked before anything is written.
 // Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
 // before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
+import type { Deps } from '../context.js';
+import type { Actor } from '../audit.js';
 import { errorBody, LedgerError, invalid, statusByCode } from '../errors.js';
 import type { PostBatchBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
 import { toTransactionInput, fingerprint } from '../posting.js';
 import { requestHash, type StoredResponse } from '../idempotency.js';
+import { uuidV7 } from '../ids.js';
+import { keyedPostingRows } from '../writeRows.js';
+import { renderAhead } from '../commands/posting.js';
+import { POST_TRANSACTION_ENDPOINT } from '../commands/transactions.js';
+import type { TransactionService } from './transactions.js';
 import { ATOMIC_BATCH_LINES_MAX, BATCH_LINES_MAX, BATCH_QUEUE_SLICE } from '../limits.js';
 import { nextTurn } from '../nextTurn.js';
 import { batchPath, type BatchItem } from '../commands/transactions.js';
@@ -63,4 +70,51 @@ export async function batchItems(body: PostBatchBody): Promise<BatchItem[]> {
     throw invalid(`Invalid request body: the batch has ${lines} lines in all; ${why} ${max}.`, [{ path: 'transactions', message: `more than ${max} lines in all` }]);
   }
   return items;
+}
+
+export class BatchService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly transactions: TransactionService,
+  ) {}
+
+  /**
+   * POST /api/v1/transactions/batch. Not atomic: every item is posted as POST
+   * /api/v1/transactions posts it, all queued at once and in order, and each answers on its own. Atomic: one write,
+   * under every item's key at once; its refusal is the batch's.
+   */
+  async post(tenantId: string, actor: Actor, body: PostBatchBody): Promise<BatchResult[]> {
+    const items = await batchItems(body);
+    if (!body.atomic) {
+      // Each answer settles as a result, never as a rejection: one left waiting while the loop yields is not unhandled.
+      const answered: Array<Promise<BatchResult | { index: number; unexpected: unknown }>> = [];
+      // The batch as a whole is a large write or not: each item takes the share of the writer the batch would.
+      const batchRows = items.reduce((rows, item) => rows + keyedPostingRows(item.input), 0);
+      for (const { index, key, input, hash } of items) {
+        // Queued in order, a slice at a time with the event loop free between: other requests are read meanwhile.
+        if (index > 0 && index % BATCH_QUEUE_SLICE === 0) await nextTurn();
+        answered.push(
+          this.transactions.postInput(tenantId, actor, key, input, hash, batchRows).then(
+            (response) => ({ index, response }),
+            (error: unknown) => (error instanceof LedgerError ? { index, error } : { index, unexpected: error }),
+          ),
+        );
+      }
+      const results = await Promise.all(answered);
+      const broken = results.find((r) => 'unexpected' in r);
+      if (broken) throw (broken as { unexpected: unknown }).unexpected;
+      return results as BatchResult[];
+    }
+    const busy = items.find((item) => this.deps.inFlight.holds(tenantId, POST_TRANSACTION_ENDPOINT, item.key));
+    if (busy) {
+      throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', `${batchPath(busy.index)}: a request with its idempotencyKey is still in progress; retry after it completes.`, {
+        details: [{ path: batchPath(busy.index, 'idempotencyKey'), message: 'is in use by a request in progress' }],
+      });
+    }
+    const keys = items.map((item) => item.key);
+    const responses = await this.deps.inFlight.holdAll(tenantId, POST_TRANSACTION_ENDPOINT, keys, () =>
+      this.deps.writer.run('postBatch', { tenantId, actor, items: items.map((item) => ({ ...item, rendered: renderAhead(item.input, uuidV7) })) }),
+    );
+    return responses.map((response, index) => ({ index, response }));
+  }
 }

@@ -16,16 +16,83 @@ import type { KeyPosition } from '../ports.js';
 import { requireAccount } from './accounts.js';
 import { reported } from '../commands/limits.js';
 
-/** Raw balances are debits minus credits; an account reports them on its normal side. */
+/** Reads of one account's money: balances, entries, statements. Raw balances are debits minus credits; an account reports them on its normal side. */
+export class EntryService {
+  constructor(private readonly deps: Deps) {}
 
-export async function balance(deps: Deps, tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
-  const account = await requireAccount(deps, tenantId, accountId);
-  const computedAt = deps.clock.now().toISOString();
-  // One row per asset the account has ever held, with what open holds reserve on it; as of an instant, one seek per
-  // such asset and no more (and nothing pending: holds are not kept by time).
-  let byAsset = await deps.store.balancesWithPending(tenantId, accountId);
-  if (asOfMs !== undefined) byAsset = await balancesAsOf(deps, tenantId, accountId, [...byAsset.keys()], toIso(asOfMs));
-  return { accountId, currency: account.currency, ...balanceFigures(account, byAsset, account.currency), normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances: onChainFigures(account, byAsset) };
+  async balance(tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
+    const account = await requireAccount(this.deps, tenantId, accountId);
+    const computedAt = this.deps.clock.now().toISOString();
+    // One row per asset the account has ever held, with what open holds reserve on it; as of an instant, one seek per
+    // such asset and no more (and nothing pending: holds are not kept by time).
+    let byAsset = await this.deps.store.balancesWithPending(tenantId, accountId);
+    if (asOfMs !== undefined) byAsset = await balancesAsOf(this.deps, tenantId, accountId, [...byAsset.keys()], toIso(asOfMs));
+    return { accountId, currency: account.currency, ...balanceFigures(account, byAsset, account.currency), normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances: onChainFigures(account, byAsset) };
+  }
+
+  async list(
+    tenantId: string,
+    accountId: string,
+    query: { from?: number; to?: number; limit?: number; cursor?: string },
+  ) {
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+      throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+    }
+    await requireAccount(this.deps, tenantId, accountId);
+    const range = {
+      from: query.from === undefined ? null : toIso(query.from),
+      to: query.to === undefined ? null : toIso(query.to),
+    };
+    const scope = new CursorScope(`entries:${tenantId}:${accountId}`, range);
+    const now = this.deps.clock.now().getTime();
+    const position = query.cursor ? this.deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
+    const before: KeyPosition | null = position && { createdAt: position[0], seq: position[1] };
+    const page = await this.deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
+    return {
+      accountId,
+      entries: new RawJson(`[${page.views.join(',')}]`),
+      nextCursor: page.next ? this.deps.cursors.encode(scope, [page.next.createdAt, page.next.seq], now) : null,
+    };
+  }
+
+  async statement(tenantId: string, accountId: string, fromMs: number, toMs: number): Promise<Out<typeof r.statement>> {
+    if (fromMs > toMs) throw invalid('Invalid query: from must be earlier than or equal to to.', [{ path: 'from', message: 'is after to' }]);
+    const account = await requireAccount(this.deps, tenantId, accountId);
+    const asset = account.currency;
+    const from = toIso(fromMs);
+    const to = toIso(toMs);
+    const opening = (await this.deps.store.balanceAt(tenantId, accountId, asset, from, false)) ?? 0n;
+    // Read a part of SCAN_ROWS_MAX at a time, other requests running between two.
+    const lines: StatementEntry[] = [];
+    for (;;) {
+      const last = lines[lines.length - 1];
+      const part = await this.deps.store.entriesBetween(tenantId, accountId, asset, from, to, last ? { createdAt: last.createdAt, seq: last.seq } : null, Math.min(SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX + 1 - lines.length));
+      lines.push(...part);
+      if (part.length < SCAN_ROWS_MAX || lines.length > STATEMENT_MOVEMENTS_MAX) break;
+      await nextTurn();
+    }
+    if (lines.length > STATEMENT_MOVEMENTS_MAX) {
+      throw invalid(`The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`, [
+        { path: 'to', message: 'period too long' },
+      ]);
+    }
+    const closing = lines.length > 0 ? lines[lines.length - 1]!.balanceAfterMinor : opening;
+    return {
+      accountId,
+      currency: asset,
+      from,
+      to,
+      openingBalance: amountView(reported(account, opening), asset),
+      movements: lines.map((e) => ({
+        transactionId: e.transactionId,
+        type: e.entryType,
+        amount: amountView(e.amountMinor, asset),
+        ...(e.description !== null ? { description: e.description } : {}),
+        occurredAt: e.createdAt,
+      })),
+      closingBalance: amountView(reported(account, closing), asset),
+    };
+  }
 }
 
 type HeldBalances = Map<Asset, { balance: bigint; pending: Pending }>;
@@ -58,67 +125,3 @@ export function onChainFigures(account: Pick<Account, 'type'>, byAsset: HeldBala
 const isPosition = (p: unknown): p is [string, number] =>
   Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
 
-export async function entries(
-  deps: Deps,
-  tenantId: string,
-  accountId: string,
-  query: { from?: number; to?: number; limit?: number; cursor?: string },
-) {
-  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-    throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
-  }
-  await requireAccount(deps, tenantId, accountId);
-  const range = {
-    from: query.from === undefined ? null : toIso(query.from),
-    to: query.to === undefined ? null : toIso(query.to),
-  };
-  const scope = new CursorScope(`entries:${tenantId}:${accountId}`, range);
-  const now = deps.clock.now().getTime();
-  const position = query.cursor ? deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
-  const before: KeyPosition | null = position && { createdAt: position[0], seq: position[1] };
-  const page = await deps.store.entriesPage(tenantId, accountId, range, before, query.limit ?? PAGE_SIZE_DEFAULT);
-  return {
-    accountId,
-    entries: new RawJson(`[${page.views.join(',')}]`),
-    nextCursor: page.next ? deps.cursors.encode(scope, [page.next.createdAt, page.next.seq], now) : null,
-  };
-}
-
-export async function statement(deps: Deps, tenantId: string, accountId: string, fromMs: number, toMs: number): Promise<Out<typeof r.statement>> {
-  if (fromMs > toMs) throw invalid('Invalid query: from must be earlier than or equal to to.', [{ path: 'from', message: 'is after to' }]);
-  const account = await requireAccount(deps, tenantId, accountId);
-  const asset = account.currency;
-  const from = toIso(fromMs);
-  const to = toIso(toMs);
-  const opening = (await deps.store.balanceAt(tenantId, accountId, asset, from, false)) ?? 0n;
-  // Read a part of SCAN_ROWS_MAX at a time, other requests running between two.
-  const lines: StatementEntry[] = [];
-  for (;;) {
-    const last = lines[lines.length - 1];
-    const part = await deps.store.entriesBetween(tenantId, accountId, asset, from, to, last ? { createdAt: last.createdAt, seq: last.seq } : null, Math.min(SCAN_ROWS_MAX, STATEMENT_MOVEMENTS_MAX + 1 - lines.length));
-    lines.push(...part);
-    if (part.length < SCAN_ROWS_MAX || lines.length > STATEMENT_MOVEMENTS_MAX) break;
-    await nextTurn();
-  }
-  if (lines.length > STATEMENT_MOVEMENTS_MAX) {
-    throw invalid(`The period holds more than ${STATEMENT_MOVEMENTS_MAX} movements; ask for a shorter period.`, [
-      { path: 'to', message: 'period too long' },
-    ]);
-  }
-  const closing = lines.length > 0 ? lines[lines.length - 1]!.balanceAfterMinor : opening;
-  return {
-    accountId,
-    currency: asset,
-    from,
-    to,
-    openingBalance: amountView(reported(account, opening), asset),
-    movements: lines.map((e) => ({
-      transactionId: e.transactionId,
-      type: e.entryType,
-      amount: amountView(e.amountMinor, asset),
-      ...(e.description !== null ? { description: e.description } : {}),
-      occurredAt: e.createdAt,
-    })),
-    closingBalance: amountView(reported(account, closing), asset),
-  };
-}

@@ -43,13 +43,19 @@ export function limitsOf(account: Pick<Account, 'currency'>, body: AccountLimits
   });
 }
 
-export async function getAccountLimits(deps: Deps, tenantId: string, accountId: string) {
-  await requireAccount(deps, tenantId, accountId);
-  const limits = await deps.store.balanceLimits(tenantId, accountId);
-  return limitsView(accountId, [...limits].map(([asset, l]) => ({ asset, ...l })));
-}
+export class LimitService {
+  constructor(private readonly deps: Deps) {}
 
-export async function setAccountLimits(deps: Deps, tenantId: string, accountId: string, actor: Actor, body: AccountLimitsBody) {
-  const account = await requireAccount(deps, tenantId, accountId);
-  return deps.writer.run('setAccountLimits', { tenantId, accountId, actor, limits: limitsOf(account, body) });
+  /** GET /api/v1/accounts/{id}/limits. */
+  async get(tenantId: string, accountId: string) {
+    await requireAccount(this.deps, tenantId, accountId);
+    const limits = await this.deps.store.balanceLimits(tenantId, accountId);
+    return limitsView(accountId, [...limits].map(([asset, l]) => ({ asset, ...l })));
+  }
+
+  /** PUT /api/v1/accounts/{id}/limits: the body checked against the account before it waits for the writer. */
+  async set(tenantId: string, accountId: string, actor: Actor, body: AccountLimitsBody) {
+    const account = await requireAccount(this.deps, tenantId, accountId);
+    return this.deps.writer.run('setAccountLimits', { tenantId, accountId, actor, limits: limitsOf(account, body) });
+  }
 }

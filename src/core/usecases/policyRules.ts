@@ -5,13 +5,20 @@ import type { CreatePolicyRuleBody } from '../schemas.js';
 import { policyRuleView } from '../views.js';
 import { paramsFor } from '../commands/policyRules.js';
 
-export const createPolicyRule = async (deps: Deps, tenantId: string, actor: Actor, body: CreatePolicyRuleBody) => {
-  // Checked before the write too, so a bad body never waits for the writer.
-  paramsFor(body);
-  return deps.writer.run('createPolicyRule', { tenantId, actor, body });
-};
+export class PolicyRuleService {
+  constructor(private readonly deps: Deps) {}
 
-export const listPolicyRules = async (deps: Deps, tenantId: string) => (await deps.store.policyRules(tenantId)).map(policyRuleView);
+  async create(tenantId: string, actor: Actor, body: CreatePolicyRuleBody) {
+    // Checked before the write too, so a bad body never waits for the writer.
+    paramsFor(body);
+    return this.deps.writer.run('createPolicyRule', { tenantId, actor, body });
+  }
 
-export const deletePolicyRule = (deps: Deps, tenantId: string, actor: Actor, ruleId: string) =>
-  deps.writer.run('deletePolicyRule', { tenantId, actor, ruleId });
+  async list(tenantId: string) {
+    return (await this.deps.store.policyRules(tenantId)).map(policyRuleView);
+  }
+
+  delete(tenantId: string, actor: Actor, ruleId: string) {
+    return this.deps.writer.run('deletePolicyRule', { tenantId, actor, ruleId });
+  }
+}

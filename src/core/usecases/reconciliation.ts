@@ -21,31 +21,40 @@ async function planOne(reader: ReadStore, tenantId: string, transactionId: strin
   return { transactionId, found: true, onchain: true, candidates: candidates.byLine.size > 0 ? candidates : null };
 }
 
-/**
- * Reads each transaction here, one per turn of the event loop, then sends the plans to the writer in parts of at most
- * RECONCILIATION_CANDIDATE_LINES_PER_WRITE lines with candidates, so that one batch holds the writer for a bounded
- * time. Each part is whole; the last also records the batch.
- */
-export async function reconcileBatch(deps: Deps, tenantId: string, actor: Actor, transactionIds: string[]) {
-  const parts: Plan[][] = [[]];
-  let linesInPart = 0;
-  for (const transactionId of transactionIds) {
-    const plan = await planOne(deps.store, tenantId, transactionId);
-    const lines = plan.candidates?.byLine.size ?? 0;
-    if (linesInPart > 0 && linesInPart + lines > RECONCILIATION_CANDIDATE_LINES_PER_WRITE) {
-      parts.push([]);
-      linesInPart = 0;
+/** Batch reconciliation and its recorded outcomes. */
+export class ReconciliationService {
+  constructor(private readonly deps: Deps) {}
+
+  /**
+   * Reads each transaction here, one per turn of the event loop, then sends the plans to the writer in parts of at most
+   * RECONCILIATION_CANDIDATE_LINES_PER_WRITE lines with candidates, so that one batch holds the writer for a bounded
+   * time. Each part is whole; the last also records the batch.
+   */
+  async reconcile(tenantId: string, actor: Actor, transactionIds: string[]) {
+    const parts: Plan[][] = [[]];
+    let linesInPart = 0;
+    for (const transactionId of transactionIds) {
+      const plan = await planOne(this.deps.store, tenantId, transactionId);
+      const lines = plan.candidates?.byLine.size ?? 0;
+      if (linesInPart > 0 && linesInPart + lines > RECONCILIATION_CANDIDATE_LINES_PER_WRITE) {
+        parts.push([]);
+        linesInPart = 0;
+      }
+      parts[parts.length - 1]!.push(plan);
+      linesInPart += lines;
+      await nextTurn();
     }
-    parts[parts.length - 1]!.push(plan);
-    linesInPart += lines;
-    await nextTurn();
+    const outcomes: Outcome[] = [];
+    for (const [index, plans] of parts.entries()) {
+      const before = index === parts.length - 1 ? [...outcomes] : null;
+      outcomes.push(...(await this.deps.writer.run('reconcileBatch', { tenantId, actor, plans, before })));
+    }
+    return outcomes.map(({ transactionId, outcome }) => ({ transactionId, outcome }));
   }
-  const outcomes: Outcome[] = [];
-  for (const [index, plans] of parts.entries()) {
-    const before = index === parts.length - 1 ? [...outcomes] : null;
-    outcomes.push(...(await deps.writer.run('reconcileBatch', { tenantId, actor, plans, before })));
+
+  listResults(tenantId: string, query: PageQuery) {
+    return pageBySeq(this.deps, new CursorScope(`reconciliation:${tenantId}`), query, (before, limit) => this.deps.store.reconciliationResultsPage(tenantId, before, limit), (r) => resultView(r));
   }
-  return outcomes.map(({ transactionId, outcome }) => ({ transactionId, outcome }));
 }
 
 const resultView = (r: ReconciliationResult): Out<typeof reconciliationResultOut> => ({
@@ -56,5 +65,3 @@ const resultView = (r: ReconciliationResult): Out<typeof reconciliationResultOut
   reconciledAt: r.reconciledAt,
 });
 
-export const listReconciliationResults = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, new CursorScope(`reconciliation:${tenantId}`), query, (before, limit) => deps.store.reconciliationResultsPage(tenantId, before, limit), (r) => resultView(r));

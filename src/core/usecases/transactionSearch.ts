@@ -45,35 +45,41 @@ async function byIdempotencyKey(deps: Deps, tenantId: string, key: string, filte
   return [];
 }
 
-export async function findTransactions(deps: Deps, tenantId: string, query: TransactionsQuery) {
-  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
-    throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+/** Finding a payment. */
+export class TransactionSearchService {
+  constructor(private readonly deps: Deps) {}
+
+  async find(tenantId: string, query: TransactionsQuery) {
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+      throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+    }
+    const filter: TransactionFilter = {
+      metadata: sortedEntries(query.metadata ?? {}),
+      accountId: query.accountId ?? null,
+      from: query.from === undefined ? null : toIso(query.from),
+      to: query.to === undefined ? null : toIso(query.to),
+    };
+    // A cursor is sealed with every filter: reused with others, it is refused as a tampered one is.
+    const scope = new CursorScope(`transactions:${tenantId}`, {
+      accountId: filter.accountId,
+      from: filter.from,
+      to: filter.to,
+      metadata: filter.metadata.length > 0 ? filter.metadata.map((entry) => JSON.stringify(entry)) : null,
+      idempotencyKey: query.idempotencyKey ?? null,
+    });
+    if (query.idempotencyKey !== undefined) {
+      // One page: a cursor of it cannot exist, so any cursor sent is another query's.
+      if (query.cursor) cursorSeq(this.deps, scope, query.cursor);
+      return { items: await byIdempotencyKey(this.deps, tenantId, query.idempotencyKey, filter), nextCursor: null };
+    }
+    const filtered = filter.metadata.length > 0 || filter.accountId !== null || filter.from !== null || filter.to !== null;
+    return pageBySeq(
+      this.deps,
+      scope,
+      query,
+      (before, limit) => (filtered ? this.deps.store.transactionsFound(tenantId, filter, before, limit) : this.deps.store.transactionsPage(tenantId, before, limit)),
+      view,
+    );
   }
-  const filter: TransactionFilter = {
-    metadata: sortedEntries(query.metadata ?? {}),
-    accountId: query.accountId ?? null,
-    from: query.from === undefined ? null : toIso(query.from),
-    to: query.to === undefined ? null : toIso(query.to),
-  };
-  // A cursor is sealed with every filter: reused with others, it is refused as a tampered one is.
-  const scope = new CursorScope(`transactions:${tenantId}`, {
-    accountId: filter.accountId,
-    from: filter.from,
-    to: filter.to,
-    metadata: filter.metadata.length > 0 ? filter.metadata.map((entry) => JSON.stringify(entry)) : null,
-    idempotencyKey: query.idempotencyKey ?? null,
-  });
-  if (query.idempotencyKey !== undefined) {
-    // One page: a cursor of it cannot exist, so any cursor sent is another query's.
-    if (query.cursor) cursorSeq(deps, scope, query.cursor);
-    return { items: await byIdempotencyKey(deps, tenantId, query.idempotencyKey, filter), nextCursor: null };
-  }
-  const filtered = filter.metadata.length > 0 || filter.accountId !== null || filter.from !== null || filter.to !== null;
-  return pageBySeq(
-    deps,
-    scope,
-    query,
-    (before, limit) => (filtered ? deps.store.transactionsFound(tenantId, filter, before, limit) : deps.store.transactionsPage(tenantId, before, limit)),
-    view,
-  );
 }
+

@@ -7,13 +7,28 @@ import { pageBySeq, type PageQuery } from '../paging.js';
 import { CursorScope } from '../cursor.js';
 import { calledUrl, secretPrefixOf, type DeliveryState, type OutboxEvent, type Webhook } from '../webhook.js';
 
-export const setWebhook = (deps: Deps, tenantId: string, actor: Actor, url: string) =>
-  deps.writer.run('setWebhook', { tenantId, actor, url });
+/** The tenant's webhook and its deliveries. */
+export class WebhookService {
+  constructor(private readonly deps: Deps) {}
 
-export async function getWebhook(deps: Deps, tenantId: string) {
-  const webhook = await deps.store.webhook(tenantId);
-  if (!webhook) throw notFound('A webhook for this tenant');
-  return { webhookUrl: calledUrl(webhook), secretPrefix: secretPrefixOf(webhook.secret) };
+  set(tenantId: string, actor: Actor, url: string) {
+    return this.deps.writer.run('setWebhook', { tenantId, actor, url });
+  }
+
+  async get(tenantId: string) {
+    const webhook = await this.deps.store.webhook(tenantId);
+    if (!webhook) throw notFound('A webhook for this tenant');
+    return { webhookUrl: calledUrl(webhook), secretPrefix: secretPrefixOf(webhook.secret) };
+  }
+
+  listDeliveries(tenantId: string, query: PageQuery) {
+    return pageBySeq(this.deps, new CursorScope(`webhook-deliveries:${tenantId}`), query, (before, limit) => this.deps.store.webhookDeliveriesPage(tenantId, before, limit), (d) => deliveryView(d));
+  }
+
+  /** Queues one event of the tenant's to be sent again (`ledger webhooks redeliver`). */
+  redeliver(tenantId: string, eventId: string) {
+    return this.deps.writer.run('redeliver', { tenantId, eventId });
+  }
 }
 
 export type NextDelivery = { event: OutboxEvent; state: DeliveryState | undefined; redelivery: boolean } | { waitUntil: string } | null;
@@ -47,5 +62,3 @@ const deliveryView = (d: DeliveryState) => ({
   updatedAt: d.updatedAt,
 });
 
-export const listWebhookDeliveries = (deps: Deps, tenantId: string, query: PageQuery) =>
-  pageBySeq(deps, new CursorScope(`webhook-deliveries:${tenantId}`), query, (before, limit) => deps.store.webhookDeliveriesPage(tenantId, before, limit), (d) => deliveryView(d));

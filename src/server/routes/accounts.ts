@@ -16,7 +16,7 @@ export const accountRoutes = [
     responses: { 201: { description: 'The account', schema: 'Account' }, 400: 'Blank name, invalid currency or type' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 201,
-      body: await ledger.createAccount(principal.tenantId, body, actor),
+      body: await ledger.accounts.create(principal.tenantId, body, actor),
     }),
   }),
   defineRoute({
@@ -31,7 +31,7 @@ export const accountRoutes = [
       200: { description: 'A page of accounts, newest first, that pass every filter given', schema: 'AccountsPage' },
       400: 'Invalid filter, limit or cursor; more than 5 metadata keys; a cursor of another query',
     },
-    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listAccounts(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.accounts.list(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -42,7 +42,7 @@ export const accountRoutes = [
     responses: { 200: { description: 'The account', schema: 'Account' }, ...readErrors },
     handle: async ({ ledger, principal, params }) => ({
       status: 200,
-      body: accountView(await ledger.getAccount(principal.tenantId, params.accountId!)),
+      body: accountView(await ledger.accounts.get(principal.tenantId, params.accountId!)),
     }),
   }),
   defineRoute({
@@ -59,7 +59,7 @@ export const accountRoutes = [
     },
     handle: async ({ ledger, principal, actor, params, body }) => ({
       status: 200,
-      body: await ledger.updateAccount(principal.tenantId, params.accountId!, body, actor),
+      body: await ledger.accounts.update(principal.tenantId, params.accountId!, body, actor),
     }),
   }),
   defineRoute({
@@ -72,7 +72,7 @@ export const accountRoutes = [
     responses: { 200: { description: 'The balance', schema: 'Balance' }, 400: 'Invalid asOf', ...readErrors },
     handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: await ledger.balance(principal.tenantId, params.accountId!, query.asOf),
+      body: await ledger.entries.balance(principal.tenantId, params.accountId!, query.asOf),
     }),
   }),
   defineRoute({
@@ -90,7 +90,7 @@ export const accountRoutes = [
     },
     handle: async ({ ledger, principal, actor, params, body }) => ({
       status: 200,
-      body: await ledger.setAccountLimits(principal.tenantId, params.accountId!, actor, body),
+      body: await ledger.limits.set(principal.tenantId, params.accountId!, actor, body),
     }),
   }),
   defineRoute({
@@ -100,7 +100,7 @@ export const accountRoutes = [
     operationId: 'getAccountLimits',
     scope: 'ACCOUNTS_READ',
     responses: { 200: { description: "The account's limits (an empty list when it has none)", schema: 'AccountLimits' }, ...readErrors },
-    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.getAccountLimits(principal.tenantId, params.accountId!) }),
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.limits.get(principal.tenantId, params.accountId!) }),
   }),
   defineRoute({
     method: 'GET',
@@ -113,7 +113,7 @@ export const accountRoutes = [
     responses: { 200: { description: 'A page of the account\'s journal entries, newest first', schema: 'EntriesPage' }, 400: 'Invalid id, limit, range or cursor', ...readErrors },
     handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: await ledger.entries(principal.tenantId, params.accountId!, query),
+      body: await ledger.entries.list(principal.tenantId, params.accountId!, query),
     }),
   }),
   defineRoute({
@@ -127,7 +127,7 @@ export const accountRoutes = [
     responses: { 200: { description: 'The statement', schema: 'Statement' }, 400: 'Missing or invalid from/to, invalid id', ...readErrors },
     handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: await ledger.statement(principal.tenantId, params.accountId!, query.from!, query.to!),
+      body: await ledger.entries.statement(principal.tenantId, params.accountId!, query.from!, query.to!),
     }),
   }),
 ];

@@ -16,7 +16,7 @@ export const complianceRoutes = [
     responses: { 200: { description: 'NDJSON, one audit record per line', schema: 'AuditRecord', contentType: 'application/x-ndjson' }, 400: 'from or to missing or invalid, from not before to, invalid type' },
     handle: ({ ledger, principal, query }) => ({
       status: 200,
-      stream: ledger.exportAudit(principal.tenantId, query),
+      stream: ledger.audit.export(principal.tenantId, query),
       contentType: NDJSON_TYPE,
     }),
   }),

@@ -20,7 +20,7 @@ export const eventRoutes = [
       400: 'Invalid limit, type or cursor (a cursor goes with the query it came from, after and type included); after is not an event of this tenant',
       410: 'after (or the cursor) is before an event pruned by --event-retention (EVENT_PRUNED): read the current state again',
     },
-    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listEvents(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.events.list(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',
@@ -49,9 +49,9 @@ export const eventRoutes = [
       // Without a place to resume from, the stream starts at new events only.
       const position =
         lastEventId !== undefined
-          ? await ledger.eventPosition(tenantId, lastEventId, 'Last-Event-ID')
+          ? await ledger.events.position(tenantId, lastEventId, 'Last-Event-ID')
           : query.after !== undefined
-            ? await ledger.eventPosition(tenantId, query.after)
+            ? await ledger.events.position(tenantId, query.after)
             : await ledger.store.lastOutboxSeq(tenantId);
       const stream = settings.eventStreams!.follow({ tenantId, position, types: query.type ?? null, signal, drop: dropConnection });
       return { status: 200, stream, contentType: 'text/event-stream; charset=utf-8' };

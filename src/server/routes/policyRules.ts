@@ -12,7 +12,7 @@ export const policyRuleRoutes = [
     scope: 'ADMIN',
     body: createPolicyRuleBody,
     responses: { 201: { description: 'The rule', schema: 'PolicyRule' }, 400: 'Invalid type, unrecognized values, fields missing for the type' },
-    handle: async ({ ledger, principal, actor, body }) => ({ status: 201, body: await ledger.createPolicyRule(principal.tenantId, actor, body) }),
+    handle: async ({ ledger, principal, actor, body }) => ({ status: 201, body: await ledger.policyRules.create(principal.tenantId, actor, body) }),
   }),
   defineRoute({
     method: 'GET',
@@ -21,7 +21,7 @@ export const policyRuleRoutes = [
     operationId: 'listPolicyRules',
     scope: 'ADMIN',
     responses: { 200: { description: 'The tenant\'s rules, oldest first', schema: 'PolicyRules' } },
-    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listPolicyRules(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.policyRules.list(principal.tenantId) }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -31,7 +31,7 @@ export const policyRuleRoutes = [
     scope: 'ADMIN',
     responses: { 204: 'Deleted', 404: 'No such rule in the tenant' },
     handle: async ({ ledger, principal, actor, params }) => {
-      await ledger.deletePolicyRule(principal.tenantId, actor, params.ruleId!);
+      await ledger.policyRules.delete(principal.tenantId, actor, params.ruleId!);
       return { status: 204 };
     },
   }),

@@ -13,7 +13,7 @@ export const reconciliationRoutes = [
     responses: { 200: { description: 'One outcome per transaction id, in the order given', schema: 'ReconciliationOutcomes' }, 400: 'Empty batch, more than 100 ids, or an id that is not a UUID' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 200,
-      body: await ledger.reconcileBatch(principal.tenantId, actor, body.transactionIds),
+      body: await ledger.reconciliation.reconcile(principal.tenantId, actor, body.transactionIds),
     }),
   }),
   defineRoute({
@@ -24,6 +24,6 @@ export const reconciliationRoutes = [
     scope: 'RECONCILIATION_READ',
     query: pageQuery,
     responses: { 200: { description: 'A page of reconciliation results, newest first', schema: 'ReconciliationResultsPage' }, 400: 'Invalid limit or cursor' },
-    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.listReconciliationResults(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.reconciliation.listResults(principal.tenantId, query) }),
   }),
 ];

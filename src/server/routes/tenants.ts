@@ -14,7 +14,7 @@ export const apiKeyRoutes = [
     responses: { 201: { description: 'The new key with its raw value', schema: 'ApiKeyCreated' }, 400: 'Invalid scopes' },
     handle: async ({ ledger, principal, actor, body }) => ({
       status: 201,
-      body: await ledger.createApiKey(principal.tenantId, body.scopes, actor),
+      body: await ledger.tenants.createApiKey(principal.tenantId, body.scopes, actor),
     }),
   }),
   defineRoute({
@@ -24,7 +24,7 @@ export const apiKeyRoutes = [
     operationId: 'listApiKeys',
     scope: 'ADMIN',
     responses: { 200: { description: 'The tenant\'s keys, newest first', schema: 'ApiKeys' } },
-    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.listApiKeys(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.tenants.listApiKeys(principal.tenantId) }),
   }),
   defineRoute({
     method: 'GET',
@@ -33,7 +33,7 @@ export const apiKeyRoutes = [
     operationId: 'getCurrentApiKey',
     scope: ANY_KEY,
     responses: { 200: { description: 'The key, as the listing shows it', schema: 'ApiKey' } },
-    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.currentApiKey(principal) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.tenants.currentApiKey(principal) }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -43,7 +43,7 @@ export const apiKeyRoutes = [
     scope: 'ADMIN',
     responses: { 204: 'Revoked', 404: 'No such key in the tenant' },
     handle: async ({ ledger, principal, actor, params }) => {
-      await ledger.revokeApiKey(principal.tenantId, params.keyId!, actor);
+      await ledger.tenants.revokeApiKey(principal.tenantId, params.keyId!, actor);
       return { status: 204 };
     },
   }),

@@ -47,7 +47,7 @@ export const transactionRoutes = [
       422: 'Atomic: an item refused (its code; details name the item and the place in it); nothing is written',
     },
     handle: async ({ ledger, principal, actor, body }) => {
-      const results = await ledger.transactions.postBatch(principal.tenantId, actor, body);
+      const results = await ledger.batches.post(principal.tenantId, actor, body);
       return { status: body.atomic ? 201 : 200, body: { results: results.map(batchResultView) } };
     },
   }),
@@ -87,7 +87,7 @@ export const transactionRoutes = [
       200: { description: 'A page of transactions, newest first, that pass every filter given', schema: 'TransactionsPage' },
       400: 'Invalid filter, limit or cursor; from after to; more than 5 metadata keys; a cursor of another query',
     },
-    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.findTransactions(principal.tenantId, query) }),
+    handle: async ({ ledger, principal, query }) => ({ status: 200, body: await ledger.transactionSearch.find(principal.tenantId, query) }),
   }),
   defineRoute({
     method: 'GET',

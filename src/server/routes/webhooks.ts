@@ -18,7 +18,7 @@ export const webhookRoutes = [
     handle: async ({ ledger, settings, principal, actor, body }) => {
       // Stored, answered and called as the URL parser writes it: what is shown is what is called.
       const url = await checkWebhookUrl(body.webhookUrl, settings.urlPolicy);
-      return { status: 200, body: await ledger.setWebhook(principal.tenantId, actor, url.href) };
+      return { status: 200, body: await ledger.webhooks.set(principal.tenantId, actor, url.href) };
     },
   }),
   defineRoute({
@@ -28,6 +28,6 @@ export const webhookRoutes = [
     operationId: 'getWebhook',
     scope: 'WEBHOOK_MANAGE',
     responses: { 200: { description: 'The webhook, with the first characters of its secret', schema: 'WebhookConfig' }, 404: 'No webhook configured' },
-    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.getWebhook(principal.tenantId) }),
+    handle: async ({ ledger, principal }) => ({ status: 200, body: await ledger.webhooks.get(principal.tenantId) }),
   }),
 ];

@@ -339,7 +339,7 @@ async function checkChains(db: string, tenants: string[], tally: Tally): Promise
   const opened = await openLedger(db, { writer: 'local' });
   try {
     for (const tenantId of tenants) {
-      const report = await opened.ledger.verifyAuditChain(tenantId);
+      const report = await opened.ledger.audit.verifyChain(tenantId);
       tally.checked += report.count;
       if (!report.ok) tally.problem(`the audit chain of tenant ${tenantId} breaks at record ${report.position} (${report.id}): ${report.reason}`);
     }
