@@ -1,4 +1,5 @@
-// `ledger watch`: the chain watchers alone, beside a server on the same database; `ledger watch status`: how far each got.
+// The chain watchers on the command line: `ledger watch` runs them alone beside a server on the same database;
+// `ledger watch status` tells how far each got.
 import type { Command } from 'commander';
 import { action, openCommandLedger, printJson, printTable, withLedger } from '../common.js';
 import { untilSignal } from '../signals.js';
