@@ -6,6 +6,7 @@ import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow, pendingOfRow } from '../part.js';
 import * as m from '../mappers.js';
+import type { EntryReads, EntryWrites } from '../../../core/ports/entries.js';
 
 /** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
 interface PositionedView extends KeyPosition {
@@ -171,4 +172,4 @@ export const entriesPart = part({
   async onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Promise<Array<{ transactionId: string; lineNo: number }>> {
     return (await this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) })).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
   },
-});
+}) satisfies EntryReads & EntryWrites;
