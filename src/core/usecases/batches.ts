@@ -1,8 +1,5 @@
-// POST /api/v1/transactions/batch: up to 500 postings in one request. Each item is a posting in its own right: its
-// key is in the one namespace of POST /api/v1/transactions (a key used by either replays in the other), and it has
-// its audit record and its `transaction.committed` event. The whole body is checked before anything is written.
-// Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
-// before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
+// POST /api/v1/transactions/batch: up to 500 postings, the whole body checked before anything is written; each item a
+// posting in its own right (key, audit record, event).
 import { errorBody, LedgerError, invalid, statusByCode } from '../errors.js';
 import type { PostBatchBody } from '../schemas.js';
 import type { TransactionInput } from '../types.js';
@@ -25,6 +22,8 @@ export function batchItemOutcome(result: BatchResult): { status: number; transac
   return { status: result.response.status, transactionId };
 }
 
+// Not atomic: each item is a posting of its own, queued in order (so limits and settlement matching see the items
+// before it), answered as POST /api/v1/transactions would answer it. Atomic: one write of them all, or nothing.
 /**
  * The items of a batch body, checked whole before anything is written: each posting's amounts (400 at its path), each
  * key once (400 naming both items), and the lines in all (at most 10,000; 1,000 in an atomic batch, one write). A

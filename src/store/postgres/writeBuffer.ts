@@ -1,15 +1,5 @@
-// The writer connection's statements that need no answer, sent together. A PostgreSQL commit waits on the network
-// and on the server's work per statement, not on our CPU: a 2-line posting sent statement by statement paid about a
-// dozen round trips and eight single-row inserts. Here the group's inserts (transactions, entries, balances, audit
-// records, events, idempotency records) wait, and go with the next statement that needs an answer or with the
-// COMMIT; rows of one insert statement go as one multi-row INSERT, in the order the commands wrote them.
-//
-// Savepoints cost the server work too, so a command gets one only when some of its statements must go out before it
-// ends (it reads after writing): until then, a failing command's statements are simply dropped.
-//
-// A failure met when pending statements go out may belong to an earlier command of the group, which is already
-// done. The buffer then refuses everything until the transaction ends, and the group committer rolls the group back
-// and runs its commands again one at a time (groupCommit.ts), so that the failing command fails alone.
+// The writer connection's statements that need no answer, sent together (a PostgreSQL commit waits on round trips,
+// not on our CPU): inserts wait for the next read or the COMMIT.
 import type pg from 'pg';
 
 /**
@@ -82,6 +72,10 @@ export function quoteLiteral(text: string): string {
   return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
 
+// Savepoints cost the server work too, so a command gets one only when some of its statements must go out before it
+// ends (it reads after writing); until then a failing command's statements are simply dropped. A failure met when
+// pending statements go out may be an earlier command's: then everything is refused until the transaction ends, and
+// the group runs again one command at a time (groupCommit.ts), so that the failing command fails alone.
 export class WriteBuffer {
   /** Statements as text, rows of inserts still to be joined, and reads. */
   private pending: Array<string | DeferredRow | PendingRead> = [];

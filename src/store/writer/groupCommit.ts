@@ -1,6 +1,5 @@
-// Group commit: writes that arrive while the event loop is busy are gathered and committed together, so that one
-// failure still fails alone (see commitBatchOnce). Nobody is answered before the commit is durable.
-// The same on every engine; how a transaction begins and ends is the engine's (TxControl).
+// Group commit: writes that arrive while the event loop is busy are committed together, one failure still failing
+// alone (commitBatchOnce), none answered before the commit is durable.
 import type { MaybePromise } from '../sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
