@@ -60,7 +60,8 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * The text a record's hash covers: canonicalJson of its fields, with the record's own keys written out in their sorted
- * order (the same text, test/unit/audit.test.ts checks it for any record; a third of the cost, paid on every write).
+ * order (the same text, test/unit/audit.test.ts checks it for any record): far cheaper than canonicalJson's sort, and
+ * paid on every write.
  */
 export function auditedText(record: Omit<AuditRecord, 'hash'>): string {
   const { id, type, action, actorKeyId, occurredAt, payload, prevHash } = record;

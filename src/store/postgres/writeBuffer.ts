@@ -63,9 +63,9 @@ const noop = () => {};
 
 /**
  * A string as a PostgreSQL literal, exactly as pg's `escapeLiteral` writes it (quotes doubled; with a backslash, an
- * E'' literal with backslashes doubled). pg's own builds the literal one character at a time: on a 1000-line posting
- * (some 3 MB of text) that made millions of short-lived strings, and the writer spent most of its time collecting
- * them. Native replaceAll makes the same text in one pass.
+ * E'' literal with backslashes doubled). pg's own builds the literal one character at a time: on a large posting that
+ * made millions of short-lived strings, and the writer spent most of its time collecting them. Native replaceAll
+ * makes the same text in one pass.
  */
 export function quoteLiteral(text: string): string {
   const quoted = `'${text.replaceAll("'", "''")}'`;

@@ -247,7 +247,7 @@ export class GroupCommitter {
     // has written nothing and fails alone; one that fails after writing (unexpected: a bug, a constraint) rolls the
     // whole group back, and its commands run again one at a time (commitBatch), so it still fails alone. Elsewhere
     // each command runs in a savepoint, rolled back on its failure. A savepoint costs SQLite a copy of every page a
-    // command changes: about half of a posting's statement time.
+    // command changes, a large part of a posting's statement time.
     const bare = tx.changes !== undefined;
     try {
       for (const job of batch) {

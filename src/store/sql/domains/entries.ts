@@ -49,8 +49,8 @@ export const entriesPart = part({
   /**
    * Each balance with its limits and what open holds reserve on it. What the open write transaction holds is known;
    * an account any of whose slots is not is read (two a statement) and then held too (Remembered.holdBalances), so
-   * that the next postings of the group on the same accounts read nothing: in batches of 100 postings among 64
-   * accounts, a read a posting (about a tenth of the writer's time) became one for each account's first posting.
+   * that the next postings of the group on the same accounts read nothing: a read a posting becomes one for each
+   * account's first posting in the group (docs/benchmarks.md has what it saved).
    */
   async balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<BalanceState[]> {
     const known = (s: { accountId: string; asset: Asset }) => {
