@@ -72,6 +72,29 @@ export interface Posting {
 }
 
 /**
+ * The pair assertion on kept balances, TigerBeetle-style, on values already in memory (it costs no read): for each
+ * account and asset, the kept balance read back plus what the posting's entries move equals the last entry's
+ * running balance, and that is the kept balance about to be written. Checked before anything is written.
+ */
+function assertKeptMatchesRunning(
+  readBack: readonly BalanceState[],
+  kept: ReadonlyArray<{ accountId: string; asset: Asset; balance: bigint }>,
+  entries: readonly Entry[],
+): void {
+  const last = new Map<string, { moved: bigint; running: bigint }>();
+  for (const e of entries) {
+    const key = `${e.accountId}|${e.asset}`;
+    const moved = (last.get(key)?.moved ?? 0n) + signedAmount(e);
+    last.set(key, { moved, running: e.balanceAfterMinor });
+  }
+  kept.forEach(({ accountId, asset, balance }, i) => {
+    const slot = last.get(`${accountId}|${asset}`)!;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: an invariant no input can break, and its message.
+    assert(readBack[i]!.balance + slot.moved === slot.running && slot.running === balance, `a kept balance is its last entry's running balance (${accountId} ${asset})`);
+  });
+}
+
+/**
  * Writes the transaction, its entries with running balances, the balance rows, the audit record and the
  * `transaction.committed` event, and settles what its on-chain lines match: all inside the caller's write.
  */
@@ -108,6 +131,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
       balanceAfterMinor: current.balance,
     };
   });
+  assertKeptMatchesRunning(before, [...running.values()], entries);
   // Before anything is written: a posting that would take a balance past its limits changes nothing.
   if (p.checkLimits !== false) checkLimits(accounts, [...running.values()]);
   // The parent row first: entries reference it.
