@@ -1,11 +1,5 @@
-// The lines of a file read as a stream, each at most so many bytes: node:readline keeps a line in memory however long
-// it grows (a 40 MB line of `transactions import` took 178 MB, growing with the line), so a line is gathered here
-// from the bytes and given up as soon as it passes its bound, without reading the rest of it.
-//
-// Lines end as readline ends them: "\n", "\r\n" (one end, even split between two chunks) or a lone "\r"; a last line
-// without an end is a line, an empty one is not. A UTF-8 byte order mark at the file's start, as spreadsheets write
-// it, is no part of its first line; one anywhere else is the line's own. The bytes are decoded a whole line at once,
-// so a character split between two chunks is one character; what is not UTF-8 becomes U+FFFD, as in readline.
+// The lines of a file read as a stream, each at most so many bytes and given up as soon as it passes them
+// (node:readline keeps a line in memory however long it grows).
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -17,6 +11,9 @@ export interface NumberedLine {
   text: string;
 }
 
+// Lines end as readline ends them: "\n", "\r\n" (even split between two chunks) or a lone "\r"; a last line without
+// an end is a line, an empty one is not. A byte order mark is skipped at the file's start only. Bytes are decoded a
+// whole line at once, so a character split between two chunks is one character; what is not UTF-8 becomes U+FFFD.
 /**
  * Every line of `input`, numbered. A line of more than `maxBytes` bytes (its end and a leading byte order mark not
  * counted) throws `tooLong(its number)` once its bytes pass the bound; reading stops there.

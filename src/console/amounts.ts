@@ -1,7 +1,5 @@
-// Amounts as an accountant reads them: the whole part in groups of three (1,711.25) and the places of the amount's
-// asset always written (2.50, 0.00), so that a right-aligned column of one asset lines its digits up. Made from the
-// amount's decimal text, never through a JavaScript number: every digit the API gives is kept, none is rounded away,
-// and none is added but the zeros that fill the places. The CSVs keep plain numbers.
+// Amounts as an accountant reads them (1,711.25; 2.50; 0.00), made from the amount's decimal text, never through a
+// JavaScript number, so that no digit the API gives is rounded away. The CSVs keep plain numbers.
 import { isAsset, scaleOf } from '../core/assets.js';
 
 /**

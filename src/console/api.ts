@@ -1,6 +1,5 @@
-// The console's one way to the server: the public /api/v1, with the key its user signed in with, as any script would.
-// Answers are read without losing a digit (core/json.ts: every number keeps its text), so an amount is shown with
-// every digit the API gives. A 401 on any request signs the user out, with the server's message.
+// The console's one way to the server: the public /api/v1 with the signed-in key, answers read without losing a digit
+// (core/json.ts); a 401 on any request signs the user out, with the server's message.
 import { JsonNumber, parseJsonObject } from '../core/json.js';
 import { allows, type Scope } from '../core/scopes.js';
 

@@ -1,6 +1,5 @@
-// The audit chain's rules that need no Node: the text a record's hash covers, and the walk that names the first record
-// that breaks the chain. Shared by `ledger audit verify`, `ledger db check` and the console, which hashes in the browser
-// with Web Crypto (src/console/pages/audit.tsx); the hash itself is the caller's (core/audit.ts: node:crypto).
+// The audit chain's rules that need no Node: the text a record's hash covers, and the walk that names the first
+// record breaking the chain (for `audit verify`, `db check` and the console).
 import { JsonNumber, parseJsonObject } from './json.js';
 
 export const auditActions = [
@@ -61,7 +60,8 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * The text a record's hash covers: canonicalJson of its fields, with the record's own keys written out in their sorted
- * order (the same text, test/unit/audit.test.ts checks it for any record; a third of the cost, paid on every write).
+ * order (the same text, test/unit/audit.test.ts checks it for any record): far cheaper than canonicalJson's sort, and
+ * paid on every write.
  */
 export function auditedText(record: Omit<AuditRecord, 'hash'>): string {
   const { id, type, action, actorKeyId, occurredAt, payload, prevHash } = record;

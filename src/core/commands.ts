@@ -1,7 +1,5 @@
 // Every write the ledger makes, by name, with what a Writer must know of it before it runs: its weight, its scope and
-// what it will read. A Writer runs them inside its group commit, in this thread or another.
-//
-// Each entry is a Command: an entry without a weight or a scope does not compile, so a new command cannot skip them.
+// what it will read; an entry without a weight or a scope does not compile.
 import type { ReadAhead, WriteContext, WriteScope } from './ports.js';
 import { createApiKeyCommand, createTenantCommand, revokeApiKeyCommand } from './commands/tenants.js';
 import { createAccountCommand, updateAccountCommand } from './commands/accounts.js';

@@ -1,16 +1,5 @@
-// The project's one CSV writer: every CSV file the ledger writes (`ledger reports trial-balance --format csv`, the
-// console's "Download CSV") is written here, in Node and in the browser alike, so that both are the same bytes and no
-// file escapes the rule below. A test fails the build when another module imports csv-stringify.
-//
-// Formula injection (OWASP, "CSV Injection"): a spreadsheet evaluates a cell that begins with `=`, `+`, `-`, `@`, a
-// tab or a carriage return, so an account named `=HYPERLINK("http://…"&A2,"x")` would become a link that sends the
-// row away. Such a text cell is written with a single quote before it, which spreadsheets read as "this is text" and
-// do not show. The columns are declared: a number column's cell is written as it is when it is a decimal number's
-// text (a negative amount stays a number), and as text otherwise, so no column lets a formula through.
-//
-// csv-stringify's browser build: its Node build uses Node's global Buffer, which a browser lacks; the browser build
-// brings its own and runs in Node the same. Its defaults: cells quoted when they hold a comma, a quote or a line
-// break (quotes doubled), each row ended by "\n".
+// The one CSV writer, in Node and in the browser alike, so every CSV the ledger writes is the same bytes and none
+// escapes the formula rule (csvCell); a test keeps csv-stringify here.
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import { assert } from './errors.js';
 
@@ -25,6 +14,10 @@ export interface CsvTable {
   rows: ReadonlyArray<readonly string[]>;
 }
 
+// Formula injection (OWASP, "CSV Injection"): a spreadsheet evaluates a cell that begins with one of these, so an
+// account named `=HYPERLINK("http://…"&A2,"x")` would send the row away. Such a text cell gets a leading ', which
+// spreadsheets read as "text" and do not show; a number column's cell stays a number only when it is a decimal's
+// text.
 const FORMULA_START = /^[=+\-@\t\r]/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
@@ -39,5 +32,8 @@ export function csvFile(table: CsvTable): string {
     assert(row.length === columns.length, `a CSV row of ${row.length} cells for ${columns.length} columns`);
     return row.map((value, i) => csvCell(columns[i]!.type, value));
   });
+  // The browser build: the Node build uses Node's global Buffer, which a browser lacks; this one runs in Node the
+  // same. Its defaults: cells quoted when they hold a comma, a quote or a line break (quotes doubled), rows ended by
+  // "\n".
   return stringify([columns.map((c) => csvCell('text', c.name)), ...rows]);
 }

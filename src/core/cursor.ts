@@ -1,7 +1,5 @@
-// Opaque, sealed and dated keyset cursors: a client can neither read one (no ids, no positions, no counts), nor forge
-// one, move it to another list or another query, or use it after it expires. A cursor is its list, its query,
-// position and expiry as JSON, padded to a multiple of CURSOR_PAD_BYTES and sealed with AES-256-GCM under a key derived
-// from the database's cursor secret: base64url(iv ‖ ciphertext ‖ tag).
+// Opaque, sealed and dated keyset cursors: a client can neither read one, nor forge it, move it to another list or
+// query, or use it after it expires. A cursor is base64url(iv ‖ AES-256-GCM of its padded JSON ‖ tag).
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomFillSync } from 'node:crypto';
 import { invalid } from './errors.js';
 import { CURSOR_LENGTH_MAX, CURSOR_TTL_MS } from './limits.js';

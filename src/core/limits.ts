@@ -24,7 +24,7 @@ export const METADATA_FILTERS_MAX = 5;
  * HTTP thread, which every other request waits for. Of a list's filters the one with the fewest rows leads and the
  * others are checked on its rows; a page whose leading filter has more rows than this answers what it found among
  * this many (fewer items than `limit`, or none) with a `nextCursor` that continues the scan from where it stopped. A
- * client pages on while `nextCursor` is not null. 2,000 rows of an index with a few checks each read in 1-3 ms.
+ * client pages on while `nextCursor` is not null. This many keep a page's read to a few milliseconds.
  */
 export const SCAN_ROWS_MAX = 2000;
 /** A reversal's description, which replaces every reversing line's. */
@@ -37,14 +37,14 @@ export const BODY_SIZE_MAX_BYTES = 2 * 1024 * 1024;
 /**
  * A body this large or larger (a posting of some hundred lines; 1000 lines with 1 KiB descriptions are 1.2 MB) is
  * parsed in its turn: one at a time on the HTTP thread, with every other request's ready work between two of them
- * (server/turns.ts). A smaller one parses in about a millisecond and goes at once.
+ * (server/turns.ts). A smaller one parses too quickly to hold anyone up and goes at once.
  */
 export const LARGE_BODY_BYTES = 64 * 1024;
 /**
  * Requests with such a body under way at once, from their turn to their answer; the others wait unparsed. The writer
  * takes large writes one at a time, so two keep it fed (one written, one ready) while the heaps hold two parsed
- * requests, not sixty (about 10 MB each for 1000 lines). With four, the writer thread spent the start of a burst
- * taking in postings it could not yet write, and another tenant's posting waited 0.5 s on PostgreSQL.
+ * requests, not sixty (megabytes each for 1000 lines). With more, the writer thread spent the start of a burst
+ * taking in postings it could not yet write, and another tenant's posting waited behind them.
  */
 export const LARGE_BODIES_IN_FLIGHT_MAX = 2;
 /** JSON nesting deeper than this is refused; no valid request comes close. */
@@ -70,8 +70,9 @@ export const GROUP_COMMIT_BATCH_MAX = 512;
 export const GROUP_COMMIT_WEIGHT_MAX = 5000;
 /**
  * Lines of large writes one group commit holds at most (one large write of more goes alone): a posting of 1000 lines
- * with 1 KiB descriptions is 1,006 rows but 2.4 MB, so four of them in one group would hold PostgreSQL's writer some
- * 0.8 s; atomic batches of 100 2-line postings (1,000 rows, 200 lines each) still share a group five at a time.
+ * with 1 KiB descriptions is 1,006 rows but 2.4 MB, so several of them in one group would hold PostgreSQL's writer
+ * far longer than a group should; atomic batches of 100 2-line postings (1,000 rows, 200 lines each) still share a
+ * group five at a time.
  */
 export const GROUP_COMMIT_LARGE_LINES_MAX = 1000;
 /**
@@ -101,8 +102,7 @@ export const BALANCE_READ_AHEAD_ACCOUNTS = 64;
 export const LARGE_WRITE_WEIGHT = 500;
 /**
  * Rows of a large batch's postings that one turn of the large writes takes while small writes are being made: as
- * large as the smallest large write. With 1,000, another tenant's posting beside 8 batches of 500 20-line postings
- * waited up to 511 ms on PostgreSQL.
+ * large as the smallest large write: a larger turn made another tenant's posting wait behind large batches.
  */
 export const LARGE_TURN_ROWS_MAX = LARGE_WRITE_WEIGHT;
 /** A posting of this many lines or more is rendered by its write (its share of the writer), not on the HTTP thread. */
@@ -111,9 +111,8 @@ export const LARGE_POSTING_LINES = 500;
 export const LARGE_WRITE_SHARE_FACTOR = 5;
 /**
  * Small writes committed this recently (or queued) mean the writer is contended. Small writes reach the writer after
- * the HTTP thread, which a burst of large bodies keeps busy for up to some 200 ms: at 50 ms, the next large write ran
- * while the small ones were still on their way (PostgreSQL: two 1000-line postings 57 ms apart, another tenant's
- * posting waiting for both).
+ * the HTTP thread, which a burst of large bodies keeps busy for a while: with a short window the next large write ran
+ * while the small ones were still on their way (another tenant's posting waiting for both).
  */
 export const LARGE_WRITE_CONTENDED_MS = 500;
 /** Completed idempotency records are kept at least this long. */
@@ -147,8 +146,7 @@ export const SETTLEMENT_SWEEP_BATCH_MAX = 500;
 export const SETTLEMENT_CANDIDATES_MAX = 1000;
 /**
  * Audit records read from the database per page of an export or a verification. 250 rather than 1,000: the same
- * speed, and the server's memory during an export of 1,000,000 records peaks about 25 MB lower (`BENCH_ONLY=export`:
- * 176-179 MB against 201-219 MB; the target is under 200).
+ * speed, and a lower peak of the server's memory during a large export (`BENCH_ONLY=export`).
  */
 export const AUDIT_PAGE_ROWS = 250;
 /** Longest webhook URL accepted. */
@@ -205,7 +203,7 @@ export const STREAMS_CONNECTIONS_DIVISOR = 2;
  * What a stream refused for a cap is told to wait (Retry-After). Streams end when their clients leave, at no known
  * time, and a client that left without closing is noticed no sooner than the heartbeat (15 s): asking again sooner
  * mostly costs the server another refusal, and each wave of refusals is a queue other tenants wait behind
- * (bench/bounds.ts: with 5 s, 3,900 refused streams asking again kept another tenant's postings at 1.2 to 2.7 s).
+ * (bench/bounds.ts: with a short wait, refused streams asking again held another tenant's postings for seconds).
  */
 export const STREAM_RETRY_AFTER_SECONDS = 30;
 /** A request body that sends nothing for this long is refused with 408, unless `--body-timeout` says otherwise. */
@@ -250,8 +248,8 @@ export const HOLD_SWEEP_ROWS_MAX = 1000;
 // Event streams (GET /events/stream) and their shared tails.
 /**
  * How often the database is asked whether anything was committed: at rest every 25 ms (a commit reaches a client
- * within that); once commits have come at every poll for four polls, every 100 ms, so that each stream sends more events in fewer writes (100
- * streams beside the posting load: 66% of posting alone with a write every 20 ms, 72% every 50 ms).
+ * within that); once commits have come at every poll for four polls, every 100 ms, so that each stream sends more
+ * events in fewer writes, which leaves more of the machine to the postings beside many streams.
  */
 export const EVENT_STREAM_POLL_IDLE_MS = 25;
 export const EVENT_STREAM_POLL_BUSY_MS = 100;

@@ -1,6 +1,5 @@
-// What the API answers, one valibot schema per resource: the OpenAPI document describes every 2xx answer from these
-// (server/openapi.ts), the views are typed by them (`Out<…>` below), and the tests validate every JSON answer they
-// receive against the document. One source, so the document cannot drift from the code.
+// What the API answers, one valibot schema per resource: the OpenAPI document, the views' types (`Out<…>`) and the
+// tests' checks all come from these, so the document cannot drift.
 import * as v from 'valibot';
 import { JsonNumber } from './json.js';
 import { chains, fiatCurrencies, rails, tokens } from './money.js';

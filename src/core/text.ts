@@ -1,10 +1,9 @@
-// What text the ledger stores: any Unicode, except U+0000 (NUL) and UTF-16 surrogates that are not paired. PostgreSQL
-// cannot hold NUL in text, and a lone surrogate has no UTF-8 form (it would be stored as U+FFFD, another text than
-// the one given, and the audit hash over it would no longer match). Refused on every engine alike, at every door:
-// request bodies (core/json.ts), query parameters, headers and CLI arguments (core/validate.ts), and below them all
-// the store's statements (store/sql/statement.ts).
+// What text the ledger stores: any Unicode but U+0000 (NUL) and unpaired UTF-16 surrogates, refused on every engine
+// at every door (core/json.ts, core/validate.ts, sql/statement.ts).
 import { invalid, type ErrorDetail } from './errors.js';
 
+// PostgreSQL cannot hold NUL in text, and a lone surrogate has no UTF-8 form: it would be stored as U+FFFD, another
+// text than the one given, and the audit hash over it would no longer match.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** ES2024's String.prototype.isWellFormed (Node 20 has it; the TypeScript library of ES2023 does not name it). */

@@ -1,7 +1,5 @@
-// The trial balance as CSV: a header row, a row per account and asset, then a TOTAL row per asset. One place for the
-// file `ledger reports trial-balance --format csv` prints and the console's "Download CSV" saves, so both are the same
-// bytes (each gives this table to the one CSV writer, core/csv.ts). Only the table here: the writer, and csv-stringify
-// under it, load when a file is written, not with every command that names TOTAL_ROW_NAME.
+// The trial balance as CSV, one table for `--format csv` and the console's "Download CSV" (the same bytes). Only the
+// table: the writer (core/csv.ts) loads when a file is written.
 import type { CsvColumn, CsvTable } from './csv.js';
 
 /** An amount as the report gives it: its exact decimal text when written (a JsonNumber, or the text itself). */

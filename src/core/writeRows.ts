@@ -1,7 +1,5 @@
-// What a write writes, in rows of every table, counted alike for every command (issue 41): a row inserted, changed
-// or deleted counts one, whatever its table. A command's weight (core/commands.ts) is this count, or a bound above it
-// where the arguments cannot tell (a hold's step knows its lines, not its accounts); test/command-rows.test.ts checks
-// every command's weight against the rows it really wrote.
+// What a write writes, in rows of every table counted alike (issue 41): a command's weight (core/commands.ts) is this
+// count, or a bound above it; test/command-rows.test.ts checks every weight against the rows really written.
 import type { LineInput, TransactionInput } from './types.js';
 
 /** The rows of every posting whatever its lines: the transaction, its audit record and its `transaction.committed` event. */

@@ -147,7 +147,7 @@ const andThen = <T, R>(value: Now<T>, next: (value: T) => Now<R>): Now<R> => (va
 /**
  * One route's answers: the key, the scope, the path and query, the body, the handler, the response, in that order.
  * Each step runs at once when the one before it finished at once (a route without a key, a body or a read answers in
- * the same turn as its request): an `await` on every step cost /healthz about 14 µs of 110 in `npm run bench:floor`.
+ * the same turn as its request): an `await` on every step was a measurable share of /healthz (docs/benchmarks.md).
  */
 class Answering {
   constructor(

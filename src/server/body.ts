@@ -86,10 +86,10 @@ interface WatchedRead {
 }
 
 /**
- * One timer checks every body being read, instead of two timers set and cleared per request (with the listeners'
- * removal, about 15 µs of server CPU a request under load: `npm run bench:floor`). The check runs every tenth of the
- * shortest idle time-out (at most every second), so a refusal comes within 10% of its bound; it stops at a check that
- * finds no body being read.
+ * One timer checks every body being read, instead of two timers set and cleared per request (they and the removal of
+ * their listeners were a measurable share of a small request's CPU: docs/benchmarks.md). The check runs every tenth
+ * of the shortest idle time-out (at most every second), so a refusal comes within 10% of its bound; it stops at a
+ * check that finds no body being read.
  */
 const watchedReads = new Set<WatchedRead>();
 let watchdog: { timer: NodeJS.Timeout; everyMs: number } | undefined;

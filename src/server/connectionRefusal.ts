@@ -1,9 +1,5 @@
-// The answer to a connection past a cap (`--max-connections-per-client`, `--max-connections`; issue 41): 503
-// UNAVAILABLE with `Retry-After: 1` and `Connection: close`, as nginx's connection limit answers, so that a client with
-// a request on it learns that nothing was done instead of seeing a reset. Written at once, made once, and the request
-// never parsed. A flood of such connections costs the server about twice the CPU the resets did (the write, the
-// half-close and the client's close, in the kernel), and no more to the other tenants: at most CONNECTION_REFUSALS_MAX
-// are answered at once, and past that a connection is reset as before (docs/benchmarks.md).
+// The answer to a connection past a cap (issue 41): 503 with `Retry-After: 1` and `Connection: close`, as nginx
+// answers, so a client learns that nothing was done instead of seeing a reset.
 import type { Socket } from 'node:net';
 import { LedgerError } from '../core/errors.js';
 import { CONNECTION_REFUSAL_LINGER_BYTES_MAX, CONNECTION_REFUSAL_LINGER_MS } from '../core/limits.js';
@@ -21,6 +17,8 @@ export function refusalAnswers(caps: { perClient: number; total: number }): Reco
   };
 }
 
+// Answering costs more CPU than a reset (docs/benchmarks.md), so at most CONNECTION_REFUSALS_MAX are answered at once
+// (server/connections.ts) and past that a connection is reset: a flood costs the other tenants no more than before.
 /**
  * Writes the answer and half-closes. What the client still sends is read and dropped until it closes, or for at most
  * CONNECTION_REFUSAL_LINGER_MS and _BYTES_MAX: a socket closed with data unread makes Linux send a reset, which can

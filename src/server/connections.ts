@@ -1,10 +1,5 @@
-// Bounds on a connection before its first request. A cap on the connections of one client address
-// (`--max-connections-per-client`), so that one client cannot hold every slot of `--max-connections`, and that cap on
-// all: past either, a connection is answered 503 and closed (server/connectionRefusal.ts), on TLS closed. And a deadline
-// from the moment a connection opens to its first request's headers, its TLS handshake included (`--headers-timeout`):
-// Node's own clocks start later (its headers time-out at a request's first byte, or for TLS only once the handshake is
-// done; its TLS handshake time-out is 120 s), so a connection that sent nothing, or never finished its handshake,
-// held its slot far longer. Later requests on a kept-alive connection are timed by Node (headersTimeout, keepAliveTimeout).
+// Bounds on a connection before its first request: caps per client address and in all (past either, 503 and closed),
+// and a deadline from its opening to its first request's headers, TLS handshake included (`--headers-timeout`).
 import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -35,6 +30,9 @@ interface Opening {
 
 const timeoutError = (): NodeJS.ErrnoException => Object.assign(new Error('first request not in time'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 
+// A deadline of our own: Node's clocks start later (its headers time-out at a request's first byte, for TLS only
+// after the handshake, whose own time-out is 120 s), so a silent connection would hold its slot far longer. Later
+// requests on a kept-alive connection are timed by Node (headersTimeout, keepAliveTimeout).
 export class ConnectionGuard {
   private readonly byClient = new Map<string, number>();
   private all = 0;

@@ -1,7 +1,5 @@
-// GET /console: the console, a single page that speaks only the public /api/v1 with the key its user signs in with
-// (src/console). Its script and stylesheet are built at `npm run build` into dist/console and served from memory here,
-// gzipped once; the page's shell is written below. It loads nothing from any other origin, and its
-// Content-Security-Policy says so: scripts, styles and requests from this origin alone, no inline script at all.
+// GET /console: the console's page (src/console), its script and stylesheet built into dist/console and served from
+// memory, gzipped once; it loads nothing from another origin, and its Content-Security-Policy says so.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';

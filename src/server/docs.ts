@@ -1,6 +1,5 @@
-// `GET /api/v1/docs`: a readable reference of the OpenAPI document, rendered once into one static HTML page with its
-// style inline. It fetches nothing, from anywhere: no script, no font, no stylesheet (its Content-Security-Policy
-// says so too).
+// `GET /api/v1/docs`: a readable reference of the OpenAPI document, rendered once into one static HTML page that
+// fetches nothing from anywhere (its Content-Security-Policy says so too).
 
 interface SchemaObject {
   $ref?: string;

@@ -1,8 +1,5 @@
-// Live event streams (GET /api/v1/events/stream, Server-Sent Events). One watcher of the database's commits serves
-// every stream of the process; each tenant with streams has one tail of its newest events, read once and shared by
-// its streams; a stream behind that tail reads the database itself, a batch at a time, as its client takes them.
-// Memory is bounded: the tails by count and bytes, a stream by the answer's buffer (a client that takes nothing for
-// the stall time is dropped, and resumes by id).
+// Live event streams (GET /api/v1/events/stream, SSE): one watcher of commits serves every stream of the process,
+// each tenant's streams share one tail of its newest events, and a stream behind the tail reads the database itself.
 import type { Ledger } from '../core/ledger.js';
 import { eventText, type OutboxEvent } from '../core/webhook.js';
 import type { Logger } from './errors.js';
@@ -22,6 +19,8 @@ interface TailEvent {
   frame: Buffer;
 }
 
+// Memory is bounded: the tails by count and bytes, a stream by the answer's buffer (a client that takes nothing for
+// the stall time is dropped, and resumes by id).
 /** A tenant's newest events, shared by its streams: it holds every event after `baseSeq`, up to `lastSeq`. */
 class Tail {
   readonly events: TailEvent[] = [];

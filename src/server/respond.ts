@@ -1,6 +1,5 @@
-// Every answer of the server is made here: its status line carries the reason phrase, and it carries the headers
-// every answer carries (no sniffing of content types; nothing stored by caches, since answers carry balances, keys
-// and secrets).
+// Every answer of the server is made here: the reason phrase on its status line, and the headers every answer carries
+// (no content sniffing; nothing stored by caches, since answers carry balances, keys and secrets).
 import { STATUS_CODES } from 'node:http';
 import { FastResponse } from 'srvx';
 

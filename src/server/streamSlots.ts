@@ -1,9 +1,5 @@
-// An event stream holds its connection for as long as its client follows it, and that connection is a slot the same
-// client (and every other) needs for its ordinary requests. Three caps keep streams from taking those slots: one per
-// tenant (`--max-streams-per-tenant`), so that one key cannot take the streams of all; one for the whole server (half
-// of `--max-connections`), so that streams together leave the other half to ordinary requests; and one per client
-// address (half of `--max-connections-per-client`), so that a client whose streams reach its cap is not then refused
-// its own ordinary requests at the door, without an answer. Counted in this process's memory, like the rate limit.
+// Caps on event streams, so that streams, which hold their connections, leave slots for ordinary requests: per
+// tenant, for the whole server and per client address; counted in this process's memory, like the rate limit.
 import { LedgerError } from '../core/errors.js';
 import {
   MAX_CONNECTIONS_DEFAULT,
@@ -22,6 +18,9 @@ export interface StreamCaps {
   perClient: number;
 }
 
+// Per tenant (`--max-streams-per-tenant`), so that one key cannot take all; half of `--max-connections`, so streams
+// leave the other half to requests; half of `--max-connections-per-client`, so a client at its stream cap is not then
+// refused its own requests at the door, without an answer.
 /** The caps of a server with these connection limits. */
 export const streamCapsFor = (
   limits: { maxConnections?: number; maxConnectionsPerClient?: number; maxStreamsPerTenant?: number } = {},

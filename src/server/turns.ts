@@ -1,14 +1,10 @@
-// Large request bodies take turns on the HTTP thread. Parsing, checking and handing on a 1000-line posting holds the
-// thread for tens of milliseconds in one piece (until its write is handed to the writer thread); sixty arriving
-// together held it for seconds, and every other tenant's request, even /healthz, waited behind them (issue 29: a
-// 3.1 s worst wait beside 60 concurrent 1000-line postings, with the writer's large-write share working as meant).
-// Here such a request starts its piece only when the previous one has ended and the event loop has gone round once
-// since, so whatever else arrived meanwhile (another tenant's request, a write's answer) runs between two of them:
-// a small request waits for at most one large piece at each of its steps, however many large ones are queued.
-// And at most a few are under way at once, from their turn to their answer: the others wait as the bytes they
-// arrived as, not as parsed requests, which weigh some ten times more on the heap (sixty of them parsed and waiting
-// for the writer, which takes large writes one at a time anyway, stalled the thread for seconds at a time).
+// Large request bodies take turns on the HTTP thread, so that a burst of them cannot hold every other request (even
+// /healthz) behind them; docs/benchmarks.md has what it cost before (issue 29).
 
+// A large request starts its piece (parse, check, hand to the writer) only when the previous one has ended and the
+// event loop has gone round once since, so a small request waits for at most one large piece at each of its steps. At
+// most `inFlightMax` are under way at once: the others wait as the bytes they arrived as, far lighter on the heap
+// than parsed requests (and the writer takes large writes one at a time anyway).
 export class Turns {
   private readonly waiting: Array<() => void> = [];
   private scheduled = false;

@@ -1,6 +1,5 @@
-// The one composition root: a `--db` value (a file path, or a postgres:// URL) names an engine, and its opener
-// (sqlite/open.ts, postgres/open.ts) makes the store, its writer and the Ledger over them. The CLI, the server, the
-// workers and the bench all open a ledger here.
+// The one composition root: a `--db` value (a file path, or a postgres:// URL) names an engine, whose opener makes
+// the store, its writer and the Ledger; the CLI, the server, the workers and the bench all open a ledger here.
 import type { OpenLedger, OpenOptions } from './assemble.js';
 import { parseDbTarget } from './dbTarget.js';
 

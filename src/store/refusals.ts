@@ -1,6 +1,5 @@
-// What a database refusal of a request's own data answers, the same on every engine: the engine modules say which of
-// their errors are such refusals (sqlite/connection.ts, postgres/connect.ts, asStoreError); this says what they answer.
-// 503 is kept for the conditions of the machine alone (a lock held elsewhere, a lost connection, a full disk).
+// What a database refusal of a request's own data answers, the same on every engine; 503 is kept for the machine's
+// own conditions (a lock held elsewhere, a lost connection, a full disk).
 import { LedgerError } from '../core/errors.js';
 
 /**

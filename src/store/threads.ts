@@ -27,7 +27,7 @@ export function spawnStoreThread(name: keyof typeof SOURCES, workerData: unknown
     return new Worker(new URL(`./${name}.js`, import.meta.url), { workerData });
   }
   // The tests' global setup (test/helpers/global-setup.ts) builds dist/ if it is older than any source and names it
-  // here: compiling a thread through tsx takes 1.4 to 2 s, and a test run starts some 150 of them.
+  // here: compiling a thread through tsx takes seconds, and a test run starts many of them.
   const built = process.env.LEDGER_TEST_DIST;
   if (built) return new Worker(join(built, `${name}.js`), { workerData });
   const entry = new URL(SOURCES[name], import.meta.url).href;

@@ -1,6 +1,5 @@
-// The expiry sweepers: beside the server, PENDING settlements past their expiry become UNMATCHED, and PENDING holds
-// past theirs are released (EXPIRED). Each sweeps at start (what expired while the server was down) and then every
-// interval.
+// The expiry sweepers: PENDING settlements past their expiry become UNMATCHED and PENDING holds past theirs EXPIRED,
+// at start (what expired while the server was down) and then every interval.
 import type { Ledger } from '../core/ledger.js';
 import type { Logger } from '../core/ports.js';
 import { HOLD_SWEEP_BATCH_MAX, HOLD_SWEEP_INTERVAL_MS, SETTLEMENT_SWEEP_BATCH_MAX, SETTLEMENT_SWEEP_INTERVAL_MS } from '../core/limits.js';

@@ -167,6 +167,25 @@ describe('architecture: the small untanglings of issue 42 stay untangled', () =>
     expect(root.filter((name) => /^(groupCommit|localWriter|threadWriter|threadProtocol|writer-thread|check|checkReversals|copy|copyChecks|copyVerify)\.ts$/.test(name))).toEqual([]);
   });
 
+  it('core/ports/<domain>.ts is what the store gives one domain: it imports no use-case, no command and not the composition core/ports.ts', () => {
+    const ports = join(process.cwd(), 'src', 'core', 'ports');
+    const violations = sourceFiles(ports).flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8'))
+        .filter((spec) => /(^|\/)(usecases|commands)\//.test(spec) || /^\.\.\/(ports|commands|ledger)\.js$/.test(spec))
+        .map((spec) => `${relative(process.cwd(), file)} imports ${spec}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('the store implements the ports by the same list of domains: store/sql/domains/<domain>.ts for each core/ports/<domain>.ts, importing it', () => {
+    const names = (...dir: string[]) => readdirSync(join(process.cwd(), 'src', ...dir)).filter((name) => name.endsWith('.ts'));
+    // rows.ts: the list shapes every port shares, no domain's.
+    expect(names('store', 'sql', 'domains')).toEqual(names('core', 'ports').filter((name) => name !== 'rows.ts'));
+    for (const name of names('store', 'sql', 'domains')) {
+      expect(read('store', 'sql', 'domains', name), name).toContain(`../../../core/ports/${name.replace(/\.ts$/, '.js')}`);
+    }
+  });
+
   it('the console copies no list of the API: it has no enums of its own', () => {
     expect(sourceFiles(join(process.cwd(), 'src', 'console')).map((file) => relative(process.cwd(), file))).not.toContain('src/console/enums.ts');
   });

@@ -1,6 +1,5 @@
-// `ledger reports trial-balance`: the report GET /api/v1/reports/trial-balance answers, every page joined, for people
-// (a table), for programs (one JSON object) or for a spreadsheet (CSV with a header row); the table and the CSV end
-// with the totals per asset.
+// `ledger reports trial-balance`: the report GET /api/v1/reports/trial-balance answers, every page joined, as a
+// table, one JSON object or CSV; the table and the CSV end with the totals per asset.
 import type { Command } from 'commander';
 import { action, bold, printJson, printTable, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { trialBalanceQuery } from '../../core/schemas.js';

@@ -1,9 +1,5 @@
-// `ledger transactions import`: postings from an NDJSON file on standard input, one a line with its idempotencyKey,
-// sent as POST /api/v1/transactions/batch sends them (up to 500 postings and 10,000 lines a batch; 1,000 lines an
-// atomic one). A line that is not a posting stops the import before its batch (exit 2, naming the line), and so does
-// a line longer than the largest body of a posting, given up before it is read whole; an item refused is reported and
-// the import goes on (exit 1 at the end). Run again on the same file, every posting already made answers its replay.
-// A byte order mark at the file's start, as spreadsheets write it, is skipped.
+// `ledger transactions import`: postings from NDJSON on standard input, one a line, sent in batches as POST
+// /api/v1/transactions/batch takes them; run again, each posting made answers its replay.
 import type { Command } from 'commander';
 import { boundedLines } from '../boundedLines.js';
 import { action, cliActor, printJson, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
@@ -28,6 +24,9 @@ interface LineResult {
   error?: Record<string, unknown>;
 }
 
+// A line that is not a posting, or is longer than the largest posting body (given up before it is read whole), stops
+// the import before its batch (exit 2, naming the line); an item refused is reported and the import goes on (exit 1
+// at the end).
 export function registerImport(transactions: Command): void {
   transactions
     .command('import')

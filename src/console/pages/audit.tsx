@@ -1,7 +1,5 @@
-// Audit: the chain verified in the browser. The whole log is read from the export (COMPLIANCE_EXPORT) as it streams
-// in, and every record's hash is computed here with Web Crypto over the same canonical text `ledger audit verify`
-// hashes (core/auditChain.ts), each following the one before it from the chain's first record. And the log saved
-// as the NDJSON the export gives.
+// Audit: the whole log read from the export as it streams in and its chain verified in the browser (Web Crypto over
+// core/auditChain.ts's canonical text, as `ledger audit verify` hashes it), and the log saved as the export's NDJSON.
 import { useState } from 'preact/hooks';
 import { ChainWalk, walkLine, type ChainBreak } from '../../core/auditChain.js';
 import { textLines, withQuery, type Api } from '../api.js';

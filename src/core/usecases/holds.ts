@@ -1,6 +1,5 @@
-// Two-phase holds: reserve a balanced set of lines now (it counts in pending and available, and against limits, but
-// posts nothing), then capture it (post it, whole or in part), void it, or let it expire. Every step is one command
-// inside the commit, against committed state.
+// Two-phase holds: reserve a balanced set of lines now (counted in pending, available and limits, posting nothing),
+// then capture it (whole or in part), void it, or let it expire; each step is one command against committed state.
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';

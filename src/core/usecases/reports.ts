@@ -1,6 +1,5 @@
-// Reports for auditors and finance: a tenant's trial balance at an instant, tied to the last record of its audit chain
-// at that instant, and an account's balance over time. Both read the running balances kept on the entries: one index
-// seek per account and asset, whatever the history.
+// Reports for auditors and finance: a trial balance at an instant, tied to the audit chain there, and an account's
+// balance over time, both from the running balances on the entries.
 import type * as r from '../responses.js';
 import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';

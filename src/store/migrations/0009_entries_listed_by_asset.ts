@@ -1,6 +1,5 @@
-// An account's entries are listed through the index by asset (one range per asset the account holds, merged), so
-// the index by account alone goes: each entry writes one index entry less, and a commit of a group of postings
-// writes about a quarter fewer WAL pages (each account's newest entries sat on a leaf of their own in both indexes).
+// An account's entries are listed through the index by asset, so the index by account alone goes: one index entry
+// less an entry, and fewer WAL pages a commit.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

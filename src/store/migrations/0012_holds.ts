@@ -1,6 +1,5 @@
-// Two-phase holds (POST /api/v1/holds): a hold reserves amounts until it is captured, voided or expires. What open
-// holds reserve is kept on the balance rows beside the balance (pending_out lowers what is available, pending_in
-// raises what the balance may reach), so the read a posting makes of its balances brings it.
+// Two-phase holds (POST /api/v1/holds). What open holds reserve is kept on the balance rows (pending_out lowers what
+// is available, pending_in raises what the balance may reach), so the read a posting makes of its balances brings it.
 import type { Kysely } from 'kysely';
 import { columnTypes } from './columns.js';
 

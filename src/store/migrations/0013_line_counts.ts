@@ -1,6 +1,5 @@
-// A hold's and an agent transaction's number of lines, kept beside the request they store: what capturing, voiding or
-// expiring a hold, and approving or rolling back an agent transaction, will write (its weight in group commit) is
-// known from one small column, read before the write is queued, without reading the request itself.
+// A hold's and an agent transaction's number of lines beside its stored request: what a step on it will write (its
+// weight in group commit) is known from one small column, read before the write is queued.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes, isPostgres } from './columns.js';
 

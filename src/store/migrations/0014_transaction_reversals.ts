@@ -1,6 +1,5 @@
-// Reversals (POST /api/v1/transactions/{id}/reverse, and an agent transaction's rollback): the one record that a
-// transaction was reversed, and by which. Its key is the original, so the database itself refuses a second reversal
-// whichever process writes it; the reversal's id is unique too (a transaction reverses at most one).
+// Reversals: the one record that a transaction was reversed, and by which. Keyed by the original, so the database
+// itself refuses a second reversal whichever process writes it; the reversal's id is unique too.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes } from './columns.js';
 

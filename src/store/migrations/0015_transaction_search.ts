@@ -1,7 +1,5 @@
-// Finding a payment (GET /api/v1/transactions?metadata[k]=v&accountId=&from=&to=): each filter is served by an index.
-// A transaction's metadata entries and the accounts its lines touch are kept beside it, keyed by the transaction's
-// sequence, so a filtered list pages in commit order from an index seek; a time bound becomes a range of sequences
-// through the transactions' time index (a tenant's times rise with its sequence).
+// Transaction search: metadata entries and the accounts a transaction's lines touch, kept by its sequence, so each
+// filter pages in commit order from an index seek; a time bound becomes a range of sequences through the time index.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes, isPostgres } from './columns.js';
 

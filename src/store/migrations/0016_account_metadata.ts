@@ -1,6 +1,5 @@
-// Account metadata (POST and PATCH /api/v1/accounts) and the account filters of GET /api/v1/accounts: the map is kept
-// on the account as JSON, and each entry beside it by the account's sequence, as a transaction's are; type, currency
-// and name each have an index that pages in the list's order.
+// Account metadata and the filters of GET /api/v1/accounts: the map kept on the account as JSON and each entry beside
+// it by the account's sequence; type, currency and name each get an index that pages in the list's order.
 import type { Kysely } from 'kysely';
 import { columnTypes } from './columns.js';
 

@@ -1,7 +1,5 @@
-// SQLite: the tables whose rows are their key, and the idempotency records, found by theirs alone, are stored in their
-// key's own b-tree (WITHOUT ROWID) rather than in a rowid table beside an index that repeats every column: a 2-line
-// posting writes ~350 bytes less and one b-tree less per row (issue 33, part 3). Each table is made again from its own
-// definition, its rows copied in. PostgreSQL has no such tables: nothing changes there.
+// SQLite: tables whose rows are their key, and the idempotency records, are stored WITHOUT ROWID, one b-tree less a
+// row (issue 33); nothing changes on PostgreSQL.
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './columns.js';
 

@@ -1,6 +1,5 @@
-// The audit log's (tenant, seq) index no longer carries each record's hash (issue 33, part 3): the chain head is read
-// once per write group and then held (sql/part.ts), so fetching its row costs nothing a posting notices, and every
-// record wrote its 64-character hash a second time into the index (~65 bytes a posting).
+// The audit log's (tenant, seq) index no longer carries each record's hash (issue 33): the chain head is read once a
+// write group and then held (sql/part.ts), and the index wrote every hash a second time.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,7 +1,5 @@
-// Every row and index entry a tenant leads holds its key, a few digits (its sequence as text), instead of its
-// 36-character public id, which the tenants table keeps in `public_id` (sql/tenantKeys.ts; issue 33, part 3). The
-// references to tenants(id) stay as they were: every `tenant_id` and the tenant's own id change together, in one
-// transaction, the references checked once at its end (SQLite) or taken off and put back as they were (PostgreSQL).
+// Rows and index entries hold a tenant's key, a few digits, instead of its 36-character public id, now `public_id`
+// (sql/tenantKeys.ts; issue 33). Every `tenant_id` and the tenants' own id change together, in one transaction.
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './columns.js';
 
@@ -27,6 +25,8 @@ async function keyEveryRow(db: Kysely<any>): Promise<void> {
   await sql`UPDATE tenants SET id = (SELECT t.id FROM tenant_keys t WHERE t.public_id = tenants.public_id)`.execute(db);
 }
 
+// The references to tenants(id) stay as they were: checked once at the transaction's end (SQLite), or taken off and
+// put back (PostgreSQL).
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
   const keyed = async (db: Kysely<any>) => {

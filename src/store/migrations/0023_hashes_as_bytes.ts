@@ -1,7 +1,5 @@
-// The audit chain's hashes and an idempotency record's request hash are SHA-256 digests: stored as their 32 bytes
-// instead of 64 hexadecimal characters (about 100 bytes less a posting; issue 33, part 3). The store reads them back
-// as the hexadecimal text everything above it uses (sql/mappers.ts, hexOf). A value that is not a digest in hex
-// stops the migration, on both engines.
+// SHA-256 digests (the audit chain's hashes, idempotency request hashes) stored as their 32 bytes instead of 64 hex
+// characters (issue 33); read back as hex (sql/mappers.ts, hexOf). A value that is not a digest stops the migration.
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './columns.js';
 

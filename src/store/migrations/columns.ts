@@ -1,11 +1,11 @@
 // The few column types that differ between the engines; every migration takes its types from here.
-// SQLite: `integer primary key` is the rowid (and numbers are 64-bit anyway), and text compares byte by byte.
-// PostgreSQL: an identity column; 64-bit integers; NUMERIC for amounts, so an operator can sum them in SQL; and text
-// in the "C" collation, so times, ids and keyset positions sort byte by byte, as they do on SQLite.
 import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 
 type DataTypeExpression = Parameters<CreateTableBuilder<string, never>['addColumn']>[1];
 
+// SQLite: `integer primary key` is the rowid (numbers are 64-bit anyway), and text compares byte by byte. PostgreSQL:
+// an identity column; 64-bit integers; NUMERIC amounts, so an operator can sum them in SQL; text in the "C"
+// collation, so times, ids and keyset positions sort byte by byte, as on SQLite.
 export interface ColumnTypes {
   /** The commit-order sequence: the table's primary key. */
   seqType: DataTypeExpression;

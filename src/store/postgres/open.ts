@@ -1,6 +1,5 @@
-// A ledger on PostgreSQL: readers on the pool, and one writer connection that commits groups through the same
-// group commit as SQLite, on a writer thread for the server (the commands' own work leaves the HTTP thread) or on
-// this thread.
+// A ledger on PostgreSQL: readers on the pool, and one writer connection committing through the same group commit as
+// SQLite, on a writer thread for the server or on this thread.
 import { Ledger } from '../../core/ledger.js';
 import { systemClock } from '../../core/time.js';
 import { LocalWriter } from '../writer/localWriter.js';

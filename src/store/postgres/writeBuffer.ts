@@ -1,15 +1,5 @@
-// The writer connection's statements that need no answer, sent together. A PostgreSQL commit waits on the network
-// and on the server's work per statement, not on our CPU: a 2-line posting sent statement by statement paid about a
-// dozen round trips and eight single-row inserts. Here the group's inserts (transactions, entries, balances, audit
-// records, events, idempotency records) wait, and go with the next statement that needs an answer or with the
-// COMMIT; rows of one insert statement go as one multi-row INSERT, in the order the commands wrote them.
-//
-// Savepoints cost the server work too, so a command gets one only when some of its statements must go out before it
-// ends (it reads after writing): until then, a failing command's statements are simply dropped.
-//
-// A failure met when pending statements go out may belong to an earlier command of the group, which is already
-// done. The buffer then refuses everything until the transaction ends, and the group committer rolls the group back
-// and runs its commands again one at a time (groupCommit.ts), so that the failing command fails alone.
+// The writer connection's statements that need no answer, sent together (a PostgreSQL commit waits on round trips,
+// not on our CPU): inserts wait for the next read or the COMMIT.
 import type pg from 'pg';
 
 /**
@@ -73,15 +63,19 @@ const noop = () => {};
 
 /**
  * A string as a PostgreSQL literal, exactly as pg's `escapeLiteral` writes it (quotes doubled; with a backslash, an
- * E'' literal with backslashes doubled). pg's own builds the literal one character at a time: on a 1000-line posting
- * (some 3 MB of text) that made millions of short-lived strings, and the writer spent most of its time collecting
- * them. Native replaceAll makes the same text in one pass.
+ * E'' literal with backslashes doubled). pg's own builds the literal one character at a time: on a large posting that
+ * made millions of short-lived strings, and the writer spent most of its time collecting them. Native replaceAll
+ * makes the same text in one pass.
  */
 export function quoteLiteral(text: string): string {
   const quoted = `'${text.replaceAll("'", "''")}'`;
   return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
 
+// Savepoints cost the server work too, so a command gets one only when some of its statements must go out before it
+// ends (it reads after writing); until then a failing command's statements are simply dropped. A failure met when
+// pending statements go out may be an earlier command's: then everything is refused until the transaction ends, and
+// the group runs again one command at a time (groupCommit.ts), so that the failing command fails alone.
 export class WriteBuffer {
   /** Statements as text, rows of inserts still to be joined, and reads. */
   private pending: Array<string | DeferredRow | PendingRead> = [];

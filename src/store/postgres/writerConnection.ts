@@ -1,6 +1,5 @@
-// The writer's one connection, taken from its pool and held. A connection that breaks (the server restarted, the
-// network dropped it) is thrown away, and the next write group opens a new one: while the server is away each group
-// answers 503, and writes resume by themselves when it is back.
+// The writer's one connection, held. One that breaks is thrown away and the next write group opens another: while the
+// server is away each group answers 503, and writes resume by themselves when it is back.
 import type pg from 'pg';
 import { LedgerError } from '../../core/errors.js';
 import { STORAGE_WAIT_MS } from '../../core/limits.js';

@@ -90,8 +90,8 @@ export function entriesStatements(prepare: Preparer) {
     balanceAtExclusive: balanceAt('<'),
     /**
      * A page of one asset's entries, each as one text: `<seq>,<created_at>,<view>` (its keyset position, by which an
-     * account's assets are merged and the cursor is made, then its view). One string a row costs a third of a row of
-     * three columns (0.6 against 1.1 µs a row in process, better-sqlite3 12).
+     * account's assets are merged and the cursor is made, then its view): one string a row costs the driver less than a
+     * row of three columns (docs/benchmarks.md).
      */
     entryViews: prepare<string>(
       (q) =>

@@ -1,6 +1,5 @@
-// A list's filters, each an index that leads with (tenant, its columns, a sequence): what one holds in a range of
-// sequences (counted up to a cap, with the lowest of them), and a page of rows that one filter leads to while each
-// other is checked on its rows. The store chooses which leads and how far down the page may read (sql/scan.ts).
+// A list's filters, each an index led by (tenant, its columns, a sequence): the rows one holds in a range, and a page
+// led by one filter with the others checked per row (sql/scan.ts).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { param, type Preparer, type Statement } from '../sql/statement.js';

@@ -1,7 +1,5 @@
-// A child row keyed by its parent's sequence (a transaction's metadata entries and accounts, a hold's accounts), written
-// from the parent's id in the same write: one row of a VALUES list (its tenant, the parent's id, then its own values)
-// joined to the parent. On PostgreSQL the rows of many such inserts join in one statement and one plan
-// (postgres/writeBuffer.ts), where an INSERT … SELECT a row went alone, or a read of the parent's sequence a row.
+// A child row keyed by its parent's sequence, written from the parent's id as a VALUES row joined to the parent, so
+// that many such inserts join in one statement on PostgreSQL.
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 

@@ -1,7 +1,5 @@
-// The reports: a tenant's trial balance at an instant and an account's balance history. Every balance is the running
-// balance kept on the last entry at or before the instant (one index seek), among the commits a report started from:
-// a tenant's transactions and audit records are numbered in its commit order, so the last of each read when the
-// report started bounds every page of it, whatever commits while it is paged.
+// The reports' queries: each balance is the running balance on the last entry at or before the instant, among the
+// commits up to where the report started, so its pages never move.
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';

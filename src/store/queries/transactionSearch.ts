@@ -1,6 +1,5 @@
-// Finding transactions (GET /api/v1/transactions with filters): each filter is served by an index, on both engines
-// (queries/indexFilters.ts), and a time bound is a range of sequences through the transactions' time index. Here: that
-// range, and what a posting writes for its filters, its metadata entries and its accounts by its sequence.
+// Transaction search (queries/indexFilters.ts serves its filters): a time bound as a range of sequences through the
+// time index, and what a posting writes for its filters (its metadata entries and accounts, by its sequence).
 import { sql } from 'kysely';
 import { withParentSeq } from './parentSeq.js';
 import { param, type Preparer } from '../sql/statement.js';

@@ -1,7 +1,5 @@
-// A filtered list's page within SCAN_ROWS_MAX index rows (queries/indexFilters.ts): of the list's filters, the one with
-// the fewest rows in the page's range leads, each counted on its own index no further than the fewest found so far.
-// Where even the fewest reach the bound, the range is cut at the leader's bound-th row: the page reads no further, and
-// ends with a ScanStop there when it found fewer rows than it asked for.
+// A filtered list's page within SCAN_ROWS_MAX index rows: the filter with the fewest rows in the range leads, and
+// where even it reaches the bound the page ends with a ScanStop.
 import { SCAN_ROWS_MAX } from '../../core/limits.js';
 import { ScanStop } from '../../core/scan.js';
 import type { IndexFilter, SearchedList } from '../queries/indexFilters.js';

@@ -1,7 +1,5 @@
-// The Store port over SQL, written once for every engine: the statements (queries/), the row mappings
-// (sql/mappers.ts), and the methods, one file per domain (sql/domains/), with what the store remembers (sql/part.ts).
-// An engine adds its connection, how it notices commits of other connections, and how it closes
-// (sqlite/sqliteStore.ts, postgres/pgStore.ts).
+// The Store port over SQL, written once for every engine: one file of methods per domain (sql/domains/); an engine
+// adds its connection, its change signal and its close.
 import type { Store, WriteTx } from '../../core/ports.js';
 import type { Statements } from '../queries/index.js';
 import { Remembered } from './part.js';

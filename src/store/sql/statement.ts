@@ -1,6 +1,5 @@
-// What the queries need from an engine: a statement prepared once from a Kysely query, run with named parameters.
-// SQLite answers at once (a synchronous driver); PostgreSQL answers with a promise. The store awaits either, so a
-// SQLite command runs start to end without waiting on anything.
+// What the queries need from an engine: a statement prepared once from a Kysely query, run with named parameters;
+// SQLite answers at once, PostgreSQL with a promise, so a SQLite command runs start to end without waiting.
 import type { Compilable, Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { assertStorable } from '../../core/text.js';

@@ -1,7 +1,5 @@
-// Names the ledger repeats in a row of every posting, stored as a character instead: an event's type in the outbox and
-// its type index (`transaction.committed`, 21 characters), and the endpoint of an idempotency record (`POST
-// /api/v1/transactions`, 25, in the record's key). The store writes the character and reads the name back; a name
-// without a character (none today) is stored as it is, and a character is never a name (issue 33, part 3).
+// Names the ledger repeats in a row of every posting (an event's type, an idempotency record's endpoint), stored as
+// one character and read back as the name (issue 33); a name without a character is stored as it is.
 import type { EventType } from '../../core/webhook.js';
 import { AGENT_EXECUTE_ENDPOINT } from '../../core/commands/agents.js';
 import { CREATE_HOLD_ENDPOINT } from '../../core/commands/holds.js';

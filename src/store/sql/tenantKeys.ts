@@ -1,14 +1,11 @@
-// A tenant's key: what its rows and indexes hold in `tenant_id`, a few digits (its sequence as text) instead of its
-// 36-character public id, which only the tenants table keeps (`public_id`). Every tenant's row and index entry is
-// led by it, so a 2-line posting stores about 700 bytes less (issue 33, part 3). Nothing above the statements sees
-// a key: a statement's `tenantId` argument is translated to it as the statement binds (sql/statement.ts), and a
-// row's `tenant_id` back to the public id as the row is read. A tenant's key never changes and is never given to
-// another tenant, so what a store has learned it keeps; a tenant created by the open write transaction is learned
-// only for that transaction, since it may roll back.
+// A tenant's key: what its rows and indexes hold in `tenant_id`, a few digits instead of its 36-character public id
+// (issue 33). Statements translate `tenantId` arguments to it as they bind, and `tenant_id` back as rows are read.
 
 /** Bound where a public id names no tenant: no key is ever empty, so the statement finds (or can refer to) none. */
 export const NO_TENANT_KEY = '';
 
+// A key never changes and is never given to another tenant, so what a store learned it keeps; a tenant created by the
+// open write transaction is learned for that transaction only, since it may roll back.
 export class TenantKeys {
   private static readonly KEPT_MAX = 100_000;
   private readonly keyByPublic = new Map<string, string>();

@@ -1,8 +1,5 @@
-// `ledger db backup <file>` on SQLite: an online, consistent snapshot while servers keep writing. `VACUUM INTO` copies
-// the database as one read transaction sees it (in WAL mode writers go on meanwhile), compacted, into a new file. The
-// copy is then checked whole (`ledger db check`) before it is called a backup; a copy that fails the check is removed.
-// The file is new and the owner's alone: it is created here, 0600, with O_EXCL (so never through a symbolic link, nor
-// over a file another process made meanwhile), and `VACUUM INTO` writes into it while it is still empty.
+// `ledger db backup <file>` on SQLite: an online, consistent snapshot (`VACUUM INTO`, one read transaction's view
+// while writers go on), checked whole with `ledger db check` before it is called a backup; one that fails is removed.
 import { existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createPrivateFile, openSqlite } from './files.js';
@@ -27,6 +24,8 @@ function entryAt(path: string): 'link' | 'other' | 'none' {
   }
 }
 
+// The file is new and the owner's alone: created here 0600 with O_EXCL (never through a link, nor over a file another
+// process made meanwhile), and `VACUUM INTO` writes into it while it is still empty.
 export async function backupSqlite(source: string, file: string): Promise<BackupReport> {
   const from = resolve(source);
   const to = resolve(file);

@@ -1,7 +1,5 @@
-// Leases between the processes on one SQLite file (the server, `watch`, `webhooks run`): one lock file per kind of
-// work beside the database (`<file>-webhooks.lock`, `<file>-watch-TRON.lock`). A process that takes a kind keeps it
-// until it closes or dies (the operating system then releases it), so one process sends every tenant's webhooks and
-// one watches each chain; the others stand by and take over on their next try.
+// Leases between the processes on one SQLite file: a lock file per kind of work beside the database, held until its
+// process closes or dies (the system releases it then); the others stand by and take over on their next try.
 import type { Leases } from '../../core/ports.js';
 import { FileLock } from './fileLock.js';
 

@@ -1,7 +1,5 @@
-// Every SQLite file the ledger creates is its owner's alone (0600): the database holds the key pepper, the webhook
-// secrets and the money. SQLite creates a new database 0644 whatever the umask, and gives the files it makes beside one
-// (`-wal`, `-shm`, a lock file's `-journal`) the mode of that database file; so a file created 0600 before SQLite first
-// opens it keeps everything beside it 0600. Every SQLite connection of the ledger is opened here.
+// Every SQLite file the ledger creates is its owner's alone (0600): it holds the key pepper, the webhook secrets and
+// the money. Every SQLite connection of the ledger is opened here.
 import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
 import type BetterSqlite3Type from 'better-sqlite3';
 import { BetterSqlite3, type SqliteDatabase } from './driver.js';
@@ -30,6 +28,8 @@ export function createPrivateFile(path: string): boolean {
   return true;
 }
 
+// SQLite creates a new database 0644 whatever the umask, and gives `-wal`, `-shm` and `-journal` that file's mode: so
+// a file created 0600 before SQLite first opens it keeps everything beside it 0600.
 /** Opens a SQLite file; one that does not exist yet is created 0600 first (unless the options forbid creating it). */
 export function openSqlite(path: string, options: BetterSqlite3Type.Options = {}): SqliteDatabase {
   if (!options.readonly && !options.fileMustExist) createPrivateFile(path);

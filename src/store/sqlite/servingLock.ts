@@ -1,6 +1,5 @@
-// One `ledger serve` per SQLite file: several servers on one file would wait on each other's write lock, and
-// PostgreSQL is the engine for several servers. The CLI and the workers run alone (`watch`, `webhooks run`) may
-// still run beside the server; they share their work through leases (sqlite/fileLeases.ts).
+// One `ledger serve` per SQLite file (several would wait on each other's write lock); the CLI and workers run alone
+// may run beside it, sharing work through leases (sqlite/fileLeases.ts).
 import { LedgerError } from '../../core/errors.js';
 import { FileLock } from './fileLock.js';
 

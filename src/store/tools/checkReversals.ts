@@ -1,6 +1,5 @@
-// `ledger db check`, reversals: every reversal mirrors its original line for line (other side, same account and
-// monetary details), both ends of every link are transactions of the link's tenant, and no transaction is reversed
-// twice (by two links, or by a rollback that names a reversal the link does not).
+// `ledger db check`, reversals: each mirrors its original line for line, both ends of a link are the link's tenant's
+// transactions, and no transaction is reversed twice.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { rowsOf } from '../ledgerTables.js';

@@ -1,11 +1,5 @@
-// `ledger db copy`: a whole ledger from one database to another (SQLite to PostgreSQL or back), all or nothing. The
-// source is read as one snapshot, table by table in key order so memory stays flat; first every row is checked for
-// what the target engine cannot hold (copyChecks.ts), then the rows are written and the copy is proven (row counts,
-// kept balances against entries, every tenant's audit chain: copyVerify.ts) before anything of it can be seen:
-// - on PostgreSQL, in one transaction from the schema to the proof, under the writers' database-wide lock: a failure,
-//   or a process killed half-way, rolls it all back;
-// - on SQLite, into a temporary file beside the target, which takes the target's name only once proven.
-// A failed copy leaves the target as it was, and the same copy can run again.
+// `ledger db copy`: a whole ledger from one database to another, all or nothing: read as one snapshot, checked
+// (copyChecks.ts), written and proven (copyVerify.ts) before it can be seen.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -21,6 +15,8 @@ import { invalid, LedgerError } from '../../core/errors.js';
 
 export { LEDGER_TABLES, rowsOf } from '../ledgerTables.js';
 
+// On PostgreSQL the copy is one transaction from the schema to the proof, under the writers' database-wide lock (a
+// failure or a kill rolls it back); on SQLite it goes to a temporary file beside the target, renamed once proven.
 export interface CopyProgress {
   (table: string, copied: number, total: number): void;
 }

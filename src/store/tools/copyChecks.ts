@@ -1,6 +1,5 @@
-// What `ledger db copy` refuses before it writes anything: a SQLite target that is not a new file (it would add the
-// ledger's tables to a database of someone else's), and a source holding what the target engine cannot hold (named by
-// its first row and field, so it can be mended at the source and the copy run again).
+// What `ledger db copy` refuses before it writes: a SQLite target that is not a new file, and a source holding what
+// the target engine cannot hold (named by its first row and field, so it can be mended at the source).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Kysely } from 'kysely';

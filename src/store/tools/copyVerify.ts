@@ -1,6 +1,5 @@
-// What `ledger db copy` proves of a copy before it keeps it: run on the target inside the copy's own transaction
-// (PostgreSQL) or on the temporary file before it takes the target's name (SQLite), so that a copy that fails its
-// proof is never seen. Memory stays flat: one sum per account and asset, one chain position per tenant.
+// What `ledger db copy` proves of a copy before it keeps it, inside the copy's transaction or on its temporary file,
+// so a copy that fails is never seen; memory stays flat.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { countOf, rowsOf, type Table } from '../ledgerTables.js';

@@ -1,6 +1,5 @@
-// Group commit: writes that arrive while the event loop is busy are gathered and committed together, so that one
-// failure still fails alone (see commitBatchOnce). Nobody is answered before the commit is durable.
-// The same on every engine; how a transaction begins and ends is the engine's (TxControl).
+// Group commit: writes that arrive while the event loop is busy are committed together, one failure still failing
+// alone (commitBatchOnce), none answered before the commit is durable.
 import type { MaybePromise } from '../sql/statement.js';
 import {
   GROUP_COMMIT_BATCH_MAX,
@@ -248,7 +247,7 @@ export class GroupCommitter {
     // has written nothing and fails alone; one that fails after writing (unexpected: a bug, a constraint) rolls the
     // whole group back, and its commands run again one at a time (commitBatch), so it still fails alone. Elsewhere
     // each command runs in a savepoint, rolled back on its failure. A savepoint costs SQLite a copy of every page a
-    // command changes: about half of a posting's statement time.
+    // command changes, a large part of a posting's statement time.
     const bare = tx.changes !== undefined;
     try {
       for (const job of batch) {

@@ -1,6 +1,5 @@
-// The writer thread: owns the write connection, runs commands through group commit, answers in batches.
-// Commits (their fsync, their round trips) and the commands' own work happen here, so the HTTP thread keeps serving
-// meanwhile. The same on every engine.
+// The writer thread: owns the write connection and runs commands through group commit, so that commits and the
+// commands' own work leave the HTTP thread free; the same on every engine.
 import { parentPort, workerData } from 'node:worker_threads';
 import { LedgerError } from '../../core/errors.js';
 import type { CommandName } from '../../core/commands.js';

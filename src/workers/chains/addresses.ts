@@ -1,6 +1,5 @@
-// Whether an address is a valid address of its chain, by each chain's own SDK: EIP-55 checksums through viem, Solana
-// public keys through @solana/kit, TRON base58check through tronweb. The SDKs load on first use, so CLI commands
-// that never check an address do not pay for them.
+// Whether an address is valid on its chain, by the chain's own SDK (viem, @solana/kit, tronweb), each loaded on first
+// use so that CLI commands that never check an address do not pay for it.
 import type { Chain } from '../../core/money.js';
 
 type Check = (address: string) => boolean;

@@ -1,6 +1,5 @@
-// What every chain watcher shares: scan, wait, scan again; on a failure, back off (doubling up to 30 s) and keep
-// the checkpoint, since a scan moves it only in the same write as what it records. One process at a time watches a
-// chain (its lease); the others stand by and take over, on their next poll, from a watcher that died.
+// What every chain watcher shares: scan, wait, scan again; on a failure back off and keep the checkpoint (a scan
+// moves it only in the write that records). One process watches a chain at a time (its lease); the others take over.
 import type { Logger } from '../../core/ports.js';
 import type { Leases } from '../../core/ports.js';
 import { CHAIN_BACKOFF_MAX_MS, CHAIN_POLL_MS } from '../../core/limits.js';

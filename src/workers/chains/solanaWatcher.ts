@@ -1,7 +1,5 @@
-// The Solana watcher: for each wallet of a PENDING settlement and each token it expects, the wallet's associated token
-// account for the token's mint (SPL Token or Token-2022), read through @solana/kit at `finalized` commitment:
-// getSignaturesForAddress paged back to the checkpoint slot, then each successful transaction with `jsonParsed`, its
-// credits taken from the pre and post token balances. The checkpoint is a slot, moved in the write that records.
+// The Solana watcher: each expected token's associated token account of each wallet, read at `finalized` back to the
+// checkpoint slot, credits taken from the transactions' pre and post token balances.
 import type { Address, Rpc, Signature, SolanaRpcApi } from '@solana/kit';
 import type { Ledger } from '../../core/ledger.js';
 import type { Logger } from '../../core/ports.js';

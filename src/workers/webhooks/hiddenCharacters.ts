@@ -1,6 +1,5 @@
-// Characters a webhook URL may not hold (issue 41): bidirectional controls, which reorder the text shown around them,
-// and invisible ones (zero-width characters, the soft hyphen, the byte-order mark), which hide a difference. Either
-// makes the URL a person reads another than the one the sender calls. Found as written, and percent-encoded once.
+// Characters a webhook URL may not hold (issue 41): bidirectional controls and invisible ones, which make the URL a
+// person reads another than the one the sender calls; found as written, and percent-encoded once.
 
 /** The refused characters, and their Unicode names for the refusal's message. */
 export const HIDDEN_CHARACTER_NAMES: ReadonlyMap<number, string> = new Map([

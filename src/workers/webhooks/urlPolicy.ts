@@ -1,6 +1,5 @@
-// Where webhooks may go: HTTPS to public addresses only. Checked when a URL is set, and again at every connection
-// (the name is resolved, every address checked, and the connection made to a checked address). A URL is stored as the
-// WHATWG parser writes it, which is what the sender calls.
+// Where webhooks may go: HTTPS to public addresses only, checked when a URL is set and again at every connection; a
+// URL is stored as the WHATWG parser writes it, which is what the sender calls.
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';

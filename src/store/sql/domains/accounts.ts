@@ -7,6 +7,7 @@ import { scanPage } from '../scan.js';
 import type { Database } from '../../schema.js';
 import type { Selectable } from 'kysely';
 import * as m from '../mappers.js';
+import type { AccountReads, AccountWrites } from '../../../core/ports/accounts.js';
 
 /** The account list's column filters, each served by its index (migration 0016). */
 const COLUMN_FILTERS: Record<'type' | 'currency' | 'name', IndexFilter> = {
@@ -82,4 +83,4 @@ export const accountsPart = part({
   async setClearingAccountId(tenantId: string, accountId: string): Promise<void> {
     await this.s.setClearingAccount.run({ tenantId, accountId });
   },
-});
+}) satisfies AccountReads & AccountWrites;

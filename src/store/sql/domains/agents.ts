@@ -4,6 +4,7 @@ import { inputToJson, type AgentTransaction } from '../../../core/agent.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
 import type { AgentStatus } from '../../../core/enums.js';
+import type { AgentReads, AgentWrites } from '../../../core/ports/agents.js';
 
 export const agentsPart = part({
   async agentTransaction(tenantId: string, id: string): Promise<AgentTransaction | undefined> {
@@ -59,4 +60,4 @@ export const agentsPart = part({
   ): Promise<boolean> {
     return (await this.s.decideAgentTransaction.run({ tenantId, id, from, to: to.status, decidedAt: to.decidedAt, decidedBy: to.decidedBy, reversalTransactionId: to.reversalTransactionId })) === 1;
   },
-});
+}) satisfies AgentReads & AgentWrites;

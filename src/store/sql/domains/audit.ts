@@ -2,6 +2,7 @@
 import type { AuditInsert, Rows, StoredAuditRecord } from '../../../core/ports.js';
 import { part, TIME_MIN, lazy } from '../part.js';
 import * as m from '../mappers.js';
+import type { AuditReads, AuditWrites } from '../../../core/ports/audit.js';
 
 export const auditPart = part({
   auditPage(
@@ -48,4 +49,4 @@ export const auditPart = part({
     });
     this.held.auditHeads.set(r.tenantId, r.hash);
   },
-});
+}) satisfies AuditReads & AuditWrites;

@@ -4,6 +4,7 @@ import { canonicalAddress, canonicalTxHash } from '../../../core/settlement.js';
 import type { ChainCheckpoint, ObservedTransfer, WatchedWallet } from '../../../core/chainWatch.js';
 import type { Chain, Token } from '../../../core/money.js';
 import { part } from '../part.js';
+import type { ChainWatchReads, ChainWatchWrites } from '../../../core/ports/chainWatch.js';
 
 export const chainWatchPart = part({
   async transferSender(tenantId: string, chain: string, txHash: string, toCanonical: string, amountMinor: bigint): Promise<string | null> {
@@ -65,4 +66,4 @@ export const chainWatchPart = part({
   async setTransferSettlement(tenantId: string, t: ObservedTransfer, settlementId: string): Promise<void> {
     await this.s.setTransferSettlement.run({ tenantId, chain: t.chain, txHash: canonicalTxHash(t.chain, t.txHash), logIndex: BigInt(t.logIndex), settlementId });
   },
-});
+}) satisfies ChainWatchReads & ChainWatchWrites;

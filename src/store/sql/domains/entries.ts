@@ -6,6 +6,7 @@ import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow, pendingOfRow } from '../part.js';
 import * as m from '../mappers.js';
+import type { EntryReads, EntryWrites } from '../../../core/ports/entries.js';
 
 /** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
 interface PositionedView extends KeyPosition {
@@ -48,8 +49,8 @@ export const entriesPart = part({
   /**
    * Each balance with its limits and what open holds reserve on it. What the open write transaction holds is known;
    * an account any of whose slots is not is read (two a statement) and then held too (Remembered.holdBalances), so
-   * that the next postings of the group on the same accounts read nothing: in batches of 100 postings among 64
-   * accounts, a read a posting (about a tenth of the writer's time) became one for each account's first posting.
+   * that the next postings of the group on the same accounts read nothing: a read a posting becomes one for each
+   * account's first posting in the group (docs/benchmarks.md has what it saved).
    */
   async balanceStates(tenantId: string, slots: ReadonlyArray<{ accountId: string; asset: Asset }>): Promise<BalanceState[]> {
     const known = (s: { accountId: string; asset: Asset }) => {
@@ -171,4 +172,4 @@ export const entriesPart = part({
   async onchainLineRefs(tenantId: string, chain: Chain, txHash: string): Promise<Array<{ transactionId: string; lineNo: number }>> {
     return (await this.s.onchainLineRefs.all({ tenantId, chain, txHash: canonicalTxHash(chain, txHash) })).map((r) => ({ transactionId: r.transaction_id, lineNo: Number(r.line_no) }));
   },
-});
+}) satisfies EntryReads & EntryWrites;

@@ -4,6 +4,7 @@ import type { OutboxEvent } from '../../../core/webhook.js';
 import { lazy, part } from '../part.js';
 import * as m from '../mappers.js';
 import { EVENT_TYPES } from '../storedNames.js';
+import type { EventReads, EventWrites } from '../../../core/ports/events.js';
 
 export const eventsPart = part({
   /**
@@ -48,4 +49,4 @@ export const eventsPart = part({
     await this.s.pruneEvents.run({ tenantId, throughSeq: BigInt(through.seq) });
     await this.s.setEventsPruned.run({ tenantId, prunedSeq: BigInt(through.seq), prunedAt: through.at });
   },
-});
+}) satisfies EventReads & EventWrites;

@@ -10,6 +10,7 @@ import * as m from '../mappers.js';
 import { inputToJson } from '../../../core/agent.js';
 import type { TransactionInput } from '../../../core/types.js';
 import type { HoldStatus } from '../../../core/enums.js';
+import type { HoldReads, HoldWrites } from '../../../core/ports/holds.js';
 
 /** The hold list's filters: by status (its index), by account (each hold's accounts, kept by its sequence). */
 const STATUS_FILTER: IndexFilter = { table: 'holds', seq: 'seq', equals: [['status', 'status']] };
@@ -57,4 +58,4 @@ export const holdsPart = part({
   async closeHold(tenantId: string, id: string, end: { status: HoldStatus; decidedAt: string; capturedAmount: string | null; transactionId: string | null }): Promise<boolean> {
     return (await this.s.closeHold.run({ tenantId, id, ...end })) === 1;
   },
-});
+}) satisfies HoldReads & HoldWrites;

@@ -4,6 +4,7 @@ import type { OutboxEvent } from '../../../core/webhook.js';
 import { part } from '../part.js';
 import * as m from '../mappers.js';
 import { EVENT_TYPES } from '../storedNames.js';
+import type { OutboxReads, OutboxWrites } from '../../../core/ports/outbox.js';
 
 export const outboxPart = part({
   async outboxAfter(tenantId: string, afterSeq: number): Promise<OutboxEvent | undefined> {
@@ -24,4 +25,4 @@ export const outboxPart = part({
     const body = 'payload' in event ? { payload: event.payload, transactionId: null } : { payload: '', transactionId: event.transactionId };
     await this.s.insertOutbox.run({ tenantId: event.tenantId, id: event.id, type: EVENT_TYPES.stored(event.type), createdAt: event.createdAt, ...body });
   },
-});
+}) satisfies OutboxReads & OutboxWrites;

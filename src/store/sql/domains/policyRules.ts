@@ -2,6 +2,7 @@
 import type { PolicyRule } from '../../../core/policy.js';
 import { part } from '../part.js';
 import * as m from '../mappers.js';
+import type { PolicyRuleReads, PolicyRuleWrites } from '../../../core/ports/policyRules.js';
 
 export const policyRulesPart = part({
   async policyRules(tenantId: string): Promise<PolicyRule[]> {
@@ -22,4 +23,4 @@ export const policyRulesPart = part({
   async deletePolicyRule(tenantId: string, ruleId: string): Promise<boolean> {
     return (await this.s.deletePolicyRule.run({ tenantId, ruleId })) === 1;
   },
-});
+}) satisfies PolicyRuleReads & PolicyRuleWrites;

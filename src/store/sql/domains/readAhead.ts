@@ -3,6 +3,7 @@
 import type { ReadAhead } from '../../../core/ports.js';
 import { BALANCE_READ_AHEAD_ACCOUNTS } from '../../../core/limits.js';
 import { accountsArgs, heldIdempotencyKey, heldKey, part } from '../part.js';
+import type { ReadAheadWrites } from '../../../core/ports/readAhead.js';
 
 export const readAheadPart = part({
   /**
@@ -38,4 +39,4 @@ export const readAheadPart = part({
     // A balance with no row yet is 0.
     for (const { tenantId, balances } of hints) this.held.holdBalances(tenantId, [], balances);
   },
-});
+}) satisfies ReadAheadWrites;

@@ -5,6 +5,7 @@ import type { Asset } from '../../../core/money.js';
 import { part, TIME_MIN } from '../part.js';
 import * as m from '../mappers.js';
 import type { AccountType } from '../../../core/enums.js';
+import type { ReportReads } from '../../../core/ports/reports.js';
 
 const balanceOf = (value: unknown): bigint | null => (value === null || value === undefined ? null : BigInt(String(value)));
 const boundArgs = (at: ReportInstant) => ({ asOf: at.asOf, transactionSeq: BigInt(at.transactionSeq) });
@@ -48,4 +49,4 @@ export const reportsPart = part({
     const row = await this.s.auditHeadAt.get({ tenantId, asOf, auditSeq: BigInt(auditSeq) });
     return row ? { id: row.id, hash: m.hexOf(row.hash), occurredAt: row.occurred_at } : null;
   },
-});
+}) satisfies ReportReads;

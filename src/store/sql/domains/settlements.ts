@@ -4,6 +4,7 @@ import type { Rows, SettlementFilter, SettlementMatchFields, SettlementTarget } 
 import { canonicalAddress, type ReconciliationResult, type Settlement } from '../../../core/settlement.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
+import type { SettlementReads, SettlementWrites } from '../../../core/ports/settlements.js';
 
 export const settlementsPart = part({
   async settlement(tenantId: string, settlementId: string): Promise<Settlement | undefined> {
@@ -100,4 +101,4 @@ export const settlementsPart = part({
   async insertReconciliationResult(tenantId: string, result: ReconciliationResult): Promise<void> {
     await this.s.insertReconciliationResult.run({ tenantId, ...result });
   },
-});
+}) satisfies SettlementReads & SettlementWrites;

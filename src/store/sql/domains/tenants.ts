@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { ApiKey, Tenant } from '../../../core/types.js';
 import { part } from '../part.js';
 import * as m from '../mappers.js';
+import type { TenantReads, TenantWrites } from '../../../core/ports/tenants.js';
+import type { Store } from '../../../core/ports.js';
 
 export const tenantsPart = part({
   async secret(name: string): Promise<Buffer> {
@@ -57,4 +59,4 @@ export const tenantsPart = part({
   async revokeApiKey(tenantId: string, keyId: string, revokedAt: string): Promise<boolean> {
     return (await this.s.revokeApiKey.run({ tenantId, keyId, revokedAt })) === 1;
   },
-});
+}) satisfies TenantReads & TenantWrites & Pick<Store, 'secret'>;

@@ -7,6 +7,7 @@ import type { LinkedTransactionRow } from '../../queries/transactions.js';
 import { scanPage } from '../scan.js';
 import * as m from '../mappers.js';
 import { IDEMPOTENT_ENDPOINTS } from '../storedNames.js';
+import type { TransactionReads, TransactionWrites } from '../../../core/ports/transactions.js';
 
 /** The filter `accountId`: the accounts a transaction's lines touch, kept by its sequence. */
 const ACCOUNT_FILTER: IndexFilter = { table: 'transaction_accounts', seq: 'tx_seq', equals: [['account_id', 'accountId']] };
@@ -88,4 +89,4 @@ export const transactionsPart = part({
     const times = await Promise.all(tenantIds.map(async (tenantId) => (await this.s.tenantLastCommitTime.get({ tenantId }))?.occurred_at ?? null));
     return times.reduce<string | null>((latest, at) => (at !== null && (latest === null || at > latest) ? at : latest), null);
   },
-});
+}) satisfies TransactionReads & TransactionWrites;

@@ -3,6 +3,7 @@ import type { Rows } from '../../../core/ports.js';
 import type { DeliveryState, Webhook } from '../../../core/webhook.js';
 import { part, SEQ_MAX, lazy } from '../part.js';
 import * as m from '../mappers.js';
+import type { WebhookReads, WebhookWrites } from '../../../core/ports/webhooks.js';
 
 export const webhooksPart = part({
   async webhook(tenantId: string): Promise<Webhook | undefined> {
@@ -63,4 +64,4 @@ export const webhooksPart = part({
   async wakeWebhookDeliveries(tenantId: string, at: string): Promise<void> {
     await this.s.wakeWebhookDeliveries.run({ tenantId, at });
   },
-});
+}) satisfies WebhookReads & WebhookWrites;
