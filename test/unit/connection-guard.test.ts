@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
 import { ConnectionGuard } from '../../src/server/connections.js';
+import { isWholeRequestWithoutBody } from '../../src/server/connectionRefusal.js';
 import { StreamSlots } from '../../src/server/streamSlots.js';
 import { LedgerError } from '../../src/core/errors.js';
 import { CONNECTION_REFUSALS_MAX } from '../../src/core/limits.js';
@@ -88,14 +89,15 @@ describe('ConnectionGuard', () => {
   });
   /**
    * A connection from `localAddress` that sends a request and reads until the server's end: what it received. Half-open,
-   * it never closes its own side (it is kept until the test ends), so the answer to it stays under way.
+   * it never closes its own side (it is kept until the test ends), so the answer to it stays under way while the server
+   * waits for the rest of its request (a body announced and never sent).
    */
   const asked = (port: number, localAddress = '127.0.0.1', keepOpen = false) =>
     new Promise<string>((resolve) => {
       const socket = connect({ host: '127.0.0.1', port, localAddress, allowHalfOpen: keepOpen });
       if (keepOpen) halfOpen.push(socket);
       let text = '';
-      socket.on('connect', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+      socket.on('connect', () => socket.write(keepOpen ? 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n' : 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
       socket.on('error', () => {});
       socket.on('end', () => resolve(text));
@@ -138,6 +140,23 @@ describe('ConnectionGuard', () => {
     expect(guard.tracked.refusing).toBe(0);
     held.destroy();
     await until('nothing left', () => guard.open() === 0 && guard.tracked.clients === 0);
+  });
+});
+
+describe('isWholeRequestWithoutBody: a refused connection is closed at once only when its client has sent all it will', () => {
+  const is = (text: string) => isWholeRequestWithoutBody(Buffer.from(text, 'latin1'));
+  it('a head with no body, read whole', () => {
+    expect(is('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')).toBe(true);
+    expect(is('POST /a HTTP/1.1\r\nContent-Length: 0\r\nHost: x\r\n\r\n')).toBe(true);
+    expect(is('POST /a HTTP/1.1\r\ncontent-length: 000\r\n\r\n')).toBe(true);
+  });
+  it('anything more or less waits for the client (a body announced, a head cut short, a second request or a body after it)', () => {
+    expect(is('POST /a HTTP/1.1\r\nContent-Length: 12\r\n\r\n')).toBe(false);
+    expect(is('POST /a HTTP/1.1\r\nHost: x\r\ncontent-length:  010\r\n\r\n')).toBe(false);
+    expect(is('POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n')).toBe(false);
+    expect(is('GET /healthz HTTP/1.1\r\nHost: x\r\n')).toBe(false);
+    expect(is('GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n')).toBe(false);
+    expect(is('POST /a HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}')).toBe(false);
   });
 });
 
