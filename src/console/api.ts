@@ -2,6 +2,7 @@
 // (core/json.ts); a 401 on any request signs the user out, with the server's message.
 import { JsonNumber, parseJsonObject } from '../core/json.js';
 import { allows, type Scope } from '../core/scopes.js';
+import type { ApiKey } from './answers.js';
 
 /** An error answer: its status, and the body's `code`, `message` and `details` as the API gives them. */
 export class ApiError extends Error {
@@ -16,12 +17,7 @@ export class ApiError extends Error {
 }
 
 /** The key signed in with, as GET /api/v1/api-keys/current describes it. */
-export interface KeyInfo {
-  id: string;
-  prefix: string;
-  scopes: Scope[];
-  createdAt: string;
-}
+export type KeyInfo = ApiKey;
 
 export type Query = Record<string, string | undefined>;
 

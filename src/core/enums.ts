@@ -30,3 +30,7 @@ export type HistoryInterval = (typeof historyIntervals)[number];
 
 /** The metadata key that names the transaction a reversal reverses: set by the ledger, never by a request. */
 export const REVERSES_KEY = 'reversesTransactionId';
+
+/** Every kind of event the outbox holds (contract, Events). */
+export const eventTypes = ['transaction.committed', 'transaction.reversed', 'account.updated', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'] as const;
+export type EventType = (typeof eventTypes)[number];

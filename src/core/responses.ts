@@ -4,9 +4,8 @@ import * as v from 'valibot';
 import { JsonNumber } from './json.js';
 import { chains, fiatCurrencies, rails, tokens } from './money.js';
 import { scopes } from './scopes.js';
-import { eventTypes } from './webhook.js';
 import { errorCodes } from './errors.js';
-import { accountTypes, agentStatuses, entryTypes, historyIntervals, holdStatuses, policyRuleTypes, reconciliationOutcomes, settlementStatuses } from './enums.js';
+import { accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, policyRuleTypes, reconciliationOutcomes, settlementStatuses } from './enums.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;

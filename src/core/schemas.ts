@@ -6,8 +6,7 @@ import * as limits from './limits.js';
 import { isUuid } from './ids.js';
 import { parseInstant } from './time.js';
 import { actorTypes } from './audit.js';
-import { eventTypes, type EventType } from './webhook.js';
-import { REVERSES_KEY, accountTypes, agentStatuses, entryTypes, historyIntervals, holdStatuses, policyRuleTypes, settlementStatuses } from './enums.js';
+import { REVERSES_KEY, accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, policyRuleTypes, settlementStatuses, type EventType } from './enums.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>

@@ -49,9 +49,6 @@ export const calledUrl = (webhook: Pick<Webhook, 'url'>): string => new URL(webh
 
 export const secretPrefixOf = (secret: string): string => `${secret.slice(0, 8)}...`;
 
-/** Every kind of event the outbox holds (contract, Events). */
-export const eventTypes = ['transaction.committed', 'transaction.reversed', 'account.updated', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'] as const;
-export type EventType = (typeof eventTypes)[number];
 
 const eventHead = (event: OutboxEvent): string =>
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"createdAt":${JSON.stringify(event.createdAt)},`;

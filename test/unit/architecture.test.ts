@@ -189,6 +189,16 @@ describe('architecture: the small untanglings of issue 42 stay untangled', () =>
   it('the console copies no list of the API: it has no enums of its own', () => {
     expect(sourceFiles(join(process.cwd(), 'src', 'console')).map((file) => relative(process.cwd(), file))).not.toContain('src/console/enums.ts');
   });
+
+  it("the console copies no answer of the API: its types are the server's response schemas, taken as types alone", () => {
+    const consoleFiles = srcFiles().filter((file) => file.startsWith('src/console/'));
+    for (const file of consoleFiles) {
+      expect(importsOf(file, true), file).not.toContain('src/core/responses.ts');
+      // An answer's shape written by hand: an interface with the createdAt every resource of the API carries.
+      expect(readFileSync(join(process.cwd(), file), 'utf8'), file).not.toMatch(/interface \w+ \{[^}]*\bcreatedAt: string/);
+    }
+    expect(importsOf('src/console/answers.ts', false)).toContain('src/core/responses.ts');
+  });
 });
 
 /** The source files of src/ (the console's among them), by path relative to the project. */

@@ -5,7 +5,8 @@ import { once } from 'node:events';
 import { action, parseList, tenantOption, tenantIdOf, withTenantLedger } from '../common.js';
 import { eventsQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { eventText, eventTypes } from '../../core/webhook.js';
+import { eventTypes } from '../../core/enums.js';
+import { eventText } from '../../core/webhook.js';
 
 interface EventsOptions {
   tenant: string;

@@ -9,28 +9,8 @@ import { HistorySection } from './balanceHistory.js';
 import { href } from '../route.js';
 import { Amount, Choice, DetailPage, Empty, ErrorNote, IdLink, ListPage, Loading, PagedList, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { MetadataFields, metadataQuery, type MetadataPair } from './metadata.js';
-import { assetOf, Monetary, type Line } from './lines.js';
-
-interface Account {
-  id: string;
-  name: string;
-  description: string | null;
-  currency: string;
-  type: string;
-  normalBalance: string;
-  createdAt: string;
-  metadata: Record<string, string>;
-}
-
-interface Balance {
-  currency: string;
-  amount: unknown;
-  pending: unknown;
-  available: unknown;
-  normalBalance: string;
-  computedAt: string;
-  onChainBalances: Array<{ token: string; amount: unknown; pending: unknown; available: unknown }>;
-}
+import { assetOf, Monetary } from './lines.js';
+import type { Account, Balance, JournalEntry as Entry } from '../answers.js';
 
 const balanceOf = (api: Api, id: string, signal?: AbortSignal) => api.json<Balance>(`/api/v1/accounts/${id}/balance`, { signal });
 
@@ -239,10 +219,6 @@ function LimitsSection({ id }: { id: string }) {
         ))}
     </section>
   );
-}
-
-interface Entry extends Line {
-  entryId: string;
 }
 
 function EntriesSection({ id }: { id: string }) {

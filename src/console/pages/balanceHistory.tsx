@@ -2,6 +2,7 @@
 // what it shows) with its numbers in a table beside it, every digit as the API gives it.
 import { useState } from 'preact/hooks';
 import { amountText, withQuery } from '../api.js';
+import type { BalanceHistory as History } from '../answers.js';
 import { formatAmount } from '../amounts.js';
 import { BalanceChart } from '../chart.js';
 import { historyIntervals } from '../../core/enums.js';
@@ -12,11 +13,6 @@ const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The end of a day (the next one's first instant, UTC): the history's last point is the balance after the whole day. */
 const endOfDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString();
 
-interface History {
-  currency: string;
-  interval: string;
-  points: Array<{ at: string; amount: unknown }>;
-}
 
 export function HistorySection({ accountId, name, currency }: { accountId: string; name: string; currency: string }) {
   const { api } = useSigned();

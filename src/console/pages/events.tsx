@@ -3,14 +3,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { parseJsonObject } from '../../core/json.js';
 import { textLines, withQuery, type Api } from '../api.js';
+import type { FeedEvent } from '../answers.js';
 import { Empty, IdLink, ListPage, PagedList, Table, Time, usePaged, useSigned } from '../ui.js';
 
-interface FeedEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
 
 /** The most events the live list keeps (the oldest leave it first). */
 const LIVE_KEPT = 200;

@@ -4,26 +4,11 @@ import { useRef, useState } from 'preact/hooks';
 import { amountText, can, newIdempotencyKey, withQuery } from '../api.js';
 import { holdStatuses } from '../../core/enums.js';
 import { Amount, DetailPage, ErrorNote, IdLink, ListPage, MissingScope, PagedList, StatusFilter, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
-import { assetOf, type MonetaryValue } from './lines.js';
+import { assetOf } from './lines.js';
+import type { Hold } from '../answers.js';
 import { MetadataList } from './metadata.js';
 
-interface HoldLine {
-  accountId: string;
-  entryType: string;
-  monetaryEntry: MonetaryValue;
-  description?: string;
-}
-
-interface Hold {
-  holdId: string;
-  status: string;
-  lines: HoldLine[];
-  metadata: Record<string, string>;
-  expiresAt: string;
-  createdAt: string;
-  capturedAmount?: unknown;
-  transactionId?: string;
-}
+type HoldLine = Hold['lines'][number];
 
 /** The hold's amount: its debit line's (a hold moves one amount from one account to another). */
 const debitOf = (hold: Hold): HoldLine | undefined => hold.lines.find((l) => l.entryType === 'DEBIT') ?? hold.lines[0];

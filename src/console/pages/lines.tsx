@@ -1,21 +1,10 @@
 // A transaction's lines, as the API gives them (the entries listing's shape): the account, the side, the amount and
 // what moved it (a bank rail and reference, or a chain, token, transfer and wallet).
-import type { JsonNumber } from '../../core/json.js';
+import type { JournalEntry, Monetary as MonetaryValue } from '../answers.js';
 import { Amount, IdLink, Table } from '../ui.js';
 
-export type MonetaryValue =
-  | { type: 'FIAT'; amount: unknown; currency: string; rail: string; bankReference: string | null }
-  | { type: 'ONCHAIN'; amount: unknown; token: string; chainId: string; txHash: string; blockNumber: JsonNumber; walletAddress: string; tokenContract: string };
-
-export interface Line {
-  entryId?: string;
-  transactionId: string;
-  accountId?: string;
-  type: string;
-  monetary: MonetaryValue;
-  description?: string;
-  createdAt: string;
-}
+/** An entry of an account, or a line of a transaction (an entry with its account). */
+export type Line = JournalEntry & { accountId?: string };
 
 export const assetOf = (m: MonetaryValue): string => (m.type === 'FIAT' ? m.currency : m.token);
 

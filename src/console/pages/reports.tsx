@@ -4,20 +4,12 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { csvFile } from '../../core/csv.js';
 import { trialBalanceCsvTable } from '../../core/trialBalanceCsv.js';
 import { PAGE_SIZE_MAX } from '../../core/limits.js';
-import type { JsonNumber } from '../../core/json.js';
 import { withQuery, type Api } from '../api.js';
+import type { TrialBalance } from '../answers.js';
 import { href } from '../route.js';
 import { Amount, Empty, ErrorNote, ListPage, Loading, Time, useLoad, useSigned } from '../ui.js';
 import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
 
-interface TrialBalance {
-  asOf: string;
-  computedAt: string;
-  auditHead: { id: string; hash: string; occurredAt: string } | null;
-  totals: Array<{ asset: string; debit: JsonNumber; credit: JsonNumber }>;
-  items: Array<{ accountId: string; name: string; type: string; normalBalance: string; asset: string; debit: JsonNumber; credit: JsonNumber }>;
-  nextCursor: string | null;
-}
 
 /** Every page of the report at one instant (the cursor carries it), joined. */
 async function wholeTrialBalance(api: Api, asOf: string, signal: AbortSignal): Promise<TrialBalance> {

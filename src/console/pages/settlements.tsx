@@ -1,21 +1,10 @@
 // Settlements: the expected on-chain payments, by status, with what matched them.
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
+import type { Settlement } from '../answers.js';
 import { settlementStatuses } from '../../core/enums.js';
 import { Amount, IdLink, ListPage, PagedList, StatusFilter, Table, Time, usePaged, useSigned } from '../ui.js';
 
-interface Settlement {
-  settlementId: string;
-  accountId: string;
-  expectedToken: string;
-  expectedAmount: string;
-  expectedWalletAddress: string;
-  expectedChainId: string;
-  status: string;
-  matchedTransactionId: string | null;
-  expiresAt?: string;
-  createdAt: string;
-}
 
 export const SettlementsPage = () => (
   <ListPage title="Settlements" scope="TRANSACTIONS_READ" to="to list settlements">

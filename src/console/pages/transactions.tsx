@@ -3,20 +3,13 @@
 import { Fragment } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { can, newIdempotencyKey, withQuery } from '../api.js';
+import type { Transaction } from '../answers.js';
 import { REVERSAL_DESCRIPTION_LENGTH_MAX } from '../../core/limits.js';
 import { Amount, DetailPage, ErrorNote, IdLink, ListPage, MissingScope, PagedList, Table, Time, useLoad, usePaged, useSigned } from '../ui.js';
 import { assetOf, LinesTable, type Line } from './lines.js';
 import { MetadataFields, MetadataList, metadataQuery, type MetadataPair } from './metadata.js';
 import { instantOfLocal, UTC_HINT_ID, UtcHint } from './instants.js';
 
-interface Transaction {
-  transactionId: string;
-  metadata: Record<string, string>;
-  lines: Line[];
-  createdAt: string;
-  reversesTransactionId: string | null;
-  reversedByTransactionId: string | null;
-}
 
 interface Search {
   accountId: string;

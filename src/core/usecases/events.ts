@@ -5,7 +5,8 @@ import { invalid, LedgerError } from '../errors.js';
 import { RawJson } from '../json.js';
 import { cursorSeq, pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
-import { eventText, type EventType, type OutboxEvent } from '../webhook.js';
+import type { EventType } from '../enums.js';
+import { eventText, type OutboxEvent } from '../webhook.js';
 import { EVENT_ID_CLOCK_SLACK_MS } from '../limits.js';
 
 export interface EventsQuery {

@@ -1,7 +1,7 @@
 // The event feed: the tenant's events in commit order, paged or followed live (Server-Sent Events).
 import { eventIdParam, eventsQuery, eventStreamQuery } from '../../core/schemas.js';
 import { parseWith } from '../../core/validate.js';
-import { eventTypes } from '../../core/webhook.js';
+import { eventTypes } from '../../core/enums.js';
 import { defineRoute } from '../route.js';
 
 const typeParameter = `One or more of ${eventTypes.join(', ')}, separated by commas (or the parameter repeated)`;

@@ -1,6 +1,6 @@
 // Names the ledger repeats in a row of every posting (an event's type, an idempotency record's endpoint), stored as
 // one character and read back as the name (issue 33); a name without a character is stored as it is.
-import type { EventType } from '../../core/webhook.js';
+import type { EventType } from '../../core/enums.js';
 import { AGENT_EXECUTE_ENDPOINT } from '../../core/commands/agents.js';
 import { CREATE_HOLD_ENDPOINT } from '../../core/commands/holds.js';
 import { POST_TRANSACTION_ENDPOINT } from '../../core/commands/transactions.js';
