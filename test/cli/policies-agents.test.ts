@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, fiat, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { ISO_MS, UUID } from '../helpers/expect.js';
-import { AGENT_PATH, balanceOf, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from '../agents/support.js';
+import { AGENT_PATH, balanceOf, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from '../helpers/agents.js';
 
 const UNKNOWN_ID = '0190f000-0000-7000-8000-00000000beef';
 

@@ -1,7 +1,7 @@
 // `ledger watch` through the built binary, beside a server on the same database: README, CLI reference: "the chain
 // watchers alone, beside a server on the same database ... until SIGINT or SIGTERM; without any endpoint it exits 2",
 // and `ledger watch status`: "per chain: endpoint, checkpoint, head and lag ..., transfers seen and matched". The
-// chain is the test TRON full node (test/chains/tron-node.ts), the cheapest to run.
+// chain is the test TRON full node (test/workers/chains/tron-node.ts), the cheapest to run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, client, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
 import { killAll, spawnLedger } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
-import { startFakeTron, tronAddress, type FakeTron } from '../chains/tron-node.js';
+import { startFakeTron, tronAddress, type FakeTron } from '../workers/chains/tron-node.js';
 
 const USDT = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
 const SENDER = tronAddress('11'.repeat(20));

@@ -127,7 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     tls: options.tls,
     ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
   });
-  // Otherwise through the running server's ledger, the use case `ledger tenants create` runs (test/cli.test.ts runs
+  // Otherwise through the running server's ledger, the use case `ledger tenants create` runs (test/cli/output-for-scripts.test.ts runs
   // the command itself): a process of the command took about 0.4 s of CPU, some 600 times a CI run.
   const tenant = made ?? (JSON.parse(JSON.stringify(await server.ledger.tenants.create('Acme', cliActor))) as TestServer['tenant']);
   return {
