@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BetterSqlite3, type SqliteDatabase } from '../../src/store/sqlite/driver.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
 const TO_ALL = '2100-01-01T00:00:00.000Z';
@@ -15,7 +15,6 @@ interface AuditRow {
 }
 
 describe('ledger audit', () => {
-  let t: TestServer;
   let c: Client;
   let tenantId: string;
   let copies = 0;
@@ -63,9 +62,9 @@ describe('ledger audit', () => {
     expect(run.stdout, `stdout names ${id}; stderr: ${run.stderr}`).toContain(id);
   };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     tenantId = t.tenant.tenantId;
     // A dozen and more records: CREATE_TENANT, CREATE_API_KEY, then keys, accounts and postings made over HTTP.
     const cash = await makeAccount(c, { name: 'cash', currency: 'USD', type: 'ASSET' });
@@ -83,7 +82,6 @@ describe('ledger audit', () => {
     if (revoked.status !== 204) throw new Error(`key revoke failed: ${revoked.status} ${revoked.text}`);
     await makeAccount(c, { name: 'fees', currency: 'USD', type: 'EXPENSE' });
   });
-  afterAll(async () => t?.stop());
 
   describe('audit export', () => {
     it('prints byte for byte the HTTP export of the same range', async () => {
