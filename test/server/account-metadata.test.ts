@@ -1,14 +1,13 @@
 // Accounts with metadata (issue 31): given at creation, changed by PATCH (audited and sent as account.updated), and
 // the accounts list filtered by type, currency, name and metadata entries, with its cursor.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { parseNdjson } from '../helpers/audit.js';
 import { newKey } from '../helpers/agents.js';
 
 describe('account metadata and filters', () => {
-  let t: TestServer;
   let c: Client;
   const create = async (fields: Record<string, unknown>) => {
     const res = await c.post('/api/v1/accounts', { currency: 'USD', type: 'ASSET', ...fields });
@@ -22,11 +21,10 @@ describe('account metadata and filters', () => {
     return (res.body.items as Array<{ id: string }>).map((a) => a.id);
   };
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('metadata is given at creation and read back everywhere; an account without any answers {}', async () => {
     const tagged = await create({ name: 'vault', metadata: { costCenter: 'cc-1', region: 'br' } });

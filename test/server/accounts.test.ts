@@ -1,7 +1,7 @@
 // POST /api/v1/accounts, GET /api/v1/accounts, GET /api/v1/accounts/{id}.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, makeAccount, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 
@@ -12,14 +12,12 @@ async function listAll(c: Client, limit: number): Promise<{ ids: string[]; pages
 }
 
 describe('accounts', () => {
-  let t: TestServer;
   let admin: Client;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    admin = t.client;
   });
-  afterAll(async () => t?.stop());
 
   describe('POST /api/v1/accounts', () => {
     it.each([

@@ -1,8 +1,8 @@
 // Held agent transactions (approve / reject), rollback, and the agent reads (transactions, audit) — black-box, per
 // contract (Agents and policy rules, Audit records) and the issue-5 decisions.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { AGENT_PATH, balanceOf, createRule, execute, exportAudit, fresh, newKey, type Key } from '../helpers/agents.js';
@@ -12,7 +12,6 @@ const AUDIT_PATH = '/api/v1/agent/audit';
 const AUDIT_FIELDS = ['action', 'actorKeyId', 'hash', 'id', 'occurredAt', 'payload', 'prevHash', 'type'];
 
 describe('agent approvals, rollbacks and reads', () => {
-  let t: TestServer;
   let admin: Client;
   let x: string; // USD ASSET
   let y: string; // USD LIABILITY
@@ -43,18 +42,15 @@ describe('agent approvals, rollbacks and reads', () => {
     return res.body.transactionId as string;
   };
 
+  const t = useServerWithAccounts({ accounts: { x: { name: 'cash', type: 'ASSET' }, y: { name: 'payable', type: 'LIABILITY' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
-    x = await makeAccount(admin, { name: 'cash', currency: 'USD', type: 'ASSET' });
-    y = await makeAccount(admin, { name: 'payable', currency: 'USD', type: 'LIABILITY' });
+    ({ client: admin, accounts: { x, y } } = t);
     agent = await newKey(admin, t.url, ['AGENTS_EXECUTE']);
     human = await newKey(admin, t.url, ['TRANSACTIONS_WRITE']);
     roller = await newKey(admin, t.url, ['AGENTS_ROLLBACK']);
     reader = await newKey(admin, t.url, ['AGENTS_AUDIT_READ']);
     await holdFor(agent);
   });
-  afterAll(async () => t?.stop());
 
   describe('holding', () => {
     it('202 PENDING_APPROVAL: no balance change, GET /api/v1/transactions/{id} → 404, the record is PENDING_APPROVAL', async () => {

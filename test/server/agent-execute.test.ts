@@ -2,8 +2,8 @@
 // issue-5 decisions. Rules are scoped to one agent key (agentKeyPrefix = its raw key) so tests do not meet each
 // other's rules; rules without a prefix are tried in a tenant of their own.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { AGENT_PATH, balanceOf, createRule, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from '../helpers/agents.js';
@@ -26,7 +26,6 @@ function expectViolation(res: { status: number; body: any; text: string }, ruleI
 }
 
 describe('agent execute', () => {
-  let t: TestServer;
   let admin: Client;
   let a: string; // USD ASSET
   let b: string; // USD LIABILITY
@@ -42,14 +41,13 @@ describe('agent execute', () => {
     return res.body;
   };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+    admin = t.client;
     [a, b] = await usdPair(admin);
     ea = await makeAccount(admin, { name: 'eur cash', currency: 'EUR', type: 'ASSET' });
     eb = await makeAccount(admin, { name: 'eur payable', currency: 'EUR', type: 'LIABILITY' });
   });
-  afterAll(async () => t?.stop());
 
   describe('without rules', () => {
     it('201 {transactionId, status: POSTED}; the transaction is posted and readable', async () => {
@@ -462,7 +460,6 @@ describe('agent execute', () => {
 });
 
 describe('agent execute: the trailing hour, with a moved clock', () => {
-  let t: TestServer;
   let admin: Client;
   let a: string;
   let b: string;
@@ -478,12 +475,11 @@ describe('agent execute: the trailing hour, with a moved clock', () => {
     return Date.parse(res.body.createdAt);
   };
 
+  const t = useServerWithAccounts({ clock });
   beforeAll(async () => {
-    t = await startTestServer({ clock });
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+    admin = t.client;
     [a, b] = await usdPair(admin);
   });
-  afterAll(async () => t?.stop());
 
   it('after 61 minutes the earlier debits no longer count; after 59 they still do', async () => {
     const k = await agent();

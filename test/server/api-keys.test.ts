@@ -1,18 +1,16 @@
 // POST/GET/DELETE /api/v1/api-keys (ADMIN).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, useServerWithAccounts } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 
 describe('API keys', () => {
-  let t: TestServer;
   let admin: ReturnType<typeof client>;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    admin = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('POST creates a key: 201 with id, rawKey, prefix, scopes, createdAt', async () => {
     const before = Date.now();

@@ -6,8 +6,8 @@
 // order." Shown over HTTP against the real server: a tenant with more than two pages of records (accounts created in
 // parallel, so that many records share a millisecond across the page boundaries) is exported whole and in windows:
 // every record once, in commit order, the count what was written, the chain unbroken across every page boundary.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, createTenant, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, createTenant, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { AUDIT_EXPORT_PATH as PATH, parseNdjson, recomputeHash, type AuditRecord } from '../helpers/audit.js';
 
 const FROM_ALL = '2000-01-01T00:00:00.000Z';
@@ -17,7 +17,6 @@ const ACCOUNTS = 2 * PAGE + 150; // with CREATE_TENANT, three pages: two boundar
 const PARALLEL = 50;
 
 describe('the audit export pages past 1,000 records', () => {
-  let t: TestServer;
   let c: Client;
   let other: Client;
   const accountIds: string[] = [];
@@ -34,9 +33,9 @@ describe('the audit export pages past 1,000 records', () => {
     return res.text;
   };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     const otherTenant = await createTenant(t.dbPath, 'Other');
     other = client(t.url, otherTenant.apiKey.rawKey);
     const create = async (c0: Client, into: string[], n: number) => {
@@ -55,7 +54,6 @@ describe('the audit export pages past 1,000 records', () => {
     text = await exportText(c, { from: FROM_ALL, to: TO_ALL });
     records = parseNdjson(text);
   });
-  afterAll(async () => t?.stop());
 
   it('holds every record written, once: the two of tenant creation and one CREATE_ACCOUNT per account, more than two pages of them', async () => {
     expect(records.length).toBe(OPENING.length + ACCOUNTS);

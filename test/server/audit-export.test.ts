@@ -1,7 +1,7 @@
 // GET /api/v1/compliance/audit-export — black-box, per spec, contract and the issue-3 decisions (Audit export).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer, scopesExcept } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, scopesExcept, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS } from '../helpers/expect.js';
 import { AUDIT_EXPORT_PATH as PATH, parseNdjson, recomputeHash, type AuditRecord } from '../helpers/audit.js';
 
@@ -27,7 +27,6 @@ async function fullExport(c: Client, extra: Record<string, string> = {}): Promis
 const ms = (iso: string) => Date.parse(iso);
 
 describe('GET /api/v1/compliance/audit-export', () => {
-  let t: TestServer;
   let c: Client;
   let noExport: Client;
   let exportOnly: Client;
@@ -49,9 +48,9 @@ describe('GET /api/v1/compliance/audit-export', () => {
     batch: { status: 0, text: '' },
   };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     made.rawKeys.push(t.tenant.apiKey.rawKey);
 
     const key = async (scopes: string[]) => {
@@ -106,7 +105,6 @@ describe('GET /api/v1/compliance/audit-export', () => {
     other = client(t.url, otherTenant.apiKey.rawKey);
     await makeAccount(other, { name: 'theirs', currency: 'USD', type: 'ASSET' });
   });
-  afterAll(async () => t?.stop());
 
   describe('query validation', () => {
     it('from missing → 400', async () => {

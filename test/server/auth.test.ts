@@ -1,7 +1,7 @@
 // Authentication rules 1-6: 401 for missing, malformed, unknown or revoked keys; 403 for a missing scope; ADMIN supersedes.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type TestServer, SPEC_SCOPES } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, fiat, makeAccount, post, SPEC_SCOPES, useServerWithAccounts } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 
@@ -10,7 +10,6 @@ const SCOPES = SPEC_SCOPES;
 const hex32 = () => randomBytes(16).toString('hex');
 
 describe('authentication and scopes', () => {
-  let t: TestServer;
   let admin: ReturnType<typeof client>;
   let accountId: string;
   let transactionId: string;
@@ -42,10 +41,9 @@ describe('authentication and scopes', () => {
     return res.body;
   }
 
+  const t = useServerWithAccounts({ accounts: { accountId: { name: 'acct', type: 'ASSET' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
-    accountId = await makeAccount(admin, { type: 'ASSET' });
+    ({ client: admin, accounts: { accountId } } = t);
     const other = await makeAccount(admin, { type: 'REVENUE' });
     const res = await post(admin, [fiat(accountId, 'DEBIT', '1.00'), fiat(other, 'CREDIT', '1.00')]);
     expect(res.status, res.text).toBe(201);
@@ -82,7 +80,6 @@ describe('authentication and scopes', () => {
       { name: 'DELETE /api-keys/{id}', scope: 'ADMIN', method: 'DELETE', path: () => `/api/v1/api-keys/${randomUUID()}`, ok: 404 },
     ];
   });
-  afterAll(async () => t?.stop());
 
   const call = (rawKey: string | undefined, e: (typeof endpoints)[number], extraHeaders: Record<string, string> = {}) =>
     client(t.url, rawKey).request(e.method, e.path(), {

@@ -2,12 +2,11 @@
 // a limit refused with 422 BALANCE_LIMIT_EXCEEDED, changing nothing and leaving its Idempotency-Key unused, even when
 // 64 debits race an account down to its min.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 
 describe('balance limits', () => {
-  let t: TestServer;
   let c: Client;
   let funding: string;
 
@@ -17,12 +16,10 @@ describe('balance limits', () => {
   /** Moves `amount` USD from `from` (credited) to `to` (debited). */
   const move = (to: string, from: string, amount: string, key?: string) => post(c, [fiat(to, 'DEBIT', amount), fiat(from, 'CREDIT', amount)], { key });
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    funding = await makeAccount(c, { name: 'funding', type: 'EQUITY' });
+  const t = useServerWithAccounts({ accounts: { funding: 'EQUITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { funding } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('an account has no limits until some are put; PUT replaces them all and answers what GET answers', async () => {
     const wallet = await makeAccount(c, { name: 'wallet' });

@@ -1,7 +1,7 @@
 // GET /api/v1/accounts/{accountId}/balance — black-box, per spec and contract.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS } from '../helpers/expect.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,17 +38,15 @@ function rawTokenAmount(text: string, token: string): string {
 }
 
 describe('balance', () => {
-  let t: TestServer;
   let c: Client;
   let c2: Client;
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     const other = await createTenant(t.dbPath, 'Other');
     c2 = client(t.url, other.apiKey.rawKey);
   });
-  afterAll(async () => t?.stop());
 
   const balance = (id: string, query = '') => c.get(`/api/v1/accounts/${id}/balance${query}`);
 

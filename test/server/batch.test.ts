@@ -5,12 +5,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 
 describe('POST /api/v1/transactions/batch', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let sales: string;
@@ -28,13 +27,10 @@ describe('POST /api/v1/transactions/batch', () => {
     }
   };
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash' });
-    sales = await makeAccount(c, { name: 'sales', type: 'REVENUE' });
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { cash, sales } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('not atomic: each item answers what POST /api/v1/transactions would, in order; one refused stops none', async () => {
     const [single, other] = [randomUUID(), randomUUID()];

@@ -3,8 +3,8 @@
 // read, fewer than `limit` or none, with a cursor that continues from there, and paging on finds exactly what the
 // filters hold. Transactions, accounts, holds and the trial balance, on both engines; the data is made through the
 // server's own ledger (its writes are those of the API), the reads go over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useServerWithAccounts, type Client } from '../helpers/server.js';
 import { SCAN_ROWS_MAX } from '../../src/core/limits.js';
 import { JsonNumber } from '../../src/core/money.js';
 import { cliActor } from '../../src/cli/common.js';
@@ -23,7 +23,6 @@ interface Page {
 }
 
 describe('filtered pages read a bounded number of rows', () => {
-  let t: TestServer;
   let c: Client;
   let tenantId: string;
   let debit: string;
@@ -54,9 +53,9 @@ describe('filtered pages read a bounded number of rows', () => {
   const newestFirst = (keep: (p: (typeof postings)[number]) => boolean) => postings.filter(keep).map((p) => p.id).reverse();
   const ids = (items: any[]) => items.map((x) => x.transactionId);
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     tenantId = t.tenant.tenantId;
     const { ledger } = t.server;
     const account = (name: string, extra: Record<string, unknown> = {}) => ledger.accounts.create(tenantId, { name, currency: 'USD', type: 'ASSET', ...extra } as never, cliActor).then((a) => a.id);
@@ -78,7 +77,6 @@ describe('filtered pages read a bounded number of rows', () => {
       results.forEach((r, i) => (batch[i]!.id = JSON.parse((r as { response: { body: string } }).response.body).transactionId));
     }
   });
-  afterAll(async () => t?.stop());
 
   describe('GET /api/v1/transactions', () => {
     it('a narrow filter beside a wide one answers its item on the first page, with no cursor', async () => {

@@ -15,7 +15,7 @@ import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, useServerWithAccounts, type TestServer } from '../helpers/server.js';
 import { rawHttp } from '../helpers/rawHttp.js';
 import { CONNECTION_REFUSAL_LINGER_MS } from '../../src/core/limits.js';
 import { until } from '../helpers/poll.js';
@@ -66,11 +66,7 @@ describe('connection bounds', () => {
   });
 
   describe(`plain HTTP, --headers-timeout ${TIMEOUT_MS} ms, --max-connections-per-client 4`, () => {
-    let t: TestServer;
-    beforeAll(async () => {
-      t = await startTestServer({ headersTimeoutMs: TIMEOUT_MS, maxConnectionsPerClient: 4 });
-    });
-    afterAll(() => t?.stop());
+    const t = useServerWithAccounts({ headersTimeoutMs: TIMEOUT_MS, maxConnectionsPerClient: 4 });
 
     it('a connection that sends nothing is answered 408 and closed within about the time-out of its opening', async () => {
       const silent = track(await watch(t.url));
@@ -92,11 +88,7 @@ describe('connection bounds', () => {
   });
 
   describe('plain HTTP, --max-connections-per-client 4', () => {
-    let t: TestServer;
-    beforeAll(async () => {
-      t = await startTestServer({ maxConnectionsPerClient: 4 });
-    });
-    afterAll(() => t?.stop());
+    const t = useServerWithAccounts({ maxConnectionsPerClient: 4 });
     const healthz = (localAddress: string) =>
       rawHttp(t.url, { head: `GET /healthz HTTP/1.1\r\nHost: ${new URL(t.url).host}\r\nConnection: close`, localAddress, timeoutMs: 5000 });
 

@@ -3,8 +3,8 @@
 // `cursor`, the code a tampered cursor gets. Walked over every list the OpenAPI document has (an operation that takes
 // `cursor`), each filter of each list changed in turn; a list the document gains without a case here fails the test.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 
 const FROM = '2000-01-01T00:00:00Z';
@@ -31,13 +31,12 @@ const without = (query: Record<string, string>, name: string) => Object.fromEntr
 const reversed = (query: Record<string, string>) => Object.fromEntries(Object.entries(query).reverse());
 
 describe('a cursor goes with the query it came from, on every list', () => {
-  let t: TestServer;
   let c: Client;
   const cases: Record<string, ListCase> = {};
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     const wallet = await makeAccount(c, { name: 'wallet' });
     const other = await makeAccount(c, { name: 'other wallet' });
     const equity = await makeAccount(c, { name: 'equity', type: 'EQUITY' });
@@ -166,7 +165,6 @@ describe('a cursor goes with the query it came from, on every list', () => {
       cases[path] = { path, query: {}, others: {} };
     }
   });
-  afterAll(async () => t?.stop());
 
   it('the document\'s lists are the lists tested here, and every filter of each is changed in turn', async () => {
     const doc = (await c.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };

@@ -1,7 +1,7 @@
 // GET /api/v1/accounts/{accountId}/entries — black-box, per spec and contract.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -12,7 +12,6 @@ function flip(cursor: string, at = Math.floor(cursor.length / 2)): string {
 }
 
 describe('entries', () => {
-  let t: TestServer;
   let c: Client;
   let c2: Client;
   let counter: string; // LIABILITY USD, takes the other side
@@ -43,11 +42,9 @@ describe('entries', () => {
     return { seen: items as any[], pages };
   }
 
+  const t = useServerWithAccounts({ accounts: { counter: 'LIABILITY', big: 'ASSET' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    counter = await makeAccount(c, { name: 'counter', type: 'LIABILITY' });
-    big = await makeAccount(c, { name: 'big', type: 'ASSET' });
+    ({ client: c, accounts: { counter, big } } = t);
     // 12 transactions of 10 lines each on `big` (5 debits, 5 credits): 120 entries, many sharing a createdAt
     for (let i = 0; i < 12; i++) {
       const lines = Array.from({ length: 10 }, (_, j) => fiat(big, j % 2 === 0 ? 'DEBIT' : 'CREDIT', `${i + 1}.0${j >> 1}`));
@@ -60,7 +57,6 @@ describe('entries', () => {
     const otherCounter = await makeAccount(c2, { name: 'theirs counter', type: 'LIABILITY' });
     for (let i = 0; i < 3; i++) await post(c2, [fiat(otherTenantAccount, 'DEBIT', '1'), fiat(otherCounter, 'CREDIT', '1')]);
   });
-  afterAll(async () => t?.stop());
 
   it('answers {accountId, entries, nextCursor} with no items and no total', async () => {
     const res = await entries(big, '?limit=5');

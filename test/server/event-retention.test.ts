@@ -1,7 +1,7 @@
 // --event-retention (issue 18): events older than the retention time are pruned, never one the webhook sender has not
 // finished with; reading after a pruned event is 410 EVENT_PRUNED, on the feed and on the stream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { openStream } from '../helpers/sse.js';
 import { until } from '../helpers/poll.js';
@@ -9,7 +9,6 @@ import { until } from '../helpers/poll.js';
 const DAY_MS = 24 * 3_600_000;
 
 describe('--event-retention', () => {
-  let t: TestServer;
   let c: Client;
   let held: Client;
   let now = Date.parse('2030-01-01T00:00:00.000Z');
@@ -24,16 +23,15 @@ describe('--event-retention', () => {
   };
   const feed = async (who: Client) => (await who.get('/api/v1/events?limit=200')).body.items as any[];
 
+  const t = useServerWithAccounts({ clock, eventRetentionDays: 1, eventPruneIntervalMs: 50, webhooks: { allowPrivate: true } });
   beforeAll(async () => {
-    t = await startTestServer({ clock, eventRetentionDays: 1, eventPruneIntervalMs: 50, webhooks: { allowPrivate: true } });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     held = client(t.url, (await createTenant(t.dbPath, 'Held')).apiKey.rawKey);
     for (const who of [c, held]) accounts.set(who, [await makeAccount(who, { name: 'a' }), await makeAccount(who, { name: 'b', type: 'LIABILITY' })]);
     // The held tenant's webhook points where nothing answers: its events stay undelivered, being retried.
     const put = await held.request('PUT', '/api/v1/tenant/webhook', { body: { webhookUrl: 'https://127.0.0.1:9/hook' } });
     expect(put.status, put.text).toBe(200);
   });
-  afterAll(async () => t?.stop());
 
   it('prunes what is past the retention time; 410 after a pruned event or cursor, 400 for an id never seen', async () => {
     const old = [await postOne(c), await postOne(c), await postOne(c)];

@@ -4,7 +4,7 @@
 // streams from one client address half of --max-connections-per-client, so an ordinary request still gets through.
 import { request, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client, type TestServer } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { rawHttp } from '../helpers/rawHttp.js';
@@ -47,7 +47,6 @@ describe('event stream caps', () => {
   });
 
   describe('per tenant (--max-streams-per-tenant 3)', () => {
-    let t: TestServer;
     let a: { rawKey: string; c: Client; accounts: [string, string] };
     let b: { rawKey: string; c: Client; accounts: [string, string] };
 
@@ -61,12 +60,11 @@ describe('event stream caps', () => {
       return res.body.transactionId as string;
     };
 
+    const t = useServerWithAccounts({ maxStreamsPerTenant: 3, eventStream: { heartbeatMs: 300 } });
     beforeAll(async () => {
-      t = await startTestServer({ maxStreamsPerTenant: 3, eventStream: { heartbeatMs: 300 } });
       a = await tenant(t.tenant.apiKey.rawKey);
       b = await tenant((await createTenant(t.dbPath, 'Other')).apiKey.rawKey);
     });
-    afterAll(() => t?.stop());
 
     it('the next stream past the cap is 429 RATE_LIMITED with Retry-After, and its connection is closed', async () => {
       await fill(t, a.rawKey, 3);
@@ -122,14 +120,12 @@ describe('event stream caps', () => {
   });
 
   describe('all tenants together (--max-connections 10: 5 streams at most)', () => {
-    let t: TestServer;
     let other: string;
 
+    const t = useServerWithAccounts({ maxConnections: 10 });
     beforeAll(async () => {
-      t = await startTestServer({ maxConnections: 10 });
       other = (await createTenant(t.dbPath, 'Other')).apiKey.rawKey;
     });
-    afterAll(() => t?.stop());
 
     it('streams hold at most half of the connections, across tenants; an ordinary request still gets through', async () => {
       const rawKey = t.tenant.apiKey.rawKey;

@@ -1,12 +1,11 @@
 // GET /api/v1/events (issue 18): the tenant's events oldest first, in commit order, each the webhook body without
 // sentAt; after, type, limit and cursor; complete paging while writers commit; scopes and tenant isolation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 
 describe('GET /api/v1/events', () => {
-  let t: TestServer;
   let c: Client;
   let other: Client;
   let cash: string;
@@ -20,14 +19,13 @@ describe('GET /api/v1/events', () => {
     return res.body.transactionId as string;
   };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     other = client(t.url, (await createTenant(t.dbPath, 'Other')).apiKey.rawKey);
     cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
     deposits = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
   });
-  afterAll(async () => t?.stop());
 
   it('a tenant without events gets an empty page', async () => {
     const res = await other.get('/api/v1/events');
