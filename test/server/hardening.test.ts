@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDb, client, fiat, makeAccount, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { client, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { killAll, spawnServe, type Spawned } from '../helpers/spawn.js';
@@ -79,7 +79,6 @@ function postChunked(url: string, path: string, rawKey: string, chunks: Buffer[]
 }
 
 describe('hardening: hostile request bodies change nothing', () => {
-  let t: TestServer;
   let admin: Client;
   let debitAcct: string;
   let creditAcct: string;
@@ -102,15 +101,12 @@ describe('hardening: hostile request bodies change nothing', () => {
   const ACCOUNT = '"name":"x","currency":"USD","type":"ASSET"';
   let LINES: string;
 
+  const t = useServerWithAccounts({ accounts: { debitAcct: { name: 'cash', type: 'ASSET' }, creditAcct: { name: 'sales', type: 'REVENUE' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
-    debitAcct = await makeAccount(admin, { name: 'cash', type: 'ASSET' });
-    creditAcct = await makeAccount(admin, { name: 'sales', type: 'REVENUE' });
+    ({ client: admin, accounts: { debitAcct, creditAcct } } = t);
     validTx = () => ({ lines: [fiat(debitAcct, 'DEBIT', '10.00'), fiat(creditAcct, 'CREDIT', '10.00')] });
     LINES = `"lines":${JSON.stringify(validTx().lines)}`;
   });
-  afterAll(async () => t?.stop());
 
   it('invalid JSON is 400', async () => {
     const bodies = [
@@ -273,14 +269,12 @@ describe('hardening: hostile request bodies change nothing', () => {
 });
 
 describe('hardening: exact amounts', () => {
-  let t: TestServer;
   let admin: Client;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    admin = t.client;
   });
-  afterAll(async () => t?.stop());
 
   const rawTx = (debit: string, credit: string, amount: string) =>
     admin.request('POST', '/api/v1/transactions', {

@@ -1,13 +1,12 @@
 // Two-phase holds (issue 19): create, capture (whole or in part), void, expiry; pending and available on the balance;
 // limits with holds counted; conflicts; idempotent retries; events and listing.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { until } from '../helpers/poll.js';
 
 describe('holds', () => {
-  let t: TestServer;
   let c: Client;
   let funding: string;
 
@@ -26,12 +25,10 @@ describe('holds', () => {
   /** A hold moving `amount` USD out of `wallet` into a merchant account. */
   const spend = (wallet: string, merchant: string, amount: string) => [fiat(merchant, 'DEBIT', amount), fiat(wallet, 'CREDIT', amount)];
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    funding = await makeAccount(c, { name: 'funding', type: 'EQUITY' });
+  const t = useServerWithAccounts({ accounts: { funding: 'EQUITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { funding } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('a hold reserves without posting: 201 PENDING, pending and available move, the amount and the entries do not', async () => {
     const wallet = await funded('100.00');

@@ -1,8 +1,8 @@
 // HTTP hygiene (issue 15): the status line carries its reason phrase; every answer says nosniff and no-store; a body
 // declared as anything but JSON is 415; repeated Host or Idempotency-Key headers are 400 and change nothing; HEAD is
 // answered on every GET route, with the GET's status and headers and no body.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeAccount, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { rawHttp } from '../helpers/rawHttp.js';
 import { allRoutes } from '../../src/server/app.js';
@@ -10,18 +10,16 @@ import { allRoutes } from '../../src/server/app.js';
 const ACCOUNT = JSON.stringify({ name: 'hygiene', currency: 'USD', type: 'ASSET' });
 
 describe('HTTP hygiene', () => {
-  let t: TestServer;
   let c: Client;
   let auth: string;
   let accountId: string;
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     auth = `Bearer ${t.tenant.apiKey.rawKey}`;
     accountId = await makeAccount(c);
   });
-  afterAll(async () => t?.stop());
 
   const raw = (head: string, body?: string) => rawHttp(t.url, { head, body: body === undefined ? undefined : [body] });
   const hostLine = () => `Host: ${new URL(t.url).host}`;

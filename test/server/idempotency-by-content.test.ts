@@ -3,8 +3,8 @@
 // Idempotency-Key, a body that differs only in the order of its metadata keys or in how an amount is written is the
 // same request (the original 201 again, byte for byte, and nothing new written); a different value is the documented
 // 422 IDEMPOTENCY_KEY_REUSED. Settlements: "the Idempotency-Key works as for transactions".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fiat, onchain, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectError, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 
@@ -16,7 +16,6 @@ const postText = (c: Client, path: string, text: string, headers: Record<string,
   c.request('POST', path, { rawBody: text, headers });
 
 describe('idempotency compares a request by its content', () => {
-  let t: TestServer;
   let c: Client;
   let a: string; // ASSET USD
   let b: string; // LIABILITY USD
@@ -29,13 +28,10 @@ describe('idempotency compares a request by its content', () => {
     `${JSON.stringify(fiat(b, 'CREDIT', 0)).replace('"amount":0', `"amount":${amountJson}`)}]` +
     `${metadataJson === undefined ? '' : `,"metadata":${metadataJson}`}}`;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+  const t = useServerWithAccounts({ accounts: { a: { name: 'cash', type: 'ASSET' }, b: { name: 'deposits', type: 'LIABILITY' } } });
+  beforeAll(() => {
+    ({ client: c, accounts: { a, b } } = t);
   });
-  afterAll(async () => t?.stop());
 
   describe('metadata by its entries', () => {
     it('the same metadata with its keys in another order is the same request: the original 201, same body, one transaction', async () => {

@@ -4,8 +4,8 @@
 // one outside the range, judged once its offset is applied, with 400 at its name and the range in the message; the
 // range's own ends are taken, and the years 0001 to 0099 are read as themselves. Over HTTP, then the command line.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, post, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 
 const RANGE = /from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59\.999Z, once its offset is applied/;
@@ -16,20 +16,16 @@ const OUTSIDE = ['9999-12-31T23:59:59-14:00', '9999-12-31T23:59:59.9995Z', '0001
 const q = encodeURIComponent;
 
 describe('instants outside 0001 to 9999 are refused, the range itself taken', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let sales: string;
 
+  const t = useServerWithAccounts({ accounts: { cash: { name: 'Cash', type: 'ASSET' }, sales: { name: 'Sales', type: 'REVENUE' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'Cash', type: 'ASSET' });
-    sales = await makeAccount(c, { name: 'Sales', type: 'REVENUE' });
+    ({ client: c, accounts: { cash, sales } } = t);
     const res = await post(c, [fiat(cash, 'DEBIT', '10.00'), fiat(sales, 'CREDIT', '10.00')]);
     expect(res.status, res.text).toBe(201);
   });
-  afterAll(async () => t?.stop());
 
   const ok = async (path: string) => {
     const res = await c.get(path);

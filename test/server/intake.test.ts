@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Agent, get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDb, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, post, testDb, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { killAll, spawnLedger } from '../helpers/spawn.js';
@@ -62,18 +62,14 @@ function expectRefusal(res: RawResponse, status: number, code: string) {
 const bounded = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms) });
 
 describe('intake with the default limits: 413 for a body over 2 MiB (the client reads it), 431 for large headers, no rate limit', () => {
-  let t: TestServer;
   let admin: Client;
   let cash: string;
   let sales: string;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(admin, { name: 'cash', type: 'ASSET' });
-    sales = await makeAccount(admin, { name: 'sales', type: 'REVENUE' });
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE' } });
+  beforeAll(() => {
+    ({ client: admin, accounts: { cash, sales } } = t);
   });
-  afterAll(async () => t?.stop());
 
   /** The server keeps serving: health, and a normal two-line posting. */
   async function stillServes() {
@@ -219,14 +215,12 @@ describe('intake with the default limits: 413 for a body over 2 MiB (the client 
 describe('intake: a body that stalls or trickles is refused with 408', () => {
   const IDLE_MS = 500;
   const lines: string[] = [];
-  let t: TestServer;
   let rawKey: string;
 
+  const t = useServerWithAccounts({ bodyIdleTimeoutMs: IDLE_MS, log: (line, level) => lines.push(`${level ?? 'info'}: ${line}`) });
   beforeAll(async () => {
-    t = await startTestServer({ bodyIdleTimeoutMs: IDLE_MS, log: (line, level) => lines.push(`${level ?? 'info'}: ${line}`) });
     rawKey = t.tenant.apiKey.rawKey;
   });
-  afterAll(async () => t?.stop());
 
   const internalErrors = () => lines.filter((l) => l.includes('internal error'));
   const accountHead = (length: number) => requestHead('POST', '/api/v1/accounts', rawKey, { 'content-type': 'application/json', 'content-length': String(length) });
@@ -306,14 +300,13 @@ describe('intake: a body that stalls or trickles is refused with 408', () => {
 
 describe('intake: --rate-limit, per API key', () => {
   const RATE = 5;
-  let t: TestServer;
   let first: Client;
   let second: Client;
   let otherTenant: Client;
   let firstKey: string;
 
+  const t = useServerWithAccounts({ rateLimitPerSecond: RATE });
   beforeAll(async () => {
-    t = await startTestServer({ rateLimitPerSecond: RATE });
     firstKey = t.tenant.apiKey.rawKey;
     first = client(t.url, firstKey);
     const made = await first.post('/api/v1/api-keys', { scopes: ['ADMIN'] });
@@ -324,7 +317,6 @@ describe('intake: --rate-limit, per API key', () => {
     // The first key's bucket is full again before the burst.
     await sleep(1_200);
   });
-  afterAll(async () => t?.stop());
 
   it('a burst of 20 is served about the burst size, the rest is 429 RATE_LIMITED with Retry-After, before any work', async () => {
     const burst = await Promise.all(Array.from({ length: 20 }, () => first.get('/api/v1/accounts')));

@@ -2,19 +2,17 @@
 // HTTP against the real server: the second DELETE (and the third, and several at once) is 204 with an empty body; the
 // key's revokedAt stays the first one; the audit log holds one REVOKE_API_KEY for it; the key stays refused with 401
 // UNAUTHENTICATED.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, ISO_MS } from '../helpers/expect.js';
 
 describe('revoking a revoked key', () => {
-  let t: TestServer;
   let admin: Client;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    admin = t.client;
   });
-  afterAll(async () => t?.stop());
 
   async function newKey(scopes: string[]) {
     const res = await admin.post('/api/v1/api-keys', { scopes });

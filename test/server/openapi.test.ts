@@ -1,21 +1,19 @@
 // The OpenAPI document is valid OpenAPI 3.1 and describes every route the server has.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { allRoutes } from '../../src/server/app.js';
 import { openApiPath } from '../../src/server/openapi.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServerWithAccounts } from '../helpers/server.js';
 
 describe('GET /api/v1/openapi.json', () => {
-  let t: TestServer;
   let doc: { openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>> };
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
     const res = await fetch(`${t.url}/api/v1/openapi.json`);
     expect(res.status).toBe(200);
     doc = (await res.json()) as typeof doc;
   });
-  afterAll(async () => t?.stop());
 
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toBe('3.1.0');

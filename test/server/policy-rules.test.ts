@@ -1,24 +1,22 @@
 // POST/GET/DELETE /api/v1/admin/policy-rules — black-box, per spec, contract and the issue-5 decisions (Policy rules).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type TestServer, scopesExcept } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, scopesExcept, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { createRule, exportAudit, newKey, RULES_PATH } from '../helpers/agents.js';
 
 const ALL_BUT_ADMIN = scopesExcept('ADMIN');
 
 describe('policy rules', () => {
-  let t: TestServer;
   let admin: Client;
   let other: Client;
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+    admin = t.client;
     const tenant2 = await createTenant(t.dbPath, 'Other');
     other = client(t.url, tenant2.apiKey.rawKey);
   });
-  afterAll(async () => t?.stop());
 
   const debitAccountId = randomUUID();
   const creditAccountId = randomUUID();

@@ -2,9 +2,9 @@
 // every balance, pending and available amount the server reports equals what a model of the entries and the open
 // holds implies, a limit is never passed, and what the model refuses the server refuses, changing nothing.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectTrialBalance, type Books } from '../helpers/trial-balance.js';
 import { checkProperty } from '../helpers/property.js';
 
@@ -30,16 +30,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const text = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
 
 describe('property: balances, pending and available under holds', () => {
-  let t: TestServer;
   let c: Client;
   let now = Date.parse('2031-01-01T00:00:00.000Z');
   const clock = { now: () => new Date(now) };
 
-  beforeAll(async () => {
-    t = await startTestServer({ clock });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts({ clock });
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('every reported figure equals the model; refusals change nothing; the trial balance is the model\'s', async () => {
     /** Every run's accounts with their balances in cents as debits minus credits (holds count once captured). */

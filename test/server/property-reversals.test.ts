@@ -3,9 +3,9 @@
 // reversed at most once, every answer is the one a model predicts, a refusal changes nothing, and after every step
 // the balances the server reports equal the model, which applies the inverse lines of each accepted reversal.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { client, fiat, makeAccount, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { fiat, makeAccount, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectTrialBalance, type Books } from '../helpers/trial-balance.js';
 import { expectError } from '../helpers/expect.js';
 import { checkProperty } from '../helpers/property.js';
@@ -84,14 +84,12 @@ interface Known {
 const seen = { raced: 0, notReversible: 0, alreadyReversed: 0, limitRefused: 0, reversed: 0, replayed: 0 };
 
 describe('property: reversals, once each, against a model of the balances', () => {
-  let t: TestServer;
   let c: Client;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('every answer is the model\'s; balances equal the model after every step; refusals change nothing', async () => {
     let run = 0;

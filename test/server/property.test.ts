@@ -2,10 +2,10 @@
 // (current, per token, and as of an earlier instant) is exactly the signed sum of the entries it lists (every other
 // valid posting sent as an item of a batch),
 // and a refused request changes nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
-import { client, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { makeAccount, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { checkProperty } from '../helpers/property.js';
 import { expectTrialBalance, type Books } from '../helpers/trial-balance.js';
@@ -220,13 +220,11 @@ function expectedBalance(entries: ListedEntry[], normal: 'DEBIT' | 'CREDIT', cur
 }
 
 describe('property: balances are the signed sums of the listed entries', () => {
-  let t: TestServer;
   let c: Client;
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('holds after every step of random valid and invalid postings; the trial balance is the model\'s after each run', async () => {
     let keyNo = 0;

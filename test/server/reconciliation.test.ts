@@ -1,7 +1,7 @@
 // POST /api/v1/reconciliation/batch and GET /api/v1/reconciliation/results — black-box, per spec, contract and the issue 3 decisions.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 const WALLET = '0x0000000000000000000000000000000000000001';
@@ -60,7 +60,6 @@ async function allResults(c: Client, limit = 200): Promise<any[]> {
 }
 
 describe('reconciliation', () => {
-  let t: TestServer;
   let c: Client; // ADMIN key of the first tenant
   let co: Client; // ADMIN key of another tenant
   let otherTenantTx: string;
@@ -76,15 +75,14 @@ describe('reconciliation', () => {
     return client(t.url, res.body.rawKey);
   }
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     const other = await createTenant(t.dbPath, 'Other');
     co = client(t.url, other.apiKey.rawKey);
     const [r, k] = await pair(co);
     otherTenantTx = await postOk(co, transferLines(r, k, '10'));
   });
-  afterAll(async () => t?.stop());
 
   describe('POST /api/v1/reconciliation/batch: invalid bodies → 400', () => {
     const cases: Array<[string, () => unknown]> = [

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 
 type Item = { accountId: string; name: string; type: string; normalBalance: string; asset: string; debit: number; credit: number };
@@ -94,7 +94,6 @@ async function expectItemsAreBalances(c: Client, report: Report, accounts: strin
 }
 
 describe('GET /api/v1/reports/trial-balance', () => {
-  let t: TestServer;
   let c: Client;
   const accounts: string[] = [];
   const names = new Map<string, string>();
@@ -114,9 +113,9 @@ describe('GET /api/v1/reports/trial-balance', () => {
   };
   const createdAt = async (id: string) => (await c.get(`/api/v1/transactions/${id}`)).body.createdAt as string;
 
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     // Two of each type (the same name twice among the assets: the id orders them), a BRL pair and a zero account.
     for (const type of TYPES) {
       await account(`${type.toLowerCase()} b`, type);
@@ -127,7 +126,6 @@ describe('GET /api/v1/reports/trial-balance', () => {
     await account('brl equity', 'EQUITY', 'BRL');
     await account('never used', 'LIABILITY');
   });
-  afterAll(async () => t?.stop());
 
   it('an empty ledger: no items, no totals; the instant is the request\'s; a key without ACCOUNTS_READ is 403', async () => {
     const before = Date.now();
@@ -286,7 +284,6 @@ describe('GET /api/v1/reports/trial-balance', () => {
 });
 
 describe('reports on a clock the test moves', () => {
-  let t: TestServer;
   let c: Client;
   // Commit times never go back: the test's clock starts after the tenant the CLI made on the real clock.
   let now = Date.parse('2031-01-05T10:00:00.000Z'); // a Sunday
@@ -301,11 +298,9 @@ describe('reports on a clock the test moves', () => {
     expect(res.status, res.text).toBe(201);
   };
 
+  const t = useServerWithAccounts({ clock, accounts: { cash: 'ASSET', sales: 'REVENUE' } });
   beforeAll(async () => {
-    t = await startTestServer({ clock });
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    sales = await makeAccount(c, { name: 'sales', type: 'REVENUE' });
+    ({ client: c, accounts: { cash, sales } } = t);
     await posted([fiat(cash, 'DEBIT', '10.00'), fiat(sales, 'CREDIT', '10.00')]);
     at('2031-01-06T00:00:00.000Z'); // on a boundary: in the bucket that ends there
     await posted([fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')]);
@@ -314,7 +309,6 @@ describe('reports on a clock the test moves', () => {
     at('2031-02-20T08:00:00.000Z');
     await posted([fiat(sales, 'DEBIT', '0.50'), fiat(cash, 'CREDIT', '0.50')]);
   });
-  afterAll(async () => t?.stop());
 
   const history = (account: string, query: string) => c.get(`/api/v1/accounts/${account}/balance-history?${query}`);
 

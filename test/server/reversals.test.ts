@@ -4,14 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, UUID } from '../helpers/expect.js';
 import { parseNdjson } from '../helpers/audit.js';
 import { execute, newKey } from '../helpers/agents.js';
 
 describe('reversing a posted transaction', () => {
-  let t: TestServer;
   let c: Client;
   let funding: string;
 
@@ -32,12 +31,10 @@ describe('reversing a posted transaction', () => {
   };
   const events = async (type: string) => (await c.get(`/api/v1/events?type=${type}&limit=200`)).body.items as Array<{ type: string; data: any }>;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    funding = await makeAccount(c, { name: 'funding', type: 'EQUITY' });
+  const t = useServerWithAccounts({ accounts: { funding: 'EQUITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { funding } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('the reversal mirrors every line (other side, same account, amount and monetary details), and both are linked', async () => {
     const cash = await makeAccount(c, { name: 'cash' });

@@ -1,7 +1,7 @@
 // POST/GET/DELETE /api/v1/settlements, matching at posting time and expiry — black-box, per spec, contract and the issue 3 decisions.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { until } from '../helpers/poll.js';
@@ -120,7 +120,6 @@ function waitWhilePending(c: Client, id: string, deadlineMs = 8000): Promise<any
 }
 
 describe('settlements', () => {
-  let t: TestServer;
   let c: Client; // ADMIN key of the first tenant
   let c2: Client; // ADMIN key of another tenant
   let acct: string; // receiving account used by validation tests (never posted to)
@@ -133,15 +132,13 @@ describe('settlements', () => {
     return [recv, counter];
   }
 
+  const t = useServerWithAccounts({ accounts: { acct: { name: 'wallet account', type: 'ASSET' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    acct = await makeAccount(c, { name: 'wallet account', type: 'ASSET' });
+    ({ client: c, accounts: { acct } } = t);
     const other = await createTenant(t.dbPath, 'Other');
     c2 = client(t.url, other.apiKey.rawKey);
     otherTenantAcct = await makeAccount(c2, { name: 'theirs', type: 'ASSET' });
   });
-  afterAll(async () => t?.stop());
 
   describe('POST /api/v1/settlements: success', () => {
     it('answers 201 with exactly the settlement keys, PENDING, matched fields null, expiresAt = createdAt + 24 h', async () => {
@@ -855,14 +852,12 @@ describe('settlements', () => {
   });
 
   describe('expiry (server started with settlementTtlSeconds: 1)', () => {
-    let ts: TestServer;
     let cs: Client;
 
-    beforeAll(async () => {
-      ts = await startTestServer({ settlementTtlSeconds: 1 });
-      cs = client(ts.url, ts.tenant.apiKey.rawKey);
+    const ts = useServerWithAccounts({ settlementTtlSeconds: 1 });
+    beforeAll(() => {
+      cs = ts.client;
     });
-    afterAll(async () => ts?.stop());
 
     async function shortPair(): Promise<[string, string]> {
       return [await makeAccount(cs, { name: 'recv' }), await makeAccount(cs, { name: 'counter', type: 'LIABILITY' })];
@@ -911,18 +906,16 @@ describe('settlements', () => {
   });
 
   describe('expiry on a moved clock (settlementTtlSeconds: 1)', () => {
-    let ts: TestServer;
     let cs: Client;
     let nowMs = Date.now();
     const clock = { now: () => new Date(nowMs) };
 
+    const ts = useServerWithAccounts({ settlementTtlSeconds: 1, clock });
     beforeAll(async () => {
-      ts = await startTestServer({ settlementTtlSeconds: 1, clock });
-      cs = client(ts.url, ts.tenant.apiKey.rawKey);
+      cs = ts.client;
       // After the tenant the CLI made on the real clock: commit times never go back, so the test's clock starts later.
       nowMs = Date.now() + 1000;
     });
-    afterAll(async () => ts?.stop());
 
     it('SETTLED and CANCELLED settlements never become UNMATCHED; a PENDING one beside them does', async () => {
       const recv = await makeAccount(cs, { name: 'recv' });

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { client, fiat, makeAccount, post, useServerWithAccounts } from '../helpers/server.js';
 
 describe('smoke: post and read back', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(async () => t.stop());
+  const t = useServerWithAccounts();
 
   it('posts a balanced transaction and reads the balance', async () => {
     const c = client(t.url, t.tenant.apiKey.rawKey);

@@ -3,8 +3,8 @@
 // over HTTP against the real server: ten postings of 1000 lines (the most a posting may have) all on one account make
 // exactly 10,000 movements, answered 200 in full; on-chain lines after them change nothing; one FIAT line more makes
 // the same period 400 VALIDATION_FAILED, while a period that leaves a posting out is still answered.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fiat, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 
 const LINES_MAX = 1000; // README Limits: "lines per transaction | 2 to 1000"
@@ -14,7 +14,6 @@ const FAR_FUTURE = '2999-01-01T00:00:00.000Z';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a statement lists at most 10,000 movements', () => {
-  let t: TestServer;
   let c: Client;
   let a: string; // every movement is on this account
   let b: string;
@@ -34,16 +33,13 @@ describe('a statement lists at most 10,000 movements', () => {
     return createdAt;
   }
 
+  const t = useServerWithAccounts({ accounts: { a: { name: 'busy', type: 'ASSET' }, b: { name: 'other', type: 'LIABILITY' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'busy', type: 'ASSET' });
-    b = await makeAccount(c, { name: 'other', type: 'LIABILITY' });
+    ({ client: c, accounts: { a, b } } = t);
     // 500 debits and 500 credits of A in each posting: 1000 movements of A, balanced within the account.
     const full = Array.from({ length: LINES_MAX }, (_, i) => fiat(a, i % 2 === 0 ? 'DEBIT' : 'CREDIT', '0.01'));
     for (let p = 0; p < MOVEMENTS_MAX / LINES_MAX; p++) await postAndTime(full);
   });
-  afterAll(async () => t?.stop());
 
   it('exactly 10,000 movements: 200 with every one of them, ascending', async () => {
     const res = await statement(FAR_PAST, FAR_FUTURE);

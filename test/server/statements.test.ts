@@ -1,7 +1,7 @@
 // GET /api/v1/accounts/{accountId}/statement — black-box, per spec and contract.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -10,7 +10,6 @@ const FAR_FUTURE = '2999-01-01T00:00:00.000Z';
 const plusMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 describe('statement', () => {
-  let t: TestServer;
   let c: Client;
   let c2: Client;
   let s: string; // ASSET USD
@@ -23,11 +22,9 @@ describe('statement', () => {
     return c.get(`/api/v1/accounts/${id}/statement?${q.toString()}`);
   };
 
+  const t = useServerWithAccounts({ accounts: { s: { name: 'cash', type: 'ASSET' }, l: { name: 'deposits', type: 'LIABILITY' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    s = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    l = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+    ({ client: c, accounts: { s, l } } = t);
     const plan: Array<['A' | 'B' | 'C' | 'D', unknown[]]> = [
       ['A', [{ ...fiat(s, 'DEBIT', '100.00'), description: 'opening deposit' }, fiat(l, 'CREDIT', '100.00')]],
       [
@@ -56,7 +53,6 @@ describe('statement', () => {
     const other = await createTenant(t.dbPath, 'Other');
     c2 = client(t.url, other.apiKey.rawKey);
   });
-  afterAll(async () => t?.stop());
 
   it('has accountId, currency, from, to at top level, opening and closing balances, movements', async () => {
     const res = await statement(s, { from: tx.B.at, to: tx.C.at });

@@ -1,13 +1,12 @@
 // Finding a payment (issue 31): GET /api/v1/transactions filtered by account, time, metadata entries and the
 // Idempotency-Key a transaction was posted under; filters combine with AND and page with their cursor.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 import { execute, newKey } from '../helpers/agents.js';
 
 describe('transaction filters', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let sales: string;
@@ -36,14 +35,10 @@ describe('transaction filters', () => {
     return res.body.transactionId as string;
   };
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash' });
-    sales = await makeAccount(c, { name: 'sales', type: 'REVENUE' });
-    fees = await makeAccount(c, { name: 'fees', type: 'EXPENSE' });
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE', fees: 'EXPENSE' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { cash, sales, fees } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('each filter alone, and combined with AND, newest first', async () => {
     const order1 = await posted(cash, sales, '10.00', { order: '1001', channel: 'web' });

@@ -1,7 +1,7 @@
 // POST /api/v1/transactions, GET /api/v1/transactions/{id}, GET /api/v1/transactions — black-box, per spec and contract.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, ISO_MS, UUID } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 
@@ -21,7 +21,6 @@ async function allTransactions(c: Client): Promise<any[]> {
 }
 
 describe('transactions', () => {
-  let t: TestServer;
   let c: Client;
   let c2: Client;
   let usdA: string; // ASSET USD
@@ -30,18 +29,13 @@ describe('transactions', () => {
   let eurB: string;
   let otherTenantUsd: string;
 
+  const t = useServerWithAccounts({ accounts: { usdA: { name: 'cash', type: 'ASSET' }, usdB: { name: 'deposits', type: 'LIABILITY' }, eurA: { name: 'eur cash', currency: 'EUR', type: 'ASSET' }, eurB: { name: 'eur deposits', currency: 'EUR', type: 'LIABILITY' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    usdA = await makeAccount(c, { name: 'cash', currency: 'USD', type: 'ASSET' });
-    usdB = await makeAccount(c, { name: 'deposits', currency: 'USD', type: 'LIABILITY' });
-    eurA = await makeAccount(c, { name: 'eur cash', currency: 'EUR', type: 'ASSET' });
-    eurB = await makeAccount(c, { name: 'eur deposits', currency: 'EUR', type: 'LIABILITY' });
+    ({ client: c, accounts: { usdA, usdB, eurA, eurB } } = t);
     const other = await createTenant(t.dbPath, 'Other');
     c2 = client(t.url, other.apiKey.rawKey);
     otherTenantUsd = await makeAccount(c2, { name: 'theirs', currency: 'USD', type: 'ASSET' });
   });
-  afterAll(async () => t?.stop());
 
   const balanced = () => [fiat(usdA, 'DEBIT', '1.00'), fiat(usdB, 'CREDIT', '1.00')];
 

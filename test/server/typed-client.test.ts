@@ -5,22 +5,20 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useServerWithAccounts } from '../helpers/server.js';
 import { UUID } from '../helpers/expect.js';
 
 const CLIENT_DIR = join(process.cwd(), 'test', 'server', 'typed-client');
 const PROGRAM = join(CLIENT_DIR, 'program.ts');
 
 describe('a client generated from the OpenAPI document', () => {
-  let t: TestServer;
+  const t = useServerWithAccounts({ webhooks: { allowPrivate: true } });
   beforeAll(async () => {
-    t = await startTestServer({ webhooks: { allowPrivate: true } });
     const served = (await (await fetch(`${t.url}/api/v1/openapi.json`)).json()) as OpenAPI3;
     mkdirSync(join(CLIENT_DIR, 'generated'), { recursive: true });
     writeFileSync(join(CLIENT_DIR, 'generated', 'api.d.ts'), astToString(await openapiTS(served)));
   });
-  afterAll(async () => t?.stop());
 
   it('type-checks: a program that reads every resource through openapi-fetch compiles against the generated types', () => {
     const program = ts.createProgram([PROGRAM], {

@@ -2,10 +2,10 @@
 // both engines alike, with 400 and a detail at the field, wherever it comes in: a body's strings and keys, a query
 // parameter, a header. Nothing is written, a hold with such text cannot be made (so every hold captures), and what
 // still reaches the store, or is refused by the database itself, answers 4xx, never 503.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { BetterSqlite3 } from '../../src/store/sqlite/driver.js';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { fiat, post, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 import { rawHttp } from '../helpers/rawHttp.js';
 import { TEST_ENGINE } from '../helpers/postgres.js';
@@ -31,7 +31,6 @@ function expectRefused(res: Pick<HttpResult, 'status' | 'body' | 'text'>, path: 
 }
 
 describe('text the ledger cannot store is refused at its field, on both engines', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let deposits: string;
@@ -43,14 +42,11 @@ describe('text the ledger cannot store is refused at its field, on both engines'
     audit: (await c.get('/api/v1/compliance/audit-export?from=2000-01-01&to=2100-01-01')).text.split('\n').filter(Boolean).length,
   });
 
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', deposits: 'LIABILITY' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash' });
-    deposits = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+    ({ client: c, accounts: { cash, deposits } } = t);
     expect((await post(c, [fiat(cash, 'DEBIT', '100.00'), fiat(deposits, 'CREDIT', '100.00')])).status).toBe(201);
   });
-  afterAll(async () => t?.stop());
 
   it('a line description, an account name, a metadata key and value: 400 at the field, nothing written', async () => {
     const before = await snapshot();

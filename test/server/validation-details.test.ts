@@ -4,8 +4,8 @@
 // fails validation is 400 VALIDATION_FAILED, and its `details` name the field at fault by its dotted path from the
 // root of the body (`lines.0.monetaryEntry.amount`, array items by index) or by the parameter's name, with a message;
 // the first detail is the one the `message` sentence speaks of.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fiat, onchain, post, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectValidation } from '../helpers/expect.js';
 
 /** 400 VALIDATION_FAILED whose details are a non-empty `[{path, message}]` list naming `path`, and whose message names it too. */
@@ -23,18 +23,14 @@ function expectDetail(res: HttpResult, path: string, message?: string | RegExp) 
 }
 
 describe('validation errors carry details [{path, message}]', () => {
-  let t: TestServer;
   let c: Client;
   let a: string;
   let b: string;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    b = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+  const t = useServerWithAccounts({ accounts: { a: { name: 'cash', type: 'ASSET' }, b: { name: 'deposits', type: 'LIABILITY' } } });
+  beforeAll(() => {
+    ({ client: c, accounts: { a, b } } = t);
   });
-  afterAll(async () => t?.stop());
 
   describe('POST /api/v1/transactions body', () => {
     it('an amount with too many places names lines.N.monetaryEntry.amount (the line at fault, not the first)', async () => {

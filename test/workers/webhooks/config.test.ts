@@ -1,8 +1,8 @@
 // PUT/GET /api/v1/tenant/webhook — black-box, per spec, contract and the issue 4 decisions (Configuration). A URL is
 // stored and shown as the WHATWG URL parser writes it (issue 41; test/workers/webhooks/url-shown.test.ts).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, useServerWithAccounts, type Client } from '../../helpers/server.js';
 import { expectError, expectValidation } from '../../helpers/expect.js';
 
 const PATH = '/api/v1/tenant/webhook';
@@ -174,7 +174,6 @@ const NEVER: Array<[string, string, RegExp]> = [
 ];
 
 describe('webhook configuration (server without allowPrivate, test resolver, denyDomains)', () => {
-  let t: TestServer;
   let c: Client; // tenant 1 ADMIN
   let fresh: Client; // a tenant that never had a webhook (replaced if a wrongly accepted PUT gave it one)
   let configured: Client; // a tenant with a webhook already set
@@ -206,9 +205,9 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
     return client(t.url, res.body.rawKey);
   }
 
+  const t = useServerWithAccounts({ webhooks: { resolve: testResolver, denyDomains: ['blocked.example'] } });
   beforeAll(async () => {
-    t = await startTestServer({ webhooks: { resolve: testResolver, denyDomains: ['blocked.example'] } });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     fresh = client(t.url, (await createTenant(t.dbPath, 'Fresh')).apiKey.rawKey);
     configured = client(t.url, (await createTenant(t.dbPath, 'Configured')).apiKey.rawKey);
     configuredUrl = 'https://hooks.public.test/configured';
@@ -216,7 +215,6 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
     expect(res.status, res.text).toBe(200);
     configuredSecret = res.body.webhookSecret;
   });
-  afterAll(async () => t?.stop());
 
   describe('PUT and GET', () => {
     it('GET before any PUT → 404 NOT_FOUND', async () => {
@@ -431,13 +429,11 @@ describe('webhook configuration (server without allowPrivate, test resolver, den
 });
 
 describe('webhook configuration (server with allowPrivate)', () => {
-  let t: TestServer;
   let c: Client;
-  beforeAll(async () => {
-    t = await startTestServer({ webhooks: { allowPrivate: true, resolve: testResolver } });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts({ webhooks: { allowPrivate: true, resolve: testResolver } });
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('loopback, private addresses and local names are accepted over https', async () => {
     for (const url of [

@@ -3,7 +3,7 @@
 // refused with 400 at webhookUrl, naming the character; one that hides it in a punycode host too. An accepted URL is
 // stored, answered, audited, shown and called as the WHATWG URL parser writes it (`new URL(input).href`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type Client, type TestServer } from '../../helpers/server.js';
+import { client, createTenant, startTestServer, useServerWithAccounts, type Client, type TestServer } from '../../helpers/server.js';
 import { expectError, expectValidation } from '../../helpers/expect.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { until } from '../../helpers/poll.js';
@@ -76,18 +76,16 @@ const ACCEPTED: Array<[string, string]> = [
 ];
 
 describe('webhook URLs with invisible or bidirectional-control characters → 400 VALIDATION_FAILED at webhookUrl, nothing stored', () => {
-  let t: TestServer;
   let c: Client;
   let fresh: Client;
   const kept = 'https://hooks.public.test/kept';
 
+  const t = useServerWithAccounts({ webhooks: { resolve: testResolver } });
   beforeAll(async () => {
-    t = await startTestServer({ webhooks: { resolve: testResolver } });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     fresh = client(t.url, (await createTenant(t.dbPath, 'Fresh')).apiKey.rawKey);
     expect((await put(c, kept)).status).toBe(200);
   });
-  afterAll(async () => t?.stop());
 
   it.each([...PLACES, ...SPECIAL])('%s', async (_what, url, message) => {
     for (const who of [c, fresh]) {
@@ -135,13 +133,11 @@ const WRITTEN: Array<[string, string]> = [
 ];
 
 describe('a webhook URL is stored, answered, audited, shown and called as the WHATWG URL parser writes it', () => {
-  let t: TestServer;
   let c: Client;
-  beforeAll(async () => {
-    t = await startTestServer({ webhooks: { resolve: testResolver } });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts({ webhooks: { resolve: testResolver } });
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it.each(WRITTEN)('%s → %s', async (sent, written) => {
     expect(new URL(sent).href).toBe(written);
