@@ -255,7 +255,6 @@ describe('connection bounds', () => {
   });
 
   describe(`TLS, --headers-timeout ${TIMEOUT_MS} ms, --max-connections-per-client 3`, () => {
-    let t: TestServer;
     let dir: string;
     let ca: string;
     beforeAll(async () => {
@@ -267,12 +266,11 @@ describe('connection bounds', () => {
       ca = pems.cert;
       writeFileSync(join(dir, 'cert.pem'), pems.cert);
       writeFileSync(join(dir, 'key.pem'), pems.private);
-      t = await startTestServer({ tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') }, headersTimeoutMs: TIMEOUT_MS, maxConnectionsPerClient: 3 });
     });
     afterAll(async () => {
-      await t?.stop();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
+    const t = useServerWithAccounts(() => ({ tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') }, headersTimeoutMs: TIMEOUT_MS, maxConnectionsPerClient: 3 }));
     const healthz = (localAddress: string) =>
       new Promise<number>((resolve) => {
         const req = request(`${t.url}/healthz`, { ca, agent: false, localAddress, headers: { connection: 'close' } }, (res) => {

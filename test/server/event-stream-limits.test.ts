@@ -4,7 +4,7 @@
 // streams from one client address half of --max-connections-per-client, so an ordinary request still gets through.
 import { request, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts, type Client, type TestServer } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { rawHttp } from '../helpers/rawHttp.js';
@@ -156,7 +156,6 @@ describe('event stream caps', () => {
   });
 
   describe('one client address (--max-connections-per-client 6: 3 streams from it at most)', () => {
-    let t: TestServer;
     const held: IncomingMessage[] = [];
     /** A stream request from `localAddress`, held open until the test ends: its status. */
     const stream = (localAddress: string, rawKey: string) =>
@@ -170,12 +169,9 @@ describe('event stream caps', () => {
         req.end();
       });
 
-    beforeAll(async () => {
-      t = await startTestServer({ maxConnectionsPerClient: 6 });
-    });
+    const t = useServerWithAccounts({ maxConnectionsPerClient: 6 });
     afterAll(async () => {
       for (const res of held) res.destroy();
-      await t?.stop();
     });
 
     it("a client's streams leave it room for ordinary requests; another address still streams", async () => {

@@ -2,13 +2,12 @@
 // resumed stream misses nothing; heartbeats; tenant isolation; a stalled client is dropped; shutdown ends streams.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError, expectValidation, UUID } from '../helpers/expect.js';
 import { openStream, type SseStream } from '../helpers/sse.js';
 import { until } from '../helpers/poll.js';
 
 describe('GET /api/v1/events/stream', () => {
-  let t: TestServer;
   let c: Client;
   let rawKey: string;
   let cash: string;
@@ -27,16 +26,13 @@ describe('GET /api/v1/events/stream', () => {
   };
   const feed = async () => (await c.get('/api/v1/events?limit=200')).body.items as any[];
 
-  beforeAll(async () => {
-    t = await startTestServer({ eventStream: { heartbeatMs: 300 } });
+  const t = useServerWithAccounts({ eventStream: { heartbeatMs: 300 }, accounts: { cash: 'ASSET', deposits: 'LIABILITY' } });
+  beforeAll(() => {
     rawKey = t.tenant.apiKey.rawKey;
-    c = client(t.url, rawKey);
-    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    deposits = await makeAccount(c, { name: 'deposits', type: 'LIABILITY' });
+    ({ client: c, accounts: { cash, deposits } } = t);
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
-    await t?.stop();
   });
 
   it('sends new events only, each as id, event and data (the event as the feed gives it)', async () => {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { client, fiat, makeAccount, post, startTestServer, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { walkPages } from '../helpers/paging.js';
 import { killAll, spawnServe, type Spawned } from '../helpers/spawn.js';
@@ -391,15 +391,13 @@ describe('hardening: an amount with a huge exponent does not take the server dow
 });
 
 describe('routing, health and the OpenAPI document', () => {
-  let t: TestServer;
   let admin: Client;
 
-  beforeAll(async () => {
-    // The webhook route is called with a loopback URL (port 9: nothing listens, nothing leaves the machine).
-    t = await startTestServer({ webhooks: { allowPrivate: true } });
-    admin = client(t.url, t.tenant.apiKey.rawKey);
+  // The webhook route is called with a loopback URL (port 9: nothing listens, nothing leaves the machine).
+  const t = useServerWithAccounts({ webhooks: { allowPrivate: true } });
+  beforeAll(() => {
+    admin = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('an unknown path is 404 JSON', async () => {
     for (const [method, path] of [

@@ -5,12 +5,11 @@
 // HOLD_SWEEP_ROWS_MAX rows, each its own commit. The clock is the test's; the sweeper comes by only when asked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 import { HOLD_SWEEP_ROWS_MAX } from '../../src/core/limits.js';
 
 describe('holds past their expiresAt', () => {
-  let t: TestServer;
   let c: Client;
   let funding: string;
   // After the tenant the CLI made on the real clock: commit times never go back, so the test's clock starts later.
@@ -37,13 +36,11 @@ describe('holds past their expiresAt', () => {
     return { wallet, holdId: res.body.holdId as string, expiresAt };
   };
 
-  beforeAll(async () => {
-    // The sweeper sweeps at start, then not again within the test: every expiry here is the step's, or asked for.
-    t = await startTestServer({ clock, holdSweepIntervalMs: 3_600_000 });
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    funding = await makeAccount(c, { name: 'funding', type: 'EQUITY' });
+  // The sweeper sweeps at start, then not again within the test: every expiry here is the step's, or asked for.
+  const t = useServerWithAccounts({ clock, holdSweepIntervalMs: 3_600_000, accounts: { funding: 'EQUITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { funding } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('a capture past expiresAt, before the sweeper came, is 409 HOLD_EXPIRED; the hold is then EXPIRED, released once', async () => {
     const { wallet, holdId, expiresAt } = await heldWallet();

@@ -6,18 +6,16 @@ import { SqliteStore } from '../../src/store/sqlite/sqliteStore.js';
 import { auditHash } from '../../src/core/audit.js';
 import { hexOf, toEntry } from '../../src/store/sql/mappers.js';
 import { EVENT_TYPES } from '../../src/store/sql/storedNames.js';
-import { client, createTenant, fiat, makeAccount, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
 
 describe('storage', () => {
-  let t: TestServer;
   let transactionId: string;
 
+  const t = useServerWithAccounts({ accounts: { cash: { name: 'acct', type: 'ASSET' }, sales: { name: 'acct', type: 'REVENUE' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    const c = client(t.url, t.tenant.apiKey.rawKey);
-    const cash = await makeAccount(c, { type: 'ASSET' });
-    const sales = await makeAccount(c, { type: 'REVENUE' });
+    const c = t.client;
+    const { cash, sales } = t.accounts;
     const res = await post(c, [fiat(cash, 'DEBIT', '5.00'), fiat(sales, 'CREDIT', '5.00')]);
     expect(res.status, res.text).toBe(201);
     transactionId = res.body.transactionId;
@@ -31,7 +29,6 @@ describe('storage', () => {
     const tenant = await createTenant(t.dbPath, 'Own');
     return { tenantId: tenant.tenantId, c: client(t.url, tenant.apiKey.rawKey) };
   };
-  afterAll(async () => t?.stop());
 
   it('opens every connection in WAL mode with synchronous=FULL and foreign keys on', async () => {
     const store = await SqliteStore.open(t.dbPath);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, makeAccount, startTestServer, type Client, type TestServer } from '../../helpers/server.js';
+import { useServerWithAccounts, type Client } from '../../helpers/server.js';
 import { killAll, spawnLedger, type Spawned } from '../../helpers/spawn.js';
 import { until } from '../../helpers/poll.js';
 import { sqlOn } from '../../helpers/sql.js';
@@ -18,27 +18,26 @@ const SENDER = tronAddress('11'.repeat(20));
 const WALLET = tronAddress('abc456');
 
 describe(`two chain watchers on one ${TEST_ENGINE} database`, () => {
-  let t: TestServer;
   let c: Client;
   let node: FakeTron;
   let dir: string;
   let tokensFile: string;
   let account: string;
 
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const t = useServerWithAccounts({ accounts: { account: { name: 'tron receipts' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    ({ client: c, accounts: { account } } = t);
     node = await startFakeTron({ decimals: { [USDT]: 6 } });
     dir = mkdtempSync(join(tmpdir(), 'ledger-watchers-'));
     tokensFile = join(dir, 'tokens.json');
     writeFileSync(tokensFile, JSON.stringify({ TRON: { USDT: { address: USDT, decimals: 6 } } }));
-    account = await makeAccount(c, { name: 'tron receipts' });
   });
   afterAll(async () => {
     await killAll();
     await node?.close();
-    await t?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const register = async (amount: string) => {

@@ -4,7 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cli, startTestServer, type TestServer } from '../../helpers/server.js';
+import { cli, startTestServer, useServerWithAccounts, type TestServer } from '../../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../../helpers/receiver.js';
 import { ISO_MS, UUID } from '../../helpers/expect.js';
 import { until } from '../../helpers/poll.js';
@@ -41,20 +41,18 @@ async function deliveriesUntil(dbPath: string, tenantId: string, what: string, c
 }
 
 describe('webhooks deliveries and redeliver, beside a running server', () => {
-  let t: TestServer;
   let r: Receiver;
   let routes: Map<string, Handler>;
 
   beforeAll(async () => {
     r = await startReceiver();
     routes = routed(r);
-    // a short window, so that an always-failing receiver makes a DEAD event quickly
-    t = await startTestServer({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 1_500 } } });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
   });
+  // a short window, so that an always-failing receiver makes a DEAD event quickly
+  const t = useServerWithAccounts(() => ({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 1_500 } } }));
 
   it('deliveries --json lists delivered events newest first with status DELIVERED and exactly the documented fields', async () => {
     const tn = await makeTenant(t, 'Listed');

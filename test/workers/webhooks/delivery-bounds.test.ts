@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useServerWithAccounts } from '../../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../../helpers/receiver.js';
 import { until } from '../../helpers/poll.js';
 import { localLedger, makeTenant, routed, type Handler } from './support.js';
@@ -35,19 +35,17 @@ const deliveries = (store: Pick<SqliteStore, 'webhookDeliveriesPage'>, tenantId:
 const attemptsAt = (r: Receiver, path: string) => r.received.filter((x) => x.path.split('?')[0] === path);
 
 describe('at most 64 KiB of the answer is read (real server and sender, receiver answering an endless body)', () => {
-  let t: TestServer;
   let r: Receiver;
   let routes: Map<string, Handler>;
 
   beforeAll(async () => {
     r = await startReceiver();
     routes = routed(r);
-    t = await startTestServer({ webhooks: { allowPrivate: true, ca: r.cert, retry: RETRY } });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
   });
+  const t = useServerWithAccounts(() => ({ webhooks: { allowPrivate: true, ca: r.cert, retry: RETRY } }));
 
   interface Answer {
     written: number;
@@ -240,7 +238,6 @@ describe('the certificate is checked against the name (receiver certificate from
   const received: Array<{ path: string; servername: string | false | null }> = [];
   /** The name each TLS connection asked for (SNI), as the receiver saw it at the hello. */
   const hellos: string[] = [];
-  let t: TestServer;
 
   beforeAll(async () => {
     ca = await generate([{ name: 'commonName', value: 'Ledger Test CA' }], {
@@ -281,27 +278,26 @@ describe('the certificate is checked against the name (receiver certificate from
     );
     await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
     port = (https.address() as AddressInfo).port;
-    t = await startTestServer({
-      webhooks: {
-        allowPrivate: true,
-        // only the CA is trusted, not the receiver's certificate itself
-        ca: ca.cert,
-        retry: RETRY,
-        resolve: async (host) => {
-          const name = host.replace(/\.$/, '').toLowerCase();
-          if (name === RIGHT || name === WRONG) return ['127.0.0.1'];
-          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-        },
-      },
-    });
   });
   afterAll(async () => {
-    await t?.stop();
     await new Promise<void>((resolve) => {
       https?.closeAllConnections();
       https ? https.close(() => resolve()) : resolve();
     });
   });
+  const t = useServerWithAccounts(() => ({
+    webhooks: {
+      allowPrivate: true,
+      // only the CA is trusted, not the receiver's certificate itself
+      ca: ca.cert,
+      retry: RETRY,
+      resolve: async (host) => {
+        const name = host.replace(/\.$/, '').toLowerCase();
+        if (name === RIGHT || name === WRONG) return ['127.0.0.1'];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    },
+  }));
 
   it('the receiver certificate is valid: issued by the test CA, for hooks.right.test and not hooks.wrong.test', () => {
     const c = new X509Certificate(leaf.cert);

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, onchain, post, startTestServer, type TestServer } from '../../helpers/server.js';
+import { cli, onchain, post, useServerWithAccounts } from '../../helpers/server.js';
 import { startReceiver, type Received, type Receiver } from '../../helpers/receiver.js';
 import { ISO_MS, UUID } from '../../helpers/expect.js';
 import { until } from '../../helpers/poll.js';
@@ -49,7 +49,6 @@ let hashSeq = 0;
 const newTxHash = () => `0x${(++hashSeq + 0x5000).toString(16).padStart(64, '0')}`;
 
 describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
-  let t: TestServer;
   // One receiver, told apart by path: two receivers from the helper share the subject CN=localhost, and a `ca` holding
   // both certificates makes TLS find only one of them, so a second receiver could not be trusted at the same time.
   let r: Receiver;
@@ -58,12 +57,11 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
   beforeAll(async () => {
     r = await startReceiver();
     routes = routed(r);
-    t = await startTestServer({ settlementTtlSeconds: 3, webhooks: { allowPrivate: true, ca: r.cert, retry: RETRY } });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
   });
+  const t = useServerWithAccounts(() => ({ settlementTtlSeconds: 3, webhooks: { allowPrivate: true, ca: r.cert, retry: RETRY } }));
 
   it('a posting arrives as a POST with the contract body and headers; events committed before the first PUT are not delivered', async () => {
     const tn = await makeTenant(t, 'Basic');
@@ -368,7 +366,6 @@ describe('webhook delivery (allowPrivate, receiver CA, fast retries)', () => {
 });
 
 describe('webhook delivery: the address is checked at connect time (no allowPrivate, receiver CA)', () => {
-  let t: TestServer;
   let r: Receiver;
   let trap: TcpServer;
   const connections: Socket[] = [];
@@ -383,23 +380,22 @@ describe('webhook delivery: the address is checked at connect time (no allowPriv
       socket.destroy();
     });
     await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
-    t = await startTestServer({
-      webhooks: {
-        ca: r.cert,
-        retry: RETRY,
-        resolve: async (host) => {
-          lookups.push({ host, rebound });
-          if (host.replace(/\.$/, '').toLowerCase() === 'rebind.test' && rebound) return ['127.0.0.1'];
-          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-        },
-      },
-    });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
     await new Promise<void>((resolve) => trap?.close(() => resolve()));
   });
+  const t = useServerWithAccounts(() => ({
+    webhooks: {
+      ca: r.cert,
+      retry: RETRY,
+      resolve: async (host) => {
+        lookups.push({ host, rebound });
+        if (host.replace(/\.$/, '').toLowerCase() === 'rebind.test' && rebound) return ['127.0.0.1'];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    },
+  }));
 
   it('a name that resolves to 127.0.0.1 only after the PUT is refused at delivery without any connection, and retried', async () => {
     const tn = await makeTenant(t, 'Rebind');

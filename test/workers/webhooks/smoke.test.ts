@@ -1,20 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, post, startTestServer, type TestServer } from '../../helpers/server.js';
+import { client, fiat, makeAccount, post, useServerWithAccounts } from '../../helpers/server.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { until } from '../../helpers/poll.js';
 
 describe('webhook delivery (smoke)', () => {
-  let t: TestServer;
   let r: Receiver;
   beforeAll(async () => {
     r = await startReceiver();
-    t = await startTestServer({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 60_000 } } });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
   });
+  const t = useServerWithAccounts(() => ({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 60_000 } } }));
 
   it('a posting arrives signed over the raw body', async () => {
     const c = client(t.url, t.tenant.apiKey.rawKey);

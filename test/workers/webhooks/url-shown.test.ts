@@ -3,7 +3,7 @@
 // refused with 400 at webhookUrl, naming the character; one that hides it in a punycode host too. An accepted URL is
 // stored, answered, audited, shown and called as the WHATWG URL parser writes it (`new URL(input).href`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, useServerWithAccounts, type Client, type TestServer } from '../../helpers/server.js';
+import { client, createTenant, startTestServer, useServerWithAccounts, type Client } from '../../helpers/server.js';
 import { expectError, expectValidation } from '../../helpers/expect.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { until } from '../../helpers/poll.js';
@@ -166,15 +166,13 @@ describe('a webhook URL is stored, answered, audited, shown and called as the WH
 
 describe('the sender calls the URL shown', () => {
   let r: Receiver;
-  let t: TestServer;
   beforeAll(async () => {
     r = await startReceiver();
-    t = await startTestServer({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 60_000 } } });
   });
   afterAll(async () => {
-    await t?.stop();
     await r?.close();
   });
+  const t = useServerWithAccounts(() => ({ webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [200, 400], windowMs: 60_000 } } }));
 
   it('PUT 0x7f.1 with dot segments, a space and a non-ASCII query: the receiver is asked for what GET shows', async () => {
     const tenant = await makeTenant(t, 'Caller');
