@@ -1,7 +1,7 @@
 // No request can stall the others: each hostile request of the issue that once held every tenant up is refused (or
 // answered) cheaply while /healthz and another tenant's posting keep answering; answers stay under 4 MiB.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { client, createTenant, makeAccount, onchain, post, startTestServer, type Client, type HttpResult, type TestServer } from '../helpers/server.js';
+import { client, createTenant, makeAccount, onchain, post, useServerWithAccounts, type Client, type HttpResult } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
 import { ANSWER_SIZE_MAX_BYTES, BODY_SIZE_MAX_BYTES } from '../../src/core/limits.js';
 import { expectError } from '../helpers/expect.js';
@@ -43,7 +43,6 @@ interface Run {
 }
 
 describe('hostile requests within the size cap are cheap for everyone else', () => {
-  let t: TestServer;
   let hostile: Client;
   let victim: Client;
   let victimLines: () => unknown[];
@@ -100,9 +99,9 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
     expect(run.probesMaxMs, `/healthz and the other tenant posting meanwhile (${figures})`).toBeLessThan(bound);
   }
 
+  const t = useServerWithAccounts({ log: (line) => logged.push(line) });
   beforeAll(async () => {
-    t = await startTestServer({ log: (line) => logged.push(line) });
-    hostile = client(t.url, t.tenant.apiKey.rawKey);
+    hostile = t.client;
     const other = await createTenant(t.dbPath, 'Victim');
     victim = client(t.url, other.apiKey.rawKey);
     const [v1, v2] = [await makeAccount(victim), await makeAccount(victim, { type: 'REVENUE' })];
@@ -125,7 +124,6 @@ describe('hostile requests within the size cap are cheap for everyone else', () 
     // Forty 1.2 MB postings: a few seconds alone, a minute or more beside other suites on a busy machine. A bound on
     // a hang, not on speed.
   }, 300_000);
-  afterAll(async () => t?.stop());
 
   const sendRaw = (c: Client, path: string, rawBody: string, headers: Record<string, string> = {}) => () =>
     c.request('POST', path, { rawBody, headers: { 'idempotency-key': `k-${Math.random()}`, ...headers } });

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { client, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { openTableReader, rowsWritten, type RowsWritten, type TableReader } from '../helpers/tableRows.js';
 import { sqlOn } from '../helpers/sql.js';
@@ -58,7 +58,6 @@ const tableText = (rows: RowsWritten) =>
 const commandsText = (ran: Measured['commands']) => ran.map(({ name, weight }) => `${name} ${weight}`).join(' + ') || 'none';
 
 describe('every command declares a weight of at least the rows it writes', () => {
-  let t: TestServer;
   let c: Client;
   let r: Receiver;
   let reader: TableReader;
@@ -84,13 +83,19 @@ describe('every command declares a weight of at least the rows it writes', () =>
       if (holding) held.push(res);
       else res.writeHead(200).end('ok');
     };
-    t = await startTestServer({
-      clock,
-      holdSweepIntervalMs: 3_600_000,
-      settlementTtlSeconds: SETTLEMENT_TTL_SECONDS,
-      webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [100], windowMs: 60_000 } },
-    });
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  });
+  afterAll(async () => {
+    await r?.close();
+    if (results.length > 0) console.log(report(results));
+  });
+  const t = useServerWithAccounts(() => ({
+    clock,
+    holdSweepIntervalMs: 3_600_000,
+    settlementTtlSeconds: SETTLEMENT_TTL_SECONDS,
+    webhooks: { allowPrivate: true, ca: r.cert, retry: { delaysMs: [100], windowMs: 60_000 } },
+  }));
+  beforeAll(async () => {
+    c = t.client;
     reader = await openTableReader(t.dbPath);
     // Settlements expire only when a test asks.
     const settlements = t.server.ledger.settlements;
@@ -116,9 +121,6 @@ describe('every command declares a weight of at least the rows it writes', () =>
     holding = false;
     release();
     await reader?.close();
-    await t?.stop();
-    await r?.close();
-    if (results.length > 0) console.log(report(results));
   });
 
   /** Waits for every command queued so far (and any they led to) to have committed or failed. */
