@@ -1,11 +1,12 @@
 // The tests that mutation testing runs (npm run test:mutation, stryker.config.mjs): the unit tests and the
 // property test, which exercise src/core in this process. The HTTP, CLI, chain and webhook suites are left out:
 // they are slow, and much of what they reach runs in another process or thread where Stryker cannot switch mutants.
-// The limits they pin through the server are pinned here too: test/unit/bounds.test.ts (the documented figures) and
-// test/unit/body-size.test.ts (the 2 MiB body where it is read).
+// The limits they pin through the server are pinned here too: test/core/bounds.test.ts (the documented figures) and
+// test/server/body-size.test.ts (the 2 MiB body where it is read).
 import { basename } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { IN_PROCESS, SOURCE_CHECKS } from './vitest.config.js';
 
 /**
  * The order of a run. A static mutant (module-level code: the schemas, the lists, the limits) runs every test until
@@ -19,12 +20,12 @@ const FIRST = [
   'body-size.test.ts',
   'schemas.test.ts',
   'responses.test.ts',
-  'schemas-more.test.ts',
+  'schemas-limits-holds-batches.test.ts',
   'validate.test.ts',
   'bounded-parse.test.ts',
-  'keys-and-json.test.ts',
+  'keys-json-instants.test.ts',
   'json.test.ts',
-  'records.test.ts',
+  'pure-parts.test.ts',
   'cursor.test.ts',
   'posting.test.ts',
   'policy.test.ts',
@@ -64,9 +65,10 @@ class KillersFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/property.test.ts'],
+    // The in-process suites of every folder (vitest.config.ts) and the property test.
+    include: [...IN_PROCESS, 'test/server/property.test.ts'],
     // They read the source as text (imports, promises left floating) and cannot see a mutant; one takes 40 s.
-    exclude: ['test/unit/architecture.test.ts', 'test/unit/floating-promises.test.ts'],
+    exclude: SOURCE_CHECKS,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -60,7 +60,7 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * The text a record's hash covers: canonicalJson of its fields, with the record's own keys written out in their sorted
- * order (the same text, test/unit/audit.test.ts checks it for any record): far cheaper than canonicalJson's sort, and
+ * order (the same text, test/core/audit.test.ts checks it for any record): far cheaper than canonicalJson's sort, and
  * paid on every write.
  */
 export function auditedText(record: Omit<AuditRecord, 'hash'>): string {

@@ -47,7 +47,7 @@ export function monetaryView(e: Pick<Entry, 'asset' | 'amountMinor' | 'details'>
  * An entry as the entries listing shows it, rendered without its last field, `createdAt`, and without the closing
  * brace: the commit time is known only inside the write, which closes the text with it (`entryText`, `lineText`).
  * Rendering the rest before the write keeps that work off the writer. Written out field by field: the same text as
- * `toJsonText` of `{entryId, transactionId, type, monetary: monetaryView(e), description?}` (test/unit/records.test.ts
+ * `toJsonText` of `{entryId, transactionId, type, monetary: monetaryView(e), description?}` (test/core/pure-parts.test.ts
  * checks it for any entry), at a fifth of the cost, paid twice a 2-line posting; its ids apart, so that a line is
  * not copied to be given them.
  */

@@ -1,5 +1,5 @@
 // What a write writes, in rows of every table counted alike (issue 41): a command's weight (core/commands.ts) is this
-// count, or a bound above it; test/command-rows.test.ts checks every weight against the rows really written.
+// count, or a bound above it; test/store/command-rows.test.ts checks every weight against the rows really written.
 import type { LineInput, TransactionInput } from './types.js';
 
 /** The rows of every posting whatever its lines: the transaction, its audit record and its `transaction.committed` event. */

@@ -1,5 +1,5 @@
 // Examples of the document, taken from the README's quickstart (the same bodies it sends, the answers it prints, with
-// ids and times fixed): `test/quickstart.test.ts` runs the quickstart and checks that they still agree.
+// ids and times fixed): `test/server/quickstart.test.ts` runs the quickstart and checks that they still agree.
 const CASH = '0193a5f0-6c1e-7b3a-9d42-1f5e8c7a2b10';
 const SALES = '0193a5f0-6c40-7d15-8e63-2a6f9d8b3c21';
 const TRANSACTION = '0193a5f0-7a02-7c48-b1d5-3b7a0e9c4d32';

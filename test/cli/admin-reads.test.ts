@@ -1,10 +1,9 @@
 // The reads an operator reaches for first (issue 15): `ledger tenants list`, `ledger accounts balance` and
 // `ledger transactions get`, each a table for people and `--json` for scripts, the JSON as the HTTP endpoint answers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, createTenant, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, createTenant, fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 describe('operator reads from the CLI', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let revenue: string;
@@ -12,17 +11,14 @@ describe('operator reads from the CLI', () => {
   let postedAt: string;
   const ledger = (...args: string[]) => cli(['--db', t.dbPath, ...args]);
 
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', revenue: 'REVENUE' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
+    ({ client: c, accounts: { cash, revenue } } = t);
     const res = await post(c, [fiat(cash, 'DEBIT', '12.50'), fiat(revenue, 'CREDIT', '12.50')], { metadata: { order: 'A-1' } });
     expect(res.status, res.text).toBe(201);
     transactionId = res.body.transactionId;
     postedAt = (await c.get(`/api/v1/transactions/${transactionId}`)).body.createdAt;
   });
-  afterAll(async () => t?.stop());
 
   it('tenants list: every tenant oldest first, with its keys not revoked', async () => {
     const second = await createTenant(t.dbPath, 'Second');

@@ -1,17 +1,15 @@
 // `ledger accounts limits` (issue 19): shows an account's limits, sets one asset's keeping the others, removes one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, makeAccount, startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, useServerWithAccounts } from '../helpers/server.js';
 
 describe('ledger accounts limits', () => {
-  let t: TestServer;
   let account: string;
   const limits = (...args: string[]) => cli(['--db', t.dbPath, 'accounts', 'limits', account, '--tenant', t.tenant.tenantId, ...args]);
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    account = await makeAccount(client(t.url, t.tenant.apiKey.rawKey), { name: 'wallet' });
+  const t = useServerWithAccounts({ accounts: { wallet: 'ASSET' } });
+  beforeAll(() => {
+    account = t.accounts.wallet;
   });
-  afterAll(async () => t?.stop());
 
   it('sets, keeps, shows and removes limits as the HTTP endpoint does; a bad asset exits 2', async () => {
     expect((await limits()).stdout).toMatch(/No limits/);

@@ -2,8 +2,8 @@
 // audit record and a settlement damaged by hand are each named, and the command exits 1. Parts that are missing
 // (issue 29: what a copy that stopped half-way left) are named too: a transaction without entries, a tenant with
 // ledger rows but no audit chain, an audit record whose resource is gone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, createTenant, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, client, createTenant, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { sqlOn } from '../helpers/sql.js';
 import { randomUUID } from 'node:crypto';
 
@@ -13,7 +13,6 @@ interface CheckReport {
 }
 
 describe('ledger db check', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let revenue: string;
@@ -25,12 +24,9 @@ describe('ledger db check', () => {
     return { code: res.code, report, of: (kind: string) => report.results.find((r) => r.kind === kind)! };
   };
 
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', revenue: 'REVENUE', wallet: 'ASSET' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
-    wallet = await makeAccount(c, { name: 'wallet', type: 'ASSET' });
+    ({ client: c, accounts: { cash, revenue, wallet } } = t);
     for (let i = 1; i <= 5; i++) expect((await post(c, [fiat(cash, 'DEBIT', `${i}.25`), fiat(revenue, 'CREDIT', `${i}.25`)])).status).toBe(201);
     const registered = await c.post(
       '/api/v1/settlements',
@@ -42,7 +38,6 @@ describe('ledger db check', () => {
     expect((await post(c, [onchain(wallet, 'DEBIT', '5'), onchain(revenue, 'CREDIT', '5')])).status).toBe(201);
     expect((await c.get(`/api/v1/settlements/${settlementId}`)).body.status).toBe('SETTLED');
   });
-  afterAll(async () => t?.stop());
 
   it('passes a whole ledger: every check, with what it looked at, and exit 0', async () => {
     const { code, report, of } = await check();
@@ -103,7 +98,6 @@ describe('ledger db check', () => {
 });
 
 describe('ledger db check finds missing parts', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let revenue: string;
@@ -113,11 +107,9 @@ describe('ledger db check finds missing parts', () => {
     return { code: res.code, report, of: (kind: string) => report.results.find((r) => r.kind === kind)! };
   };
 
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', revenue: 'REVENUE' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });
-    revenue = await makeAccount(c, { name: 'revenue', type: 'REVENUE' });
+    ({ client: c, accounts: { cash, revenue } } = t);
     for (const amount of ['1.00', '2.00']) expect((await post(c, [fiat(cash, 'DEBIT', amount), fiat(revenue, 'CREDIT', amount)])).status).toBe(201);
     // Holds captured, voided and pending: their records name holds and the capture's transaction.
     const hold = async (key: string) => {
@@ -129,7 +121,6 @@ describe('ledger db check finds missing parts', () => {
     expect((await c.request('POST', `/api/v1/holds/${await hold('h-2')}/void`)).status).toBe(200);
     await hold('h-3');
   });
-  afterAll(async () => t?.stop());
 
   it('a whole ledger with holds has no missing part', async () => {
     const { code, of } = await check();
@@ -174,7 +165,6 @@ describe('ledger db check finds missing parts', () => {
 });
 
 describe('ledger db check, reversals', () => {
-  let t: TestServer;
   let c: Client;
   const check = async () => {
     const res = await cli(['--db', t.dbPath, 'db', 'check', '--json']);
@@ -187,11 +177,10 @@ describe('ledger db check, reversals', () => {
     return res.body.transactionId as string;
   };
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('every reversal mirrors its original; a damaged mirror and a link to another tenant\'s transaction are named', async () => {
     const cash = await makeAccount(c, { name: 'cash', type: 'ASSET' });

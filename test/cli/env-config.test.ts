@@ -168,7 +168,7 @@ describe('serve configured through the environment', () => {
   });
 
   it('LEDGER_TRON_API_URL with LEDGER_TOKENS_FILE: serve watches TRON and says so', async () => {
-    const { startFakeTron, tronAddress } = await import('../chains/tron-node.js');
+    const { startFakeTron, tronAddress } = await import('../workers/chains/tron-node.js');
     const usdt = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
     const node = await startFakeTron({ decimals: { [usdt]: 6 } });
     try {

@@ -1,11 +1,10 @@
 // `ledger events` (issue 18): a tenant's events as NDJSON straight from the database, the same as the feed gives them;
 // --after, --type, and --follow until SIGINT.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { killAll, spawnLedger } from '../helpers/spawn.js';
 
 describe('ledger events', () => {
-  let t: TestServer;
   let c: Client;
   let a: string;
   let b: string;
@@ -16,15 +15,12 @@ describe('ledger events', () => {
   };
   const lines = (stdout: string) => stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 
+  const t = useServerWithAccounts({ accounts: { a: 'ASSET', b: 'LIABILITY' } });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'a' });
-    b = await makeAccount(c, { name: 'b', type: 'LIABILITY' });
+    ({ client: c, accounts: { a, b } } = t);
     for (let i = 0; i < 3; i++) await postOne();
   });
   afterEach(() => killAll());
-  afterAll(async () => t?.stop());
 
   it('prints every event as the feed gives it, one per line; --after and --type narrow it', async () => {
     const feed = (await c.get('/api/v1/events?limit=200')).body.items as any[];

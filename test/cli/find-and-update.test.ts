@@ -1,19 +1,17 @@
 // `ledger transactions list` and `ledger accounts list|update|create --metadata` (issue 31): the filters of the HTTP
 // lists, straight on the database; --json on transactions list is NDJSON over every page.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 describe('finding and updating from the command line', () => {
-  let t: TestServer;
   let c: Client;
   const run = (...args: string[]) => cli(['--db', t.dbPath, ...args, '--tenant', t.tenant.tenantId]);
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+  const t = useServerWithAccounts();
+  beforeAll(() => {
+    c = t.client;
   });
-  afterAll(async () => t?.stop());
 
   it('transactions list: filters as the endpoint takes them; --json is NDJSON, every page followed; a table otherwise', async () => {
     const cash = await makeAccount(c, { name: 'cash' });

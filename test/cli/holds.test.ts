@@ -1,10 +1,9 @@
 // `ledger holds list|capture|void` (issue 19): an operator lists, captures and voids holds on the database.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 describe('ledger holds', () => {
-  let t: TestServer;
   let c: Client;
   let a: string;
   let b: string;
@@ -12,13 +11,10 @@ describe('ledger holds', () => {
   const newHold = async (amount: string) =>
     (await c.post('/api/v1/holds', { lines: [fiat(a, 'DEBIT', amount), fiat(b, 'CREDIT', amount)] }, { 'idempotency-key': randomUUID() })).body.holdId as string;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'a' });
-    b = await makeAccount(c, { name: 'b', type: 'LIABILITY' });
+  const t = useServerWithAccounts({ accounts: { a: 'ASSET', b: 'LIABILITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { a, b } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('captures a part, voids, and lists as the HTTP endpoints do; a hold no longer PENDING exits 1', async () => {
     const first = await newHold('10.00');

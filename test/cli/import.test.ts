@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BODY_SIZE_MAX_BYTES } from '../../src/core/limits.js';
-import { BIN, cli, client, fiat, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { BIN, cli, fiat, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 /** Preloaded into the CLI: its peak resident memory (KiB), written to stderr as it exits. */
 const PEAK_RSS = `data:text/javascript,${encodeURIComponent(
@@ -18,7 +18,6 @@ const PEAK_RSS = `data:text/javascript,${encodeURIComponent(
 )}`;
 
 describe('ledger transactions import', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   let sales: string;
@@ -41,13 +40,10 @@ describe('ledger transactions import', () => {
       child.once('close', (code) => resolve({ code, stderr, peakKiB: Number(/peak rss: (\d+) KiB/.exec(stderr)?.[1]) }));
     });
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'cash' });
-    sales = await makeAccount(c, { name: 'sales', type: 'REVENUE' });
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { cash, sales } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('posts every line, reports the refused one (exit 1), and answers replays when run again', async () => {
     const file = [line('1.00'), line('2.00'), '', line('3.00', randomUUID(), '3.50'), line('4.00')].join('\n') + '\n';

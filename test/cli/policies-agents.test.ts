@@ -4,15 +4,14 @@
 // tenant's rules, oldest first / delete one, effective at once"; "agent transactions held for approval"; "the operator
 // approves (posts) or rejects a held agent transaction (recorded as AGENT, actor `cli`)". Exit codes: "1 the work
 // failed ... 2 invalid or missing arguments".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { ISO_MS, UUID } from '../helpers/expect.js';
-import { AGENT_PATH, balanceOf, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from '../agents/support.js';
+import { AGENT_PATH, balanceOf, execute, exportAudit, fresh, newKey, RULES_PATH, type Key } from '../helpers/agents.js';
 
 const UNKNOWN_ID = '0190f000-0000-7000-8000-00000000beef';
 
 describe('ledger policies and ledger agents beside a running server', () => {
-  let t: TestServer;
   let admin: Client;
   let agent: Key;
   let x: string;
@@ -33,14 +32,11 @@ describe('ledger policies and ledger agents beside a running server', () => {
     expect(run.stdout).toBe('');
   };
 
+  const t = useServerWithAccounts({ accounts: { x: { name: 'cash', type: 'ASSET' }, y: { name: 'payable', type: 'LIABILITY' } } });
   beforeAll(async () => {
-    t = await startTestServer();
-    admin = client(t.url, t.tenant.apiKey.rawKey);
-    x = await makeAccount(admin, { name: 'cash', type: 'ASSET' });
-    y = await makeAccount(admin, { name: 'payable', type: 'LIABILITY' });
+    ({ client: admin, accounts: { x, y } } = t);
     agent = await newKey(admin, t.url, ['AGENTS_EXECUTE']);
   });
-  afterAll(async () => t?.stop());
 
   let ruleId: string;
 

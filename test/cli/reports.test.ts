@@ -3,27 +3,26 @@
 // spreadsheet would evaluate, written as text (issue 41); json is the whole report as one object; the table ends with
 // the totals.
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, makeAccount, onchain, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 describe('reports from the command line', () => {
-  let t: TestServer;
   let c: Client;
   let cash: string;
   const run = (...args: string[]) => cli(['--db', t.dbPath, ...args, '--tenant', t.tenant.tenantId]);
 
+  const t = useServerWithAccounts({
+    accounts: { cash: { name: 'Cash, "main"', type: 'ASSET' }, equity: { name: 'Équité', type: 'EQUITY' }, sales: { name: 'Sales', type: 'REVENUE' }, fees: { name: 'Fees', type: 'EXPENSE' } },
+  });
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    cash = await makeAccount(c, { name: 'Cash, "main"', type: 'ASSET' });
-    const names = ['Équité', 'Sales', 'Fees'];
-    const [equity, sales, fees] = [await makeAccount(c, { name: names[0], type: 'EQUITY' }), await makeAccount(c, { name: names[1], type: 'REVENUE' }), await makeAccount(c, { name: names[2], type: 'EXPENSE' })];
+    c = t.client;
+    cash = t.accounts.cash;
+    const { equity, sales, fees } = t.accounts;
     for (const [account, amount] of [[equity, '1000.00'], [sales, '99.99']] as const) {
       expect((await post(c, [fiat(cash, 'DEBIT', amount), fiat(account, 'CREDIT', amount)])).status).toBe(201);
     }
     expect((await post(c, [fiat(fees, 'DEBIT', '0.01'), fiat(cash, 'CREDIT', '0.01'), onchain(cash, 'DEBIT', '7.5'), onchain(equity, 'CREDIT', '7.5')])).status).toBe(201);
   });
-  afterAll(async () => t?.stop());
 
   it('trial-balance: csv and json equal the API at the same instant; the table ends with the totals; bad options exit 2', async () => {
     const api = await c.get('/api/v1/reports/trial-balance?limit=200');

@@ -1,23 +1,19 @@
 // `ledger transactions reverse` (issue 30): an operator reverses a transaction on the database, as the endpoint does;
 // a refusal exits 1 (with --json, the endpoint's error body on stdout); bad options exit 2.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, fiat, makeAccount, post, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cli, fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 
 describe('ledger transactions reverse', () => {
-  let t: TestServer;
   let c: Client;
   let a: string;
   let b: string;
   const transactions = (...args: string[]) => cli(['--db', t.dbPath, 'transactions', ...args, '--tenant', t.tenant.tenantId]);
   const posted = async () => (await post(c, [{ ...fiat(a, 'DEBIT', '2.50'), description: 'typo' }, fiat(b, 'CREDIT', '2.50')])).body.transactionId as string;
 
-  beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
-    a = await makeAccount(c, { name: 'a' });
-    b = await makeAccount(c, { name: 'b', type: 'LIABILITY' });
+  const t = useServerWithAccounts({ accounts: { a: 'ASSET', b: 'LIABILITY' } });
+  beforeAll(() => {
+    ({ client: c, accounts: { a, b } } = t);
   });
-  afterAll(async () => t?.stop());
 
   it('--json prints the endpoint\'s answer; the reversal is linked, with the description and metadata given; a second is refused (exit 1)', async () => {
     const id = await posted();

@@ -1,30 +1,32 @@
 // `ledger watch` through the built binary, beside a server on the same database: README, CLI reference: "the chain
 // watchers alone, beside a server on the same database ... until SIGINT or SIGTERM; without any endpoint it exits 2",
 // and `ledger watch status`: "per chain: endpoint, checkpoint, head and lag ..., transfers seen and matched". The
-// chain is the test TRON full node (test/chains/tron-node.ts), the cheapest to run.
+// chain is the test TRON full node (test/workers/chains/tron-node.ts), the cheapest to run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, client, makeAccount, startTestServer, type Client, type TestServer } from '../helpers/server.js';
+import { cli, makeAccount, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { killAll, spawnLedger } from '../helpers/spawn.js';
 import { until } from '../helpers/poll.js';
-import { startFakeTron, tronAddress, type FakeTron } from '../chains/tron-node.js';
+import { startFakeTron, tronAddress, type FakeTron } from '../workers/chains/tron-node.js';
 
 const USDT = tronAddress('a614f803b6fd780986a42c78ec9c7f77e6ded13c');
 const SENDER = tronAddress('11'.repeat(20));
 const WALLET = tronAddress('abc123');
 
 describe('ledger watch', () => {
-  let t: TestServer;
   let c: Client;
   let node: FakeTron;
   let dir: string;
   let tokensFile: string;
 
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const t = useServerWithAccounts();
   beforeAll(async () => {
-    t = await startTestServer();
-    c = client(t.url, t.tenant.apiKey.rawKey);
+    c = t.client;
     node = await startFakeTron({ decimals: { [USDT]: 6 } });
     dir = mkdtempSync(join(tmpdir(), 'ledger-watch-'));
     tokensFile = join(dir, 'tokens.json');
@@ -33,8 +35,6 @@ describe('ledger watch', () => {
   afterAll(async () => {
     await killAll();
     await node?.close();
-    await t?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('watches the configured chain beside the server: a transfer settles the settlement the server registered; SIGTERM exits 0', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { cliActor } from '../../src/cli/common.js';
 import type { WebhookSettings } from '../../src/workers/index.js';
@@ -127,7 +128,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     tls: options.tls,
     ...(options.clock ? { clock: options.clock, writer: 'local' as const } : {}),
   });
-  // Otherwise through the running server's ledger, the use case `ledger tenants create` runs (test/cli.test.ts runs
+  // Otherwise through the running server's ledger, the use case `ledger tenants create` runs (test/cli/output-for-scripts.test.ts runs
   // the command itself): a process of the command took about 0.4 s of CPU, some 600 times a CI run.
   const tenant = made ?? (JSON.parse(JSON.stringify(await server.ledger.tenants.create('Acme', cliActor))) as TestServer['tenant']);
   return {
@@ -211,4 +212,56 @@ let keyCounter = 0;
 export async function post(c: Client, lines: unknown[], options: { key?: string; metadata?: Record<string, string> } = {}) {
   const key = options.key ?? `key-${process.pid}-${Date.now()}-${keyCounter++}`;
   return c.post('/api/v1/transactions', { lines, ...(options.metadata ? { metadata: options.metadata } : {}) }, { 'idempotency-key': key });
+}
+
+/** An account of the fixture: its type (the account is then named by its key), or the fields `makeAccount` takes. */
+export type AccountSpec = string | { name?: string; currency?: string; type?: string };
+
+/** `startTestServer`'s options, and the accounts to make, by the keys the test reads their ids under. */
+export type ServerWithAccountsOptions<K extends string> = TestServerOptions & { accounts?: Record<K, AccountSpec> };
+
+/** The server, its first tenant's ADMIN client and headers, and the accounts made for the test, by their keys. */
+export type ServerWithAccounts<K extends string = string> = TestServer & {
+  /** A client with the tenant's ADMIN key. */
+  client: Client;
+  /** Authorization with the tenant's ADMIN key, and the JSON content type. */
+  headers: Record<string, string>;
+  /** Each account's id, by its key in `accounts`. */
+  accounts: Record<K, string>;
+};
+
+/**
+ * The setup most suites share: the real server on a database of its own (`startTestServer`, with its options), a client
+ * with the first tenant's ADMIN key, and the accounts named, made one after the other in the order given (USD and
+ * ASSET unless told; named by their key unless told).
+ */
+export async function serverWithAccounts<K extends string = never>(options: ServerWithAccountsOptions<K> = {}): Promise<ServerWithAccounts<K>> {
+  const { accounts: specs, ...serverOptions } = options;
+  const t = await startTestServer(serverOptions);
+  try {
+    const c = client(t.url, t.tenant.apiKey.rawKey);
+    const accounts = {} as Record<K, string>;
+    for (const [key, spec] of Object.entries(specs ?? {}) as Array<[K, AccountSpec]>)
+      accounts[key] = await makeAccount(c, typeof spec === 'string' ? { name: key, type: spec } : { name: key, ...spec });
+    return { ...t, client: c, headers: { authorization: `Bearer ${t.tenant.apiKey.rawKey}`, 'content-type': 'application/json' }, accounts };
+  } catch (error) {
+    await t.stop();
+    throw error;
+  }
+}
+
+/**
+ * `serverWithAccounts` for a describe block (or a file): started in a beforeAll registered here, stopped in an afterAll.
+ * The object answered is filled in when the server is up, so a beforeAll declared after this call, and every test,
+ * reads it whole. Options that an earlier hook makes (a receiver's certificate) are given as a function, read then.
+ */
+export function useServerWithAccounts<K extends string = never>(
+  options: ServerWithAccountsOptions<K> | (() => ServerWithAccountsOptions<K>) = {},
+): ServerWithAccounts<K> {
+  const fixture = {} as ServerWithAccounts<K>;
+  beforeAll(async () => {
+    Object.assign(fixture, await serverWithAccounts(typeof options === 'function' ? options() : options));
+  });
+  afterAll(async () => fixture.stop?.());
+  return fixture;
 }
