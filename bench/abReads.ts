@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { stopChild } from './server.js';
+import { startServer, stopChild } from './server.js';
 import { cpuMeter } from './cpu.js';
 
 const run = promisify(execFile);
@@ -18,8 +18,7 @@ async function start(root: string, db: string): Promise<{ url: string; child: Ch
   const bin = join(root, 'bin/ledger.js');
   const { stdout } = await run(process.execPath, [bin, '--db', db, 'tenants', 'create', 'ab', '--json']);
   const key = (JSON.parse(stdout) as { apiKey: { rawKey: string } }).apiKey.rawKey;
-  const child = spawn(process.execPath, [bin, '--db', db, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise<string>((ok) => child.stdout!.on('data', (c: Buffer) => { const m = /listening on (\S+)/.exec(c.toString()); if (m) ok(m[1]!); }));
+  const { url, child } = await startServer(db, { bin, stderr: 'ignore' });
   const json = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const accounts: string[] = [];
   for (let i = 0; i < 8; i++) accounts.push(((await (await fetch(`${url}/api/v1/accounts`, { method: 'POST', headers: json, body: JSON.stringify({ name: `a${i}`, currency: 'USD', type: 'ASSET' }) })).json()) as { id: string }).id);

@@ -6,21 +6,17 @@
 // against another is the CPU a posting costs in all, against how fully the scenario keeps the cores busy.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { LEDGER_BIN, startServer, stopChild } from './server.js';
 import { cpuMeter, machineMeter, type MachineFigures } from './cpu.js';
+import { freshDb, type Engine } from './engines.js';
+import { SECONDS } from './load.js';
 import { postRequestFor } from './requests.js';
-import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
+import type { Line, Scenario, Table } from './scenario.js';
+import { makeTenant, named, seed } from './seed.js';
+import { startServer, stopChild, type BenchServer } from './server.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 8);
 const ACCOUNTS = 64;
-const run = promisify(execFile);
 
 interface Figure {
   scenario: string;
@@ -34,22 +30,15 @@ interface Figure {
 
 const machineFigures = (m: MachineFigures) => ({ postgresUsPerPosting: m.postgresUsPerRequest, clientUsPerPosting: m.clientUsPerRequest, machineBusy: m.machineBusy });
 
-export async function benchBatch(): Promise<Figure[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-batch-'));
-  const postgres = process.env.BENCH_BATCH_ENGINE === 'postgres' ? await startTestPostgres() : undefined;
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+async function measureBatches(engine: Engine): Promise<Figure[]> {
+  const fresh = await freshDb(engine, 'batch.db');
+  let server: BenchServer | undefined;
   try {
-    const db = postgres ? await freshDatabaseUrl(postgres.url) : join(dir, 'batch.db');
-    const { stdout } = await run(process.execPath, [LEDGER_BIN, '--db', db, 'tenants', 'create', 'bench', '--json']);
-    const rawKey = (JSON.parse(stdout) as { apiKey: { rawKey: string } }).apiKey.rawKey;
-    server = await startServer(db);
+    const tenant = await seed(fresh.db, ({ ledger }) => makeTenant(ledger, 'bench', named('a', ACCOUNTS)));
+    const { rawKey, accounts } = tenant;
+    server = await startServer(fresh.db);
     const { url, child } = server;
     const json = { 'content-type': 'application/json', authorization: `Bearer ${rawKey}` };
-    const accounts: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) {
-      const res = await fetch(`${url}/api/v1/accounts`, { method: 'POST', headers: json, body: JSON.stringify({ name: `a${i}`, currency: 'USD', type: 'ASSET' }) });
-      accounts.push(((await res.json()) as { id: string }).id);
-    }
     const line = (accountId: string, entryType: string) => ({ accountId, entryType, monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } });
     const item = () => {
       const a = Math.floor(Math.random() * ACCOUNTS);
@@ -91,27 +80,62 @@ export async function benchBatch(): Promise<Figure[]> {
         ...machineFigures(machine.stop(postings)!),
       });
     }
-    console.error(`  engine: ${postgres ? 'PostgreSQL' : 'SQLite'}`);
-    console.error('  | scenario | postings/s | server CPU µs/posting | writer µs/posting | PostgreSQL µs/posting | load generator µs/posting | machine busy |');
-    console.error('  |---|---:|---:|---:|---:|---:|---:|');
-    for (const f of figures) {
-      // A PostgreSQL on another machine (LEDGER_TEST_PG_URL) is not seen in /proc: its CPU is not counted in all.
-      const pgShown = !postgres ? '-' : f.postgresUsPerPosting > 0 ? String(Math.round(f.postgresUsPerPosting)) : 'not on this machine';
-      console.error(`  | ${f.scenario} | ${Math.round(f.postingsPerSecond)} | ${Math.round(f.cpuUsPerPosting)} | ${Math.round(f.writerUsPerPosting)} | ${pgShown} | ${Math.round(f.clientUsPerPosting)} | ${Math.round(f.machineBusy * 100)}% |`);
-    }
-    const gain = figures[1]!.postingsPerSecond / figures[0]!.postingsPerSecond;
-    // Issue 33's target for PostgreSQL: batches give at least 3x its own single-posting rate.
-    const verdict = postgres ? ` (target on PostgreSQL ≥ 3x: ${gain >= 3 ? 'met' : 'MISSED'})` : '';
-    console.error(`  batches against one posting a request: ${gain.toFixed(2)}x the postings a second${verdict}`);
-    // What the CPU a posting costs in all allows: the rate batches would reach keeping the cores as busy as single postings do.
-    const cpuInAll = (f: Figure) => f.cpuUsPerPosting + (postgres ? f.postgresUsPerPosting : 0) + f.clientUsPerPosting;
-    const bound = cpuInAll(figures[0]!) / cpuInAll(figures[1]!);
-    const busy = figures[1]!.machineBusy / figures[0]!.machineBusy;
-    console.error(`  CPU a posting in all: ${Math.round(cpuInAll(figures[0]!))} µs single, ${Math.round(cpuInAll(figures[1]!))} µs batched: at most ${bound.toFixed(2)}x with the cores as busy (batches keep them ${Math.round(busy * 100)}% as busy)`);
     return figures;
   } finally {
     await stopChild(server?.child);
-    await postgres?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await fresh.drop();
   }
 }
+
+const batchesOn = (engine: Engine): Table => ({
+  title: `Batches against one posting a request (${engine})`,
+  columns: ['scenario', 'postings/s', 'server CPU µs/posting', 'writer µs/posting', 'PostgreSQL µs/posting', 'load generator µs/posting', 'machine busy'],
+  align: 'lrrrrrr',
+});
+const BATCHES = { SQLite: batchesOn('SQLite'), PostgreSQL: batchesOn('PostgreSQL') };
+
+interface BatchFigures {
+  engine: Engine;
+  figures: Figure[];
+}
+
+/** Batches against one posting a request: their postings a second. */
+const gainOf = ({ figures }: BatchFigures) => figures[1]!.postingsPerSecond / figures[0]!.postingsPerSecond;
+
+export const batch: Scenario<BatchFigures> = {
+  name: 'batch',
+  family: 'batch',
+  byDefault: false,
+  async run() {
+    const engine: Engine = process.env.BENCH_BATCH_ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
+    console.error(`  engine: ${engine}`);
+    return { engine, figures: await measureBatches(engine) };
+  },
+  print(f): Line[] {
+    const postgres = f.engine === 'PostgreSQL';
+    const table = BATCHES[f.engine];
+    const rows = f.figures.map((x): Line => {
+      // A PostgreSQL on another machine (LEDGER_TEST_PG_URL) is not seen in /proc: its CPU is not counted in all.
+      const pgShown = !postgres ? '-' : x.postgresUsPerPosting > 0 ? String(Math.round(x.postgresUsPerPosting)) : 'not on this machine';
+      return {
+        table,
+        cells: [x.scenario, Math.round(x.postingsPerSecond), Math.round(x.cpuUsPerPosting), Math.round(x.writerUsPerPosting), pgShown, Math.round(x.clientUsPerPosting), `${Math.round(x.machineBusy * 100)}%`],
+      };
+    });
+    // What the CPU a posting costs in all allows: the rate batches would reach keeping the cores as busy as single postings do.
+    const [single, batched] = [f.figures[0]!, f.figures[1]!];
+    const cpuInAll = (x: Figure) => x.cpuUsPerPosting + (postgres ? x.postgresUsPerPosting : 0) + x.clientUsPerPosting;
+    const bound = cpuInAll(single) / cpuInAll(batched);
+    const busy = batched.machineBusy / single.machineBusy;
+    return [
+      ...rows,
+      { table, note: `Batches against one posting a request: ${gainOf(f).toFixed(2)}x the postings a second.` },
+      {
+        table,
+        note: `CPU a posting in all: ${Math.round(cpuInAll(single))} µs single, ${Math.round(cpuInAll(batched))} µs batched: at most ${bound.toFixed(2)}x with the cores as busy (batches keep them ${Math.round(busy * 100)}% as busy).`,
+      },
+    ];
+  },
+  // Issue 33's target for PostgreSQL: batches give at least 3x its own single-posting rate.
+  targets: [{ label: (f) => `PostgreSQL: batches >= 3x the postings a second of one posting a request (${gainOf(f).toFixed(2)}x)`, met: (f) => gainOf(f) >= 3, when: (f) => f.engine === 'PostgreSQL' }],
+};

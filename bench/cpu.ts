@@ -20,6 +20,9 @@ function cpuUsOf(statFile: string): number | undefined {
   return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
 }
 
+/** A process's CPU time so far, user and system, in µs (NaN where /proc has none). */
+export const processCpuUs = (pid: number): number => cpuUsOf(`/proc/${pid}/stat`) ?? Number.NaN;
+
 /** The /proc stat files of a process's threads, by the name each gives itself (`ledger-writer`, `ledger-ckpt`). */
 const taskStats = (pid: number, name: string): string[] => {
   const dir = `/proc/${pid}/task`;

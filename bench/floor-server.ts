@@ -11,22 +11,19 @@ import { FastResponse } from 'srvx';
 import { toNodeHandler } from 'srvx/node';
 import { openLedger } from '../src/store/open.js';
 import { createApp } from '../src/server/app.js';
-import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { urlPolicyOf } from '../src/workers/index.js';
 import { toJsonText } from '../src/core/json.js';
 import { readBody } from '../src/server/body.js';
 import { nodeRequestOf } from '../src/server/route.js';
+import { makeTenant, named } from './seed.js';
 
-const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 const dir = mkdtempSync(join(tmpdir(), 'ledger-floor-'));
 // Writes as `ledger serve` makes them: on a writer thread.
 const opened = await openLedger(join(dir, 'floor.db'), { writer: 'thread' });
 const { ledger } = opened;
-const tenant = await ledger.tenants.create('floor', actor);
-const accountId = (await ledger.accounts.create(tenant.tenantId, { name: 'floor', currency: 'USD', type: 'ASSET' }, actor)).id;
-// Accounts the posting cases post between.
-const accounts: string[] = [];
-for (let i = 0; i < 64; i++) accounts.push((await ledger.accounts.create(tenant.tenantId, { name: `p${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+// The balance read's account, then the accounts the posting cases post between.
+const tenant = await makeTenant(ledger, 'floor', ['floor', ...named('p', 64)]);
+const [accountId, ...accounts] = tenant.accounts as [string, ...string[]];
 
 const OK = '{"status":"ok"}';
 const json = (text: string) => new FastResponse(text, { headers: { 'content-type': 'application/json' } });
@@ -60,7 +57,7 @@ const ports = {
   h3: await listen(toNodeHandler(bare.fetch) as RequestListener),
   app: await listen(toNodeHandler(app.fetch) as RequestListener),
 };
-console.log(JSON.stringify({ ports, rawKey: tenant.apiKey.rawKey, accountId, accounts }));
+console.log(JSON.stringify({ ports, rawKey: tenant.rawKey, accountId, accounts }));
 process.once('SIGTERM', async () => {
   await opened.close();
   rmSync(dir, { recursive: true, force: true });

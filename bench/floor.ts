@@ -20,8 +20,8 @@ import { cpuMeter, describeCpu } from './cpu.js';
 import { postRequestFor } from './requests.js';
 import { rawWrites } from './rawWrites.js';
 import { bundleBenchServer } from './bundle.js';
-import { openLedger } from '../src/store/open.js';
-import { CLI_ACTOR_ID } from '../src/core/audit.js';
+import { makeTenant, named, seed } from './seed.js';
+import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const BATCH = 100;
@@ -41,12 +41,7 @@ const rawDir = mkdtempSync(join(tmpdir(), 'ledger-floor-raw-'));
 let rawFiles = 0;
 async function rawWritesOnce(group: number): Promise<{ cpuUs: number; perSecond: number }> {
   const file = join(rawDir, `raw-${rawFiles++}.db`);
-  const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
-  const fresh = await openLedger(file, { writer: 'local' });
-  const { tenantId } = await fresh.ledger.tenants.create('raw', actor);
-  const accounts: string[] = [];
-  for (let i = 0; i < 64; i++) accounts.push((await fresh.ledger.accounts.create(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
-  await fresh.close();
+  const { tenantId, accounts } = await seed(file, ({ ledger }) => makeTenant(ledger, 'raw', named('a', 64)));
   const figures = rawWrites(file, tenantId, accounts, RAW_POSTINGS, group);
   return { cpuUs: figures.cpuUsPerPosting, perSecond: 1e6 / figures.wallUsPerPosting };
 }
@@ -125,7 +120,6 @@ try {
       console.error(`  round ${round + 1}: raw writes in groups of ${group}: ${Math.round(figure.perSecond)} postings/s, ${Math.round(figure.cpuUs)} µs/posting`);
     }
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(`\n| case (64 connections, median of ${ROUNDS}) | req/s | server CPU µs/request |`);
   console.log('|---|---:|---:|');
   for (const [name] of cases) {

@@ -76,12 +76,5 @@ export function startLightLoad(url: string, rawKey: string, accounts: string[], 
   };
 }
 
-/** Nearest-rank percentile, rounded to the millisecond. */
-export function percentile(ms: readonly number[], p: number): number {
-  if (ms.length === 0) return Number.NaN;
-  const sorted = [...ms].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
-}
-
 /** The samples in flight at some moment of [from, to] (Date.now() instants). */
 export const during = (samples: readonly Sample[], from: number, to: number) => samples.filter((s) => s.startedAt <= to && s.startedAt + s.ms >= from);

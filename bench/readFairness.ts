@@ -1,7 +1,7 @@
 // `BENCH_ONLY=read-fairness`: what one tenant's reads with filters cost another tenant's postings (issue 41). On each
 // engine (BENCH_ENGINES), a tenant of BENCH_READ_POSTINGS (100,000) postings that all carry `k0=A`, with accounts,
 // holds and settlements in their thousands, sends BENCH_READ_CLIENTS (16) loops of one kind of filtered read at once
-// for BENCH_READ_SECONDS, beside another tenant's 2-line postings (bench/fairness.ts measureBeside). Each kind prints
+// for BENCH_READ_SECONDS, beside another tenant's 2-line postings (bench/beside.ts). Each kind prints
 // the other tenant's worst posting and the reads' own median and worst; BENCH_READS=searches,accounts picks kinds.
 //   - searches: two-filter transaction searches: a wide filter with a narrow one (1 match), a wide one with a rare
 //     account, two wide ones that never meet, and an account with two metadata entries;
@@ -11,12 +11,12 @@
 //   - settlements: by status within a window, and with `to` before all of them;
 //   - reports: the trial balance as of before every posting (thousands of accounts with none yet), and a balance history
 //     of the most points over the busiest account.
-import { openLedger } from '../src/store/open.js';
-import { CLI_ACTOR_ID } from '../src/core/audit.js';
-import { JsonNumber } from '../src/core/money.js';
-import { startServer, stopChild } from './server.js';
-import { measureBeside, onEachEngine, printFairness, type FairnessRow, type Tenants } from './fairness.js';
-import { percentile } from './lightLoad.js';
+import { fairnessLine, fairnessTarget, LIGHT_LOAD, measureBeside, type FairnessRow, type Light } from './beside.js';
+import { engineAsked, ENGINES, freshDb, type Engine, type FreshDb } from './engines.js';
+import { sleep, type Fixture, type Scenario } from './scenario.js';
+import { actor, fiatLine, inChunks, makeAccounts, makeTenant, named, seed } from './seed.js';
+import { startServer, stopChild, type BenchServer } from './server.js';
+import { percentile } from './stats.js';
 
 const POSTINGS = Number(process.env.BENCH_READ_POSTINGS ?? 100_000);
 const ACCOUNTS = Number(process.env.BENCH_READ_ACCOUNTS ?? 20_000);
@@ -28,7 +28,6 @@ const SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
 const SEED_BATCH = 500;
 /** Writes made at once while seeding. */
 const SEED_CONCURRENCY = 50;
-const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
 type Kind = 'searches' | 'accounts' | 'holds' | 'settlements' | 'reports';
 const KINDS: readonly Kind[] = ['searches', 'accounts', 'holds', 'settlements', 'reports'];
@@ -39,28 +38,16 @@ interface Reader {
   reads: Record<Kind, string[]>;
 }
 
-const usd = (amount: string) => ({ type: 'FIAT' as const, amount: new JsonNumber(amount), currency: 'USD' as const, rail: 'ACH' as const });
-const line = (accountId: string, entryType: 'DEBIT' | 'CREDIT') => ({ accountId, entryType, monetaryEntry: usd('1.00') });
-
-async function inChunks<T>(count: number, size: number, make: (i: number) => Promise<T>): Promise<T[]> {
-  const made: T[] = [];
-  for (let n = 0; n < count; n += size) made.push(...(await Promise.all(Array.from({ length: Math.min(size, count - n) }, (_, i) => make(n + i)))));
-  return made;
-}
+const line = (accountId: string, entryType: 'DEBIT' | 'CREDIT') => fiatLine(accountId, entryType);
 
 /** The reading tenant and the light one, seeded through the ledger itself before the server starts. */
-async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light'] }> {
-  const opened = await openLedger(db, { writer: 'local' });
-  try {
-    const { ledger } = opened;
+async function seedReader(db: string): Promise<{ reader: Reader; light: Light }> {
+  return seed(db, async ({ ledger }) => {
     const began = Date.now();
-    const lightTenant = await ledger.tenants.create('light', actor);
-    const lightAccounts: string[] = [];
-    for (let i = 0; i < 8; i++) lightAccounts.push((await ledger.accounts.create(lightTenant.tenantId, { name: `light-${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
-    const tenant = await ledger.tenants.create('reader', actor);
+    const light = await makeTenant(ledger, 'light', named('light-', 8));
+    const tenant = await makeTenant(ledger, 'reader', ['debit', 'credit', 'rare'].map((name) => ({ name, metadata: {} })));
     const t = tenant.tenantId;
-    const account = (name: string, metadata: Record<string, string> = {}) => ledger.accounts.create(t, { name, currency: 'USD', type: 'ASSET', metadata }, actor).then((a) => a.id);
-    const [debit, credit, rare] = [await account('debit'), await account('credit'), await account('rare')];
+    const [debit, credit, rare] = tenant.accounts as [string, string, string];
     // Postings: every one carries k0=A; evens side=L, odds other=R (two wide filters that never meet); the middle one
     // also needle=B and debits the rare account.
     const middle = Math.floor(POSTINGS / 2);
@@ -73,7 +60,12 @@ async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light
       ledger.batches.post(t, actor, { atomic: true, transactions: Array.from({ length: Math.min(SEED_BATCH, POSTINGS - b * SEED_BATCH) }, (_, i) => posting(b * SEED_BATCH + i)) }),
     );
     // Accounts: every one kind=bulk, one also vip=yes; each has a balance (one posting of its own).
-    const bulk = await inChunks(ACCOUNTS, SEED_CONCURRENCY, (i) => account(`bulk-${i}`, { kind: 'bulk', ...(i === ACCOUNTS >> 1 ? { vip: 'yes' } : {}) }));
+    const bulk = await makeAccounts(
+      ledger,
+      t,
+      named('bulk-', ACCOUNTS).map((name, i) => ({ name, metadata: { kind: 'bulk', ...(i === ACCOUNTS >> 1 ? { vip: 'yes' } : {}) } })),
+      SEED_CONCURRENCY,
+    );
     await inChunks(Math.ceil(bulk.length / SEED_BATCH), 4, (b) =>
       ledger.batches.post(t, actor, {
         atomic: true,
@@ -99,9 +91,9 @@ async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light
     console.error(`  seeded ${POSTINGS.toLocaleString()} postings, ${ACCOUNTS.toLocaleString()} accounts, ${HOLDS.toLocaleString()} holds, ${SETTLEMENTS.toLocaleString()} settlements in ${((Date.now() - began) / 1000).toFixed(0)} s`);
     const day = 86_400_000;
     return {
-      light: { rawKey: lightTenant.apiKey.rawKey, accounts: lightAccounts },
+      light: { rawKey: light.rawKey, accounts: light.accounts },
       reader: {
-        rawKey: tenant.apiKey.rawKey,
+        rawKey: tenant.rawKey,
         reads: {
           searches: [
             '/api/v1/transactions?metadata[k0]=A&metadata[needle]=B',
@@ -119,9 +111,7 @@ async function seed(db: string): Promise<{ reader: Reader; light: Tenants['light
         },
       },
     };
-  } finally {
-    await opened.close();
-  }
+  });
 }
 
 /** CLIENTS loops, each sending the kind's reads in turn for SECONDS; answers the span, the statuses and each read's time. */
@@ -145,35 +135,55 @@ async function readLoops(url: string, reader: Reader, kind: Kind) {
   return { began, ended: Date.now(), heavy: [...statuses].map(([s, n]) => `${n}×${s}`).join(', '), times };
 }
 
-async function onEngine(engine: 'SQLite' | 'PostgreSQL', db: string, kinds: readonly Kind[]): Promise<FairnessRow[]> {
-  const { reader, light } = await seed(db);
-  const server = await startServer(db);
-  const rows: FairnessRow[] = [];
-  try {
-    for (const kind of kinds) {
-      // One round of each read first, unmeasured: a first read of a cold file is not what this measures.
-      for (const path of reader.reads[kind]) await (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${reader.rawKey}` } })).arrayBuffer();
-      let reads: number[] = [];
-      const row = await measureBeside(engine, `beside ${CLIENTS} loops of filtered reads: ${kind}`, server.url, light, async () => {
-        const span = await readLoops(server.url, reader, kind);
-        reads = span.times;
-        return span;
-      });
-      console.error(`    the reads themselves: ${reads.length}, p50 ${percentile(reads, 50)} ms, worst ${percentile(reads, 100)} ms`);
-      row.heavy += `; reads p50 ${percentile(reads, 50)} ms, worst ${percentile(reads, 100)} ms`;
-      rows.push(row);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  } finally {
+/** The server of one engine that every kind of read on that engine meets, on a fresh database with its seed. */
+const serverOn = (engine: Engine): Fixture<{ fresh: FreshDb; server: BenchServer; reader: Reader; light: Light }> => ({
+  name: `the read-fairness server on ${engine}`,
+  async start() {
+    const fresh = await freshDb(engine, 'ledger.db');
+    console.error(engine === 'SQLite' ? `on SQLite: ${LIGHT_LOAD} beside one tenant's filtered reads` : 'on PostgreSQL: the same');
+    const { reader, light } = await seedReader(fresh.db);
+    return { fresh, reader, light, server: await startServer(fresh.db) };
+  },
+  async stop({ fresh, server }) {
     await stopChild(server.child);
-  }
-  return rows;
+    await fresh.drop();
+  },
+});
+
+async function readsBeside(engine: Engine, kind: Kind, server: BenchServer, reader: Reader, light: Light): Promise<FairnessRow> {
+  // One round of each read first, unmeasured: a first read of a cold file is not what this measures.
+  for (const path of reader.reads[kind]) await (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${reader.rawKey}` } })).arrayBuffer();
+  let reads: number[] = [];
+  const row = await measureBeside(engine, `beside ${CLIENTS} loops of filtered reads: ${kind}`, server.url, light, async () => {
+    const span = await readLoops(server.url, reader, kind);
+    reads = span.times;
+    return span;
+  });
+  console.error(`    the reads themselves: ${reads.length}, p50 ${percentile(reads, 50)} ms, worst ${percentile(reads, 100)} ms`);
+  row.heavy += `; reads p50 ${percentile(reads, 50)} ms, worst ${percentile(reads, 100)} ms`;
+  return row;
 }
 
-export async function benchReadFairness(): Promise<FairnessRow[]> {
-  const kinds = process.env.BENCH_READS ? KINDS.filter((k) => process.env.BENCH_READS!.split(',').includes(k)) : KINDS;
-  const rows = await onEachEngine('ledger-read-fair-', `another tenant's postings beside one tenant's filtered reads`, (engine, db) => onEngine(engine, db, kinds));
-  printFairness(rows);
-  return rows;
-}
+const asked = (kind: Kind) => !process.env.BENCH_READS || process.env.BENCH_READS.split(',').includes(kind);
 
+/** Every kind of read on SQLite, then on PostgreSQL (BENCH_ENGINES); not in a run without BENCH_ONLY. */
+export const readFairness: Scenario<FairnessRow>[] = ENGINES.flatMap((engine) => {
+  const on = serverOn(engine);
+  return KINDS.map(
+    (kind): Scenario<FairnessRow> => ({
+      name: 'read-fairness',
+      family: 'read-fairness',
+      byDefault: false,
+      enabled: () => engineAsked(engine) && asked(kind),
+      setup: [on],
+      async run(ctx) {
+        const { server, reader, light } = await ctx.use(on);
+        const row = await readsBeside(engine, kind, server, reader, light);
+        await sleep(1000);
+        return row;
+      },
+      print: (r) => [fairnessLine(r)],
+      targets: [fairnessTarget],
+    }),
+  );
+});

@@ -11,27 +11,44 @@ export interface BenchServer {
   child: ChildProcess;
 }
 
+export interface ServeOptions {
+  /** A local webhook receiver's certificate: webhooks may go to it (allowed and trusted for the benchmark only). */
+  certFile?: string;
+  /** More arguments of `ledger serve` (`--max-connections 300`, `--evm-rpc <url>`, …). */
+  args?: readonly string[];
+  /** The server's stderr: shown, or dropped (the EVM watcher's logs). */
+  stderr?: 'inherit' | 'ignore';
+  /** Another CLI than LEDGER_BIN (another checkout's, bench/abReads.ts). */
+  bin?: string;
+}
+
 /**
- * Starts `ledger serve` on `db` (a file or a postgres:// URL). With `certFile`, webhooks may go to the local receiver
- * whose certificate it is (allowed and trusted for the benchmark only). BENCH_PROFILE_DIR writes a CPU profile.
+ * Starts `ledger serve` on `db` (a file or a postgres:// URL); fails if it exits before it listens.
+ * BENCH_PROFILE_DIR writes a CPU profile.
  */
-export function startServer(db: string, certFile?: string): Promise<BenchServer> {
+export function startServer(db: string, options: ServeOptions = {}): Promise<BenchServer> {
+  const { certFile, args = [], stderr = 'inherit', bin = LEDGER_BIN } = options;
   return new Promise((resolve, reject) => {
     const webhookArgs = certFile ? ['--webhook-allow-private'] : [];
     const env = certFile ? { ...process.env, NODE_EXTRA_CA_CERTS: certFile } : process.env;
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const child = spawn(process.execPath, [...profile, LEDGER_BIN, '--db', db, 'serve', '--port', '0', ...webhookArgs], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(process.execPath, [...profile, bin, '--db', db, 'serve', '--port', '0', ...webhookArgs, ...args], { stdio: ['ignore', 'pipe', stderr], env });
+    const exited = (code: number | null) => reject(new Error(`ledger serve exited (${code}) before it listened`));
     child.once('error', reject);
+    child.once('exit', exited);
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /listening on (\S+)/.exec(chunk.toString());
-      if (match) resolve({ url: match[1]!, child });
+      if (match) {
+        child.off('exit', exited);
+        resolve({ url: match[1]!, child });
+      }
     });
   });
 }
 
 /** Stops a server (SIGTERM, which drains) and waits for it to exit. */
 export async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || child.exitCode !== null) return;
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await once(child, 'exit');
 }

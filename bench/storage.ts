@@ -2,20 +2,19 @@
 // and index, on SQLite (the file after a checkpoint, and dbstat's pages per table and index) and on PostgreSQL (the
 // growth of every table and index, pg_relation_size) (issue 33, part 3).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { ENGINES, freshDb, type Engine } from './engines.js';
+import type { Line, Scenario, Table } from './scenario.js';
+import { makeTenant, named, seed } from './seed.js';
 import { startServer, stopChild } from './server.js';
-import { freshDatabaseUrl, startTestPostgres } from '../test/helpers/postgres.js';
 
 const POSTINGS = Number(process.env.BENCH_STORAGE_POSTINGS ?? 5_000);
 const CONNECTIONS = 16;
 const ACCOUNTS = 64;
-const run = promisify(execFile);
+/** Bytes a 2-line posting may add (issue 33). */
+const TARGET_BYTES: Record<Engine, number> = { SQLite: 2_000, PostgreSQL: 2_500 };
 
 type Sizes = Map<string, number>;
 
@@ -53,15 +52,6 @@ async function postgresSizes(url: string): Promise<Sizes> {
   }
 }
 
-async function makeAccounts(url: string, json: Record<string, string>): Promise<string[]> {
-  const accounts: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) {
-    const res = await fetch(`${url}/api/v1/accounts`, { method: 'POST', headers: json, body: JSON.stringify({ name: `a${i}`, currency: 'USD', type: 'ASSET' }) });
-    accounts.push(((await res.json()) as { id: string }).id);
-  }
-  return accounts;
-}
-
 async function postPostings(url: string, json: Record<string, string>, accounts: string[], count: number): Promise<void> {
   const line = (accountId: string, entryType: string) => ({ accountId, entryType, monetaryEntry: { type: 'FIAT', amount: '12.34', currency: 'USD', rail: 'PIX' } });
   let sent = 0;
@@ -82,50 +72,60 @@ async function postPostings(url: string, json: Record<string, string>, accounts:
   );
 }
 
-function printGrowth(engine: string, before: Sizes, after: Sizes, total: string): number {
+interface Growth {
+  engine: Engine;
+  /** Bytes a posting in all, then by table or index (largest first). */
+  all: number;
+  rows: Array<{ name: string; bytes: number }>;
+}
+
+function growth(engine: Engine, before: Sizes, after: Sizes): Growth {
+  const total = engine === 'SQLite' ? '(file)' : '(all)';
   const rows = [...after.keys()]
     .map((name) => ({ name, bytes: ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / POSTINGS }))
     .filter((r) => r.name !== total && Math.abs(r.bytes) >= 1)
     .sort((a, b) => b.bytes - a.bytes);
   const all = ((after.get(total) ?? 0) - (before.get(total) ?? 0)) / POSTINGS;
   console.error(`  ${engine}: ${Math.round(all).toLocaleString('en-US')} bytes per 2-line posting (${POSTINGS.toLocaleString('en-US')} postings, metadata of one entry)`);
-  console.error('  | table or index | bytes/posting |');
-  console.error('  |---|---:|');
-  for (const r of rows) console.error(`  | ${r.name} | ${Math.round(r.bytes)} |`);
-  return all;
+  return { engine, all, rows };
 }
 
-async function measure(engine: 'sqlite' | 'postgres', db: string, sizes: () => Promise<Sizes>): Promise<number> {
-  const { stdout } = await run(process.execPath, ['bin/ledger.js', '--db', db, 'tenants', 'create', 'bench', '--json']);
-  const rawKey = (JSON.parse(stdout) as { apiKey: { rawKey: string } }).apiKey.rawKey;
-  const server = await startServer(db);
+async function measure(engine: Engine): Promise<Growth> {
+  const fresh = await freshDb(engine, 'storage.db');
+  const { db } = fresh;
   try {
-    // A first round, so that every table's and index's first pages are there before the measure starts.
-    const json = { 'content-type': 'application/json', authorization: `Bearer ${rawKey}` };
-    const accounts = await makeAccounts(server.url, json);
-    await postPostings(server.url, json, accounts, 500);
-    const before = await sizes();
-    await postPostings(server.url, json, accounts, POSTINGS);
-    const after = await sizes();
-    return printGrowth(engine === 'sqlite' ? 'SQLite' : 'PostgreSQL', before, after, engine === 'sqlite' ? '(file)' : '(all)');
+    const { rawKey, accounts } = await seed(db, ({ ledger }) => makeTenant(ledger, 'bench', named('a', ACCOUNTS)));
+    const sizes = () => (engine === 'SQLite' ? Promise.resolve(sqliteSizes(db)) : postgresSizes(db));
+    const server = await startServer(db);
+    try {
+      // A first round, so that every table's and index's first pages are there before the measure starts.
+      const json = { 'content-type': 'application/json', authorization: `Bearer ${rawKey}` };
+      await postPostings(server.url, json, accounts, 500);
+      const before = await sizes();
+      await postPostings(server.url, json, accounts, POSTINGS);
+      return growth(engine, before, await sizes());
+    } finally {
+      await stopChild(server.child);
+    }
   } finally {
-    await stopChild(server.child);
+    await fresh.drop();
   }
 }
 
-export async function benchStorage(): Promise<{ sqlite: number; postgres: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-storage-'));
-  const postgres = await startTestPostgres();
-  try {
-    const file = join(dir, 'storage.db');
-    const sqlite = await measure('sqlite', file, async () => sqliteSizes(file));
-    const url = await freshDatabaseUrl(postgres.url);
-    const onPostgres = await measure('postgres', url, () => postgresSizes(url));
-    const verdict = (bytes: number, target: number) => `${Math.round(bytes).toLocaleString('en-US')} bytes, target ≤ ${target.toLocaleString('en-US')}: ${bytes <= target ? 'met' : 'MISSED'}`;
-    console.error(`  SQLite ${verdict(sqlite, 2_000)}; PostgreSQL ${verdict(onPostgres, 2_500)}`);
-    return { sqlite, postgres: onPostgres };
-  } finally {
-    await postgres.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const tableOf = (engine: Engine): Table => ({ title: `Storage: bytes per 2-line posting on ${engine}, by table and index`, columns: ['table or index', 'bytes/posting'], align: 'lr' });
+const TABLES = { SQLite: tableOf('SQLite'), PostgreSQL: tableOf('PostgreSQL') };
+
+/** On SQLite, then on PostgreSQL. */
+export const storage: Scenario<Growth>[] = ENGINES.map((engine) => ({
+  name: 'storage',
+  family: 'storage',
+  byDefault: false,
+  run: () => measure(engine),
+  print: (g): Line[] => g.rows.map((r) => ({ table: TABLES[engine], cells: [r.name, Math.round(r.bytes)] })),
+  targets: [
+    {
+      label: (g) => `${engine}: bytes per 2-line posting <= ${TARGET_BYTES[engine].toLocaleString('en-US')} (${Math.round(g.all).toLocaleString('en-US')})`,
+      met: (g) => g.all <= TARGET_BYTES[engine],
+    },
+  ],
+}));

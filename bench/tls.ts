@@ -9,13 +9,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import { openLedger } from '../src/store/open.js';
-import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { postRequestFor } from './requests.js';
+import { makeTenant, named, seed } from './seed.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = 2;
-const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -49,12 +47,8 @@ async function main() {
     writeFileSync(cert, pems.cert);
     writeFileSync(key, pems.private);
     const db = join(dir, 'bench.db');
-    const opened = await openLedger(db, { writer: 'local' });
-    const tenant = await opened.ledger.tenants.create('bench', actor);
-    const accounts: string[] = [];
-    for (let i = 0; i < 64; i++) accounts.push((await opened.ledger.accounts.create(tenant.tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
-    await opened.close();
-    const headers = { authorization: `Bearer ${tenant.apiKey.rawKey}`, 'content-type': 'application/json' };
+    const { rawKey, accounts } = await seed(db, ({ ledger }) => makeTenant(ledger, 'bench', named('a', 64)));
+    const headers = { authorization: `Bearer ${rawKey}`, 'content-type': 'application/json' };
     const results: Record<string, Array<{ rps: number; p99: number }>> = { node: [], listhen: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of ['node', 'listhen']) {

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BetterSqlite3 } from '../src/store/sqlite/driver.js';
 import { openLedger } from '../src/store/open.js';
-import { CLI_ACTOR_ID } from '../src/core/audit.js';
 import { JsonNumber } from '../src/core/money.js';
 import type { SqliteStore } from '../src/store/sqlite/sqliteStore.js';
 import { rawWrites } from './rawWrites.js';
+import { actor, makeTenant, named, seed } from './seed.js';
 
 const POSTINGS = Number(process.env.BENCH_POSTINGS ?? 4000);
 const GROUP = Number(process.env.BENCH_GROUP ?? 16);
@@ -44,12 +44,9 @@ for (const method of ['run', 'get', 'all']) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-writer-'));
-const actor = { type: 'HUMAN' as const, keyId: CLI_ACTOR_ID };
 const { ledger, store, close } = await openLedger(join(dir, 'writer.db'), { writer: 'local' });
 try {
-  const { tenantId } = await ledger.tenants.create('bench', actor);
-  const accounts: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) accounts.push((await ledger.accounts.create(tenantId, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
+  const { tenantId, accounts } = await makeTenant(ledger, 'bench', named('a', ACCOUNTS));
   const line = (accountId: string, entryType: 'DEBIT' | 'CREDIT') => ({
     accountId,
     entryType,
@@ -99,11 +96,7 @@ try {
   console.log(`| the ledger, in process | ${GROUP} | ${ledgerUs.toFixed(1)} | ${Math.round(1e6 / (wallUs / POSTINGS))} |`);
   for (const group of [GROUP, 100]) {
     const rawFile = join(dir, `raw-${group}.db`);
-    const fresh = await openLedger(rawFile, { writer: 'local' });
-    const { tenantId: rawTenant } = await fresh.ledger.tenants.create('raw', actor);
-    const rawAccounts: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) rawAccounts.push((await fresh.ledger.accounts.create(rawTenant, { name: `a${i}`, currency: 'USD', type: 'ASSET' }, actor)).id);
-    await fresh.close();
+    const { tenantId: rawTenant, accounts: rawAccounts } = await seed(rawFile, ({ ledger }) => makeTenant(ledger, 'raw', named('a', ACCOUNTS)));
     timings.clear();
     const raw = rawWrites(rawFile, rawTenant, rawAccounts, POSTINGS, group);
     if (process.env.BENCH_RAW_STATEMENTS) console.log(`\nthe raw writes' statements, groups of ${group}:\n\n| µs per posting | calls per posting | statement |\n|---:|---:|---|`);
