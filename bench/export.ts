@@ -25,7 +25,7 @@ async function exportAll(url: string, headers: Record<string, string>, pid: numb
   let records = 0;
   let bytes = 0;
   try {
-    const res = await fetch(`${url}/api/v1/compliance/audit-export?from=1700-01-01T00:00:00Z&to=2200-01-01T00:00:00Z`, { headers });
+    const res = await fetch(`${url}/api/v1/compliance/audit-export?from=1700-01-01T00:00:00Z&to=9999-12-31T23:59:59Z`, { headers });
     if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
     for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
       bytes += chunk.length;
