@@ -82,6 +82,13 @@ const NAMED_BY_ACTION: Record<AuditAction, ReadonlyArray<readonly [field: string
   VOID_HOLD: [['holdId', 'hold']],
   EXPIRE_HOLD: [['holdId', 'hold']],
   REVERSE_TRANSACTION: [['transactionId', 'transaction'], ['reversesTransactionId', 'transaction']],
+  IMPORT_BANK_STATEMENT: [['accountId', 'account']],
+  RECONCILE_BANK_STATEMENT: [['accountId', 'account']],
+  MATCH_STATEMENT_LINE: [['accountId', 'account']],
+  UNMATCH_STATEMENT_LINE: [['accountId', 'account']],
+  IGNORE_STATEMENT_LINE: [['accountId', 'account']],
+  DELETE_BANK_STATEMENT: [['accountId', 'account']],
+  SET_RECONCILIATION_SETTINGS: [['accountId', 'account']],
 };
 
 /** The records of the tenant an audit record names (`ledger db check`: each must exist). */

@@ -28,6 +28,13 @@ export const auditActions = [
   'VOID_HOLD',
   'EXPIRE_HOLD',
   'REVERSE_TRANSACTION',
+  'IMPORT_BANK_STATEMENT',
+  'RECONCILE_BANK_STATEMENT',
+  'MATCH_STATEMENT_LINE',
+  'UNMATCH_STATEMENT_LINE',
+  'IGNORE_STATEMENT_LINE',
+  'DELETE_BANK_STATEMENT',
+  'SET_RECONCILIATION_SETTINGS',
 ] as const;
 
 export type AuditAction = (typeof auditActions)[number];

@@ -14,6 +14,7 @@ import { setAccountLimitsCommand } from './commands/limits.js';
 import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './commands/holds.js';
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './commands/reversals.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './commands/agents.js';
+import { beginStatementImportCommand, finishStatementImportCommand, importStatementPartCommand } from './commands/bankStatements.js';
 import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
 import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX } from './limits.js';
 
@@ -138,6 +139,11 @@ export const commands = {
     lines: (args) => args.holds.reduce((lines, hold) => lines + hold.lines, 0),
     scope: ofTenant,
   }),
+  // A statement row (and, for an import that stopped, the removal of what it wrote: bounded by its parts' size).
+  beginStatementImport: command({ run: beginStatementImportCommand, weight: record, scope: ofTenant }),
+  // Each line, its match rows (one or a few) and the statement's counts.
+  importStatementPart: command({ run: importStatementPartCommand, weight: (args) => 1 + 3 * args.lines.length, scope: ofTenant }),
+  finishStatementImport: command({ run: finishStatementImportCommand, weight: record, scope: ofTenant }),
 };
 
 export type Commands = typeof commands;

@@ -32,5 +32,17 @@ export type HistoryInterval = (typeof historyIntervals)[number];
 export const REVERSES_KEY = 'reversesTransactionId';
 
 /** Every kind of event the outbox holds (contract, Events). */
-export const eventTypes = ['transaction.committed', 'transaction.reversed', 'account.updated', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired'] as const;
+export const eventTypes = ['transaction.committed', 'transaction.reversed', 'account.updated', 'settlement.matched', 'settlement.unmatched', 'hold.created', 'hold.captured', 'hold.voided', 'hold.expired', 'bank_statement.imported', 'bank_statement.reconciled', 'bank_statement.deleted', 'bank_statement_line.matched', 'bank_statement_line.unmatched', 'bank_statement_line.ignored'] as const;
 export type EventType = (typeof eventTypes)[number];
+
+/** A bank statement's file format, and a statement line's direction: the bank's CRDT is IN (a DEBIT in the books). */
+export const statementFormats = ['CAMT053', 'CSV'] as const;
+export type StatementFormat = (typeof statementFormats)[number];
+export const lineDirections = ['IN', 'OUT'] as const;
+export type LineDirection = (typeof lineDirections)[number];
+export const statementLineStatuses = ['UNMATCHED', 'MATCHED', 'IGNORED'] as const;
+export type StatementLineStatus = (typeof statementLineStatuses)[number];
+export const matchedByKinds = ['AUTO', 'MANUAL'] as const;
+export type MatchedBy = (typeof matchedByKinds)[number];
+export const matchRules = ['REFERENCE', 'AMOUNT_DATE', 'SUM'] as const;
+export type MatchRule = (typeof matchRules)[number];

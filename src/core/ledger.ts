@@ -21,6 +21,7 @@ import { EventService } from './usecases/events.js';
 import { PolicyRuleService } from './usecases/policyRules.js';
 import { AgentService } from './usecases/agents.js';
 import { ReportService } from './usecases/reports.js';
+import { BankStatementService } from './usecases/bankStatements.js';
 
 export class Ledger {
   readonly store: Store;
@@ -42,6 +43,7 @@ export class Ledger {
   readonly policyRules: PolicyRuleService;
   readonly agents: AgentService;
   readonly reports: ReportService;
+  readonly bankStatements: BankStatementService;
 
   private constructor(readonly deps: Deps) {
     this.store = deps.store;
@@ -63,6 +65,7 @@ export class Ledger {
     this.policyRules = new PolicyRuleService(deps);
     this.agents = new AgentService(deps);
     this.reports = new ReportService(deps);
+    this.bankStatements = new BankStatementService(deps);
   }
 
   /** Reads the database's secrets (cursor signing, key hashing), creating them on first use. */

@@ -224,6 +224,26 @@ export const ANSWER_SIZE_MAX_BYTES = 4 * 1024 * 1024;
 export const RATE_LIMIT_MAX_PER_SECOND = 1_000_000;
 /** Rate-limit buckets kept before the full ones (idle keys) are forgotten. */
 export const RATE_LIMIT_BUCKETS_PRUNE_AT = 10_000;
+/** A bank statement's file (camt.053 or CSV): the one route that takes bodies above BODY_SIZE_MAX_BYTES. */
+export const BANK_STATEMENT_BYTES_MAX = 20 * 1024 * 1024;
+/** Booked lines in one bank statement. */
+export const BANK_STATEMENT_LINES_MAX = 50_000;
+/** A statement's lines are written and matched on the writer this many at a time, each part its own write. */
+export const BANK_STATEMENT_PART_LINES = 500;
+/** How long an import holds its statement between two parts; past it, importing the file again starts over. */
+export const BANK_STATEMENT_LEASE_MS = 60_000;
+/** The AMOUNT_DATE rule's window: days either side of a line's booking date (per account, 0 to the maximum). */
+export const RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT = 3;
+export const RECONCILIATION_DATE_WINDOW_DAYS_MAX = 31;
+/** The SUM rule takes all of a reference's unmatched entries when they are this many (2 at least). */
+export const RECONCILIATION_SUM_ENTRIES_MAX = 100;
+/** Candidates named on an ambiguous line. */
+export const RECONCILIATION_CANDIDATES_SHOWN_MAX = 10;
+/** A manual match names at most this many entries. */
+export const STATEMENT_MATCH_ENTRIES_MAX = 100;
+/** A note on a statement line's match, unmatch or ignore. */
+export const STATEMENT_NOTE_LENGTH_MAX = 500;
+
 /** Lines with candidate settlements decided in one write of a batch reconciliation; a larger batch is written in parts. */
 export const RECONCILIATION_CANDIDATE_LINES_PER_WRITE = 1000;
 

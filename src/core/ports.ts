@@ -17,6 +17,7 @@ import type { SettlementReads, SettlementWrites } from './ports/settlements.js';
 import type { TenantReads, TenantWrites } from './ports/tenants.js';
 import type { TransactionReads, TransactionWrites } from './ports/transactions.js';
 import type { WebhookReads, WebhookWrites } from './ports/webhooks.js';
+import type { BankStatementReads, BankStatementWrites } from './ports/bankStatements.js';
 
 export type { Rows, FoundRows } from './ports/rows.js';
 export type { AccountFilter, AccountReads, AccountWrites } from './ports/accounts.js';
@@ -34,6 +35,7 @@ export type { SettlementFilter, SettlementMatchFields, SettlementReads, Settleme
 export type { TenantReads, TenantWrites } from './ports/tenants.js';
 export type { StoredIdempotency, TransactionFilter, TransactionReads, TransactionWrites } from './ports/transactions.js';
 export type { WebhookReads, WebhookWrites } from './ports/webhooks.js';
+export type { BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from './ports/bankStatements.js';
 
 /** Where the server and its workers write what they have to say; `debug` lines are for an operator who asked for them. */
 export type Logger = (line: string, level?: 'debug') => void;
@@ -53,7 +55,8 @@ export interface ReadStore
     ReportReads,
     PolicyRuleReads,
     AgentReads,
-    ChainWatchReads {
+    ChainWatchReads,
+    BankStatementReads {
   /** A value that differs once anything was committed since it was read, by any connection: the engine's own. */
   changeVersion(): Promise<string>;
 }
@@ -92,7 +95,8 @@ export interface WriteTx
     HoldWrites,
     PolicyRuleWrites,
     AgentWrites,
-    ChainWatchWrites {}
+    ChainWatchWrites,
+    BankStatementWrites {}
 
 export interface Store extends ReadStore {
   /** A secret of this database (cursor signing, key hashing), created on first use. */

@@ -5,7 +5,7 @@ import { JsonNumber } from './json.js';
 import { chains, fiatCurrencies, rails, tokens } from './money.js';
 import { scopes } from './scopes.js';
 import { errorCodes } from './errors.js';
-import { accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, policyRuleTypes, reconciliationOutcomes, settlementStatuses } from './enums.js';
+import { accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, lineDirections, matchedByKinds, matchRules, policyRuleTypes, reconciliationOutcomes, settlementStatuses, statementFormats, statementLineStatuses } from './enums.js';
 
 /** What a view of a schema must be: its output type. */
 export type Out<S extends v.GenericSchema> = v.InferOutput<S>;
@@ -270,12 +270,63 @@ export const hold = v.strictObject({
 });
 
 /** An event as the feed and the stream give it: the webhook delivery body without `sentAt`. */
+const day = v.pipe(v.string(), v.isoDate(), v.description('A UTC day, YYYY-MM-DD'));
+const signedAmount = v.pipe(amountOut, v.description('Signed: money in the account (the bank\'s CRDT) is positive'));
+
+export const bankStatementSummary = v.strictObject({
+  matched: v.pipe(v.number(), v.integer()),
+  unmatched: v.pipe(v.number(), v.integer()),
+  ignored: v.pipe(v.number(), v.integer()),
+  duplicates: v.pipe(v.number(), v.integer(), v.description('Lines not imported: their bank id is on another statement of the account')),
+  ledgerBalanceAtEnd: v.pipe(signedAmount, v.description('The account\'s balance in the books at the end of `to`')),
+  difference: v.nullable(v.pipe(signedAmount, v.description('closingBalance - ledgerBalanceAtEnd; null when the file gives no closing balance'))),
+});
+
+export const bankStatement = v.strictObject({
+  statementId: uuid,
+  accountId: uuid,
+  format: v.picklist(statementFormats),
+  externalId: v.pipe(v.string(), v.description('camt.053: Stmt/Id; CSV: the SHA-256 of the file and its options')),
+  currency: v.picklist(fiatCurrencies),
+  from: v.nullable(instant),
+  to: v.nullable(instant),
+  openingBalance: v.nullable(signedAmount),
+  closingBalance: v.nullable(signedAmount),
+  lineCount: v.pipe(v.number(), v.integer()),
+  importedAt: instant,
+  summary: bankStatementSummary,
+});
+
+export const bankStatementLine = v.strictObject({
+  lineId: uuid,
+  statementId: uuid,
+  index: v.pipe(v.number(), v.integer(), v.description('The line\'s place among the statement\'s booked lines, from 0')),
+  bankLineId: v.nullable(v.string()),
+  bookingDate: day,
+  valueDate: v.nullable(day),
+  amount: v.pipe(amountOut, v.description('Positive; `direction` says which way')),
+  direction: v.picklist(lineDirections),
+  currency: v.picklist(fiatCurrencies),
+  references: v.array(v.string()),
+  counterparty: v.strictObject({ name: v.nullable(v.string()), account: v.nullable(v.string()) }),
+  description: v.nullable(v.string()),
+  status: v.picklist(statementLineStatuses),
+  matchedEntryIds: v.array(uuid),
+  matchedBy: v.nullable(v.picklist(matchedByKinds)),
+  matchRule: v.nullable(v.picklist(matchRules)),
+  matchedAt: v.nullable(instant),
+  candidates: v.pipe(v.array(uuid), v.description('An ambiguous AMOUNT_DATE case: the entries it could not choose between (at most 10)')),
+  note: v.nullable(v.string()),
+});
+
+export const reconciliationSettings = v.strictObject({ accountId: uuid, dateWindowDays: v.pipe(v.number(), v.integer()) });
+
 export const event = v.strictObject({
   id: uuid,
   type: v.picklist(eventTypes),
   createdAt: instant,
   data: v.pipe(
-    v.union([transaction, transactionReversed, account, settlement, hold]),
+    v.union([transaction, transactionReversed, account, settlement, hold, bankStatement, bankStatementLine]),
     v.description('The transaction with its lines (transaction.committed), the reversal link (transaction.reversed), the account as it now is (account.updated), the settlement (settlement.matched, settlement.unmatched), or the hold (hold.*)'),
   ),
 });
@@ -338,6 +389,12 @@ export const responseSchemas = {
   AccountLimits: accountLimits,
   Hold: hold,
   HoldsPage: page(hold),
+  BankStatement: bankStatement,
+  BankStatementsPage: page(bankStatement),
+  BankStatementLine: bankStatementLine,
+  BankStatementLinesPage: page(bankStatementLine),
+  ReconciliationSettings: reconciliationSettings,
+  UnreconciledEntriesPage: page(journalEntry),
   Event: event,
   EventsPage: page(event),
   WebhookSet: webhookSet,

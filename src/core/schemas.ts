@@ -6,7 +6,7 @@ import * as limits from './limits.js';
 import { isUuid } from './ids.js';
 import { parseInstant } from './time.js';
 import { actorTypes } from './audit.js';
-import { REVERSES_KEY, accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, policyRuleTypes, settlementStatuses, type EventType } from './enums.js';
+import { REVERSES_KEY, accountTypes, agentStatuses, entryTypes, eventTypes, historyIntervals, holdStatuses, policyRuleTypes, settlementStatuses, statementLineStatuses, type EventType } from './enums.js';
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
 const nonBlank = (max: number) =>
@@ -372,3 +372,44 @@ export const agentTransactionsQuery = v.object({
   cursor: v.optional(cursorSchema),
 });
 export type AgentTransactionsQuery = v.InferOutput<typeof agentTransactionsQuery>;
+
+/** An instant, or a bare UTC day: the start of that day as a lower bound, its end as an upper bound (bank statements). */
+const dayOrInstant = (end: 'start' | 'end') =>
+  v.pipe(
+    v.string(),
+    v.check((s) => typeof parseInstant(s) === 'number', `must be an ISO 8601 instant or date, from ${limits.INSTANT_MIN} to ${limits.INSTANT_MAX}`),
+    v.transform((s) => (parseInstant(s) as number) + (end === 'end' && /^\d{4}-\d{2}-\d{2}$/.test(s) ? 86_400_000 - 1 : 0)),
+  );
+
+/** `columns=bookingDate:Date,amount:Amount`: our column name, then the file's header name. */
+const csvColumnsSchema = v.pipe(
+  v.string(),
+  v.maxLength(2000, 'is longer than 2000 characters'),
+  v.check((s) => s.split(',').every((pair) => /^[A-Za-z]+:.+$/.test(pair.trim())), 'must be name:Header pairs separated by commas'),
+  v.transform((s) => Object.fromEntries(s.split(',').map((pair) => [pair.slice(0, pair.indexOf(':')).trim(), pair.slice(pair.indexOf(':') + 1).trim()])) as Record<string, string>),
+);
+
+export const bankStatementImportQuery = v.object({
+  statement: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(limits.REFERENCE_LENGTH_MAX, `is longer than ${limits.REFERENCE_LENGTH_MAX} characters`))),
+  columns: v.optional(csvColumnsSchema),
+  decimal: v.optional(v.picklist(['.', ','], 'must be . or ,')),
+  dateFormat: v.optional(v.picklist(['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'], 'must be YYYY-MM-DD, DD/MM/YYYY or MM/DD/YYYY')),
+  delimiter: v.optional(v.picklist([',', ';', '\t', '|'], 'must be one of , ; | or a tab')),
+});
+export type BankStatementImportQuery = v.InferOutput<typeof bankStatementImportQuery>;
+
+export const bankStatementsQuery = v.object({
+  accountId: v.optional(uuidSchema),
+  from: v.optional(dayOrInstant('start')),
+  to: v.optional(dayOrInstant('end')),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type BankStatementsQuery = v.InferOutput<typeof bankStatementsQuery>;
+
+export const statementLinesQuery = v.object({
+  status: v.optional(v.picklist(statementLineStatuses, `must be one of ${statementLineStatuses.join(', ')}`)),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type StatementLinesQuery = v.InferOutput<typeof statementLinesQuery>;

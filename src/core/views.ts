@@ -9,6 +9,7 @@ import type { AgentTransaction } from './agent.js';
 import type { Hold } from './hold.js';
 import type { PolicyRule } from './policy.js';
 import type { Settlement } from './settlement.js';
+import type { BankStatement, StatementLine } from './bankStatement.js';
 import type { BalanceLimits } from './types.js';
 
 export const accountView = (a: Omit<Account, 'seq'>): Out<typeof r.account> => ({
@@ -159,4 +160,52 @@ export const limitsView = (accountId: string, limits: ReadonlyArray<{ asset: Ass
   limits: [...limits]
     .sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0))
     .map(({ asset, min, max }) => ({ asset, min: min === null ? null : formatMinor(min, asset), max: max === null ? null : formatMinor(max, asset) })),
+});
+
+/** A bank statement as the API shows it, with its summary against the books' balance at the end of its period. */
+export function bankStatementView(s: BankStatement, ledgerBalanceAtEnd: bigint): Out<typeof r.bankStatement> {
+  const money = (minor: bigint | null) => (minor === null ? null : amountView(minor, s.currency));
+  return {
+    statementId: s.id,
+    accountId: s.accountId,
+    format: s.format,
+    externalId: s.externalId,
+    currency: s.currency,
+    from: s.from,
+    to: s.to,
+    openingBalance: money(s.openingBalance),
+    closingBalance: money(s.closingBalance),
+    lineCount: s.lineCount,
+    importedAt: s.importedAt,
+    summary: {
+      matched: s.matched,
+      unmatched: s.lineCount - s.matched - s.ignored,
+      ignored: s.ignored,
+      duplicates: s.duplicates,
+      ledgerBalanceAtEnd: amountView(ledgerBalanceAtEnd, s.currency),
+      difference: money(s.closingBalance === null ? null : s.closingBalance - ledgerBalanceAtEnd),
+    },
+  };
+}
+
+export const statementLineView = (l: StatementLine, matchedEntryIds: string[]): Out<typeof r.bankStatementLine> => ({
+  lineId: l.id,
+  statementId: l.statementId,
+  index: l.index,
+  bankLineId: l.bankLineId,
+  bookingDate: l.bookingDate,
+  valueDate: l.valueDate,
+  amount: amountView(l.amount, l.currency),
+  direction: l.direction,
+  currency: l.currency,
+  references: l.references,
+  counterparty: l.counterparty,
+  description: l.description,
+  status: l.status,
+  matchedEntryIds,
+  matchedBy: l.matchedBy,
+  matchRule: l.matchRule,
+  matchedAt: l.matchedAt,
+  candidates: l.candidates,
+  note: l.note,
 });

@@ -7,7 +7,7 @@ import type { Actor } from '../core/audit.js';
 import type { Principal } from '../core/context.js';
 import { requireScope } from '../core/usecases/tenants.js';
 import { errorResponse, type Logger } from './errors.js';
-import { ANY_KEY, isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type RouteContext, type ServerSettings } from './route.js';
+import { ANY_KEY, checkFileType, isLarge, nodeRequestOf, nodeResponseOf, parseParams, parseQuery, parseRouteBody, readRouteBody, toResponse, type Route, type RouteContext, type ServerSettings } from './route.js';
 import { ClientGone, withLingeringClose } from './body.js';
 import { InFlightRequests } from './inFlight.js';
 import { respond } from './respond.js';
@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './routes/tenants.js';
 import { accountRoutes } from './routes/accounts.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { settlementRoutes } from './routes/settlements.js';
+import { bankStatementRoutes } from './routes/bankStatements.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { complianceRoutes } from './routes/audit.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -37,6 +38,7 @@ export const apiRoutes: Route[] = [
   ...transactionRoutes,
   ...holdRoutes,
   ...settlementRoutes,
+  ...bankStatementRoutes,
   ...reconciliationRoutes,
   ...complianceRoutes,
   ...webhookRoutes,
@@ -192,10 +194,12 @@ class Answering {
     const { route } = this;
     const params = parseParams(route, getRouterParams(event, { decode: false }) as Record<string, string>);
     const query = parseQuery(route, nodeRequestOf(event).url?.includes('?') ? event.url : undefined);
-    if (!route.body) return this.handled(new RequestContext(event, this.ledger, this.settings, principal, rawKey, params, query, undefined));
+    if (!route.body && !route.fileBody) return this.handled(new RequestContext(event, this.ledger, this.settings, principal, rawKey, params, query, undefined));
+    const contentType = event.req.headers.get('content-type');
+    checkFileType(route, contentType);
     return readRouteBody(route, event, this.settings).then((raw) => {
       // Parsed, checked and written; in its turn when the body is large (server/turns.ts).
-      const work = () => this.handled(new RequestContext(event, this.ledger, this.settings, principal, rawKey, params, query, parseRouteBody(route, raw)));
+      const work = () => this.handled(new RequestContext(event, this.ledger, this.settings, principal, rawKey, params, query, parseRouteBody(route, raw, contentType)));
       return isLarge(raw) ? this.settings.largeBodies.run(async () => work()) : work();
     });
   }

@@ -6,7 +6,7 @@ import { LedgerError } from '../core/errors.js';
 import { BODY_SIZE_MAX_BYTES, BODY_TOTAL_TIMEOUT_IDLE_MULTIPLE, BODY_WATCH_MS_MAX, LINGER_BYTES_MAX, LINGER_MS } from '../core/limits.js';
 
 /** The one 413: declared too long before reading, or longer than declared-allowed while reading. */
-export const bodyTooLarge = () => new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${BODY_SIZE_MAX_BYTES} bytes.`);
+export const bodyTooLarge = (maxBytes = BODY_SIZE_MAX_BYTES) => new LedgerError('BODY_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`);
 
 const bodyTimedOut = (idleMs: number) =>
   new LedgerError(
@@ -25,9 +25,9 @@ export class ClientGone extends Error {
  * The whole body, or a refusal: 413 as soon as the declared length or the bytes read pass the limit (without
  * reading further), 408 when nothing arrives for `idleMs` or the whole body takes longer than a multiple of it.
  */
-export function readBody(req: IncomingMessage, idleMs: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, idleMs: number, maxBytes = BODY_SIZE_MAX_BYTES): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > BODY_SIZE_MAX_BYTES) return Promise.reject(bodyTooLarge());
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -45,7 +45,7 @@ export function readBody(req: IncomingMessage, idleMs: number): Promise<Buffer> 
     const onData = (chunk: Buffer) => {
       if (done) return;
       bytes += chunk.length;
-      if (bytes > BODY_SIZE_MAX_BYTES) return refuse(bodyTooLarge());
+      if (bytes > maxBytes) return refuse(bodyTooLarge(maxBytes));
       chunks.push(chunk);
       watched.idleUntil = Date.now() + idleMs;
     };

@@ -62,7 +62,7 @@ function operation(route: Route) {
   // A route that needs a key answers 401 without a live one, and 403 when the key lacks the route's scope (ANY_KEY:
   // none); a route may say more of either.
   const auth = route.scope ? { 401: 'Unauthenticated', ...(route.scope === ANY_KEY ? {} : { 403: 'Forbidden' }) } : {};
-  const declared: Record<string, string | ResponseSpec> = { ...auth, ...(route.body ? { 415: 'The body is declared as something other than JSON' } : {}), ...route.responses };
+  const declared: Record<string, string | ResponseSpec> = { ...auth, ...(route.body || route.fileBody ? { 415: route.fileBody ? 'The body is of a media type the route does not take' : 'The body is declared as something other than JSON' } : {}), ...route.responses };
   // Any other error (429, 503, 413, 408, 405…) has the same body.
   declared.default = { description: 'An error: every error has this body', schema: 'Error' };
   const example = QUICKSTART_EXAMPLES[route.operationId];
@@ -81,6 +81,15 @@ function operation(route: Route) {
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: schemaOf(route.body), ...(example?.request ? { example: example.request } : {}) } } } }
+      : {}),
+    ...(route.fileBody
+      ? {
+          requestBody: {
+            required: true,
+            description: route.fileBody.description,
+            content: Object.fromEntries(Object.keys(route.fileBody.types).map((type) => [type, { schema: { type: 'string', maxLength: route.fileBody!.maxBytes } }])),
+          },
+        }
       : {}),
     responses,
   };

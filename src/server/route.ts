@@ -90,6 +90,11 @@ export interface Route<QS extends v.GenericSchema | undefined = any, BS extends 
   /** Query parameters written `name[key]=value` (a deepObject): gathered into one map under `name`, each key once. */
   queryMaps?: readonly string[];
   body?: BS;
+  /**
+   * A body that is a file, not JSON (a bank statement): its media types, each with the name the handler is given,
+   * and its size limit. The handler's `body` is `{kind, bytes}`.
+   */
+  fileBody?: { types: Record<string, string>; maxBytes: number; description: string };
   /** The body may be left out (no bytes, or only whitespace): it then reads as `{}`. */
   bodyOptional?: boolean;
   headers?: Record<string, { schema: v.GenericSchema; required: boolean; description: string }>;
@@ -164,6 +169,19 @@ export function parseQuery(route: Route, url: URL | undefined): unknown {
   return parseWith(route.query, query, 'query');
 }
 
+/** The name a file route gives the body's media type (its parameters, a charset, set aside); undefined for another type. */
+export function fileKindOf(types: Record<string, string>, contentType: string | null): string | undefined {
+  const media = contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+  return Object.hasOwn(types, media) ? types[media] : undefined;
+}
+
+/** A file route refuses a body of another media type before reading it (415), naming the ones it takes. */
+export function checkFileType(route: Route, contentType: string | null): void {
+  if (!route.fileBody || fileKindOf(route.fileBody.types, contentType) !== undefined) return;
+  const accepted = Object.keys(route.fileBody.types).join(', ');
+  throw new LedgerError('UNSUPPORTED_MEDIA_TYPE', `The body must be one of ${accepted}, not ${JSON.stringify((contentType ?? 'none').slice(0, 100))}.`);
+}
+
 /** JSON, with at most a UTF-8 charset: what a request body may be declared as. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 
@@ -172,6 +190,7 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)
  * none. A body declared as anything but JSON is refused before it is read (415); one declared as nothing is read as JSON.
  */
 export async function readRouteBody(route: Route, event: H3Event, settings: ServerSettings): Promise<Buffer | undefined> {
+  if (route.fileBody) return readBody(nodeRequestOf(event), settings.bodyIdleTimeoutMs, route.fileBody.maxBytes);
   if (!route.body) return undefined;
   const type = event.req.headers.get('content-type');
   if (type !== null && !JSON_CONTENT_TYPE.test(type.trim())) {
@@ -181,8 +200,9 @@ export async function readRouteBody(route: Route, event: H3Event, settings: Serv
 }
 
 /** The body parsed within the schema's limits. */
-export function parseRouteBody(route: Route, raw: Buffer | undefined): unknown {
+export function parseRouteBody(route: Route, raw: Buffer | undefined, contentType: string | null = null): unknown {
   if (raw === undefined) return undefined;
+  if (route.fileBody) return { kind: fileKindOf(route.fileBody.types, contentType)!, bytes: raw };
   const text = raw.toString('utf8');
   return parseBodyText(route.body, route.bodyOptional && text.trim() === '' ? '{}' : text);
 }

@@ -35,6 +35,10 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'event_retention', key: ['tenant_id'] },
   { table: 'holds', key: ['seq'] },
   { table: 'hold_accounts', key: ['tenant_id', 'account_id', 'hold_seq'] },
+  { table: 'bank_statements', key: ['seq'] },
+  { table: 'bank_statement_lines', key: ['seq'] },
+  { table: 'bank_matches', key: ['tenant_id', 'entry_seq'] },
+  { table: 'reconciliation_settings', key: ['tenant_id', 'account_id'] },
 ];
 
 export const countOf = async (k: Kysely<Database>, table: Table): Promise<number> =>

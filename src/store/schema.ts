@@ -88,6 +88,70 @@ export interface EntriesTable {
   created_at: string;
   balance_after: string;
   view: string;
+  /** A fiat line's bank reference (null for none, and for on-chain lines): what a bank statement's line is matched by. */
+  bank_reference: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface BankStatementsTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  format: string;
+  external_id: string;
+  content_hash: string;
+  currency: string;
+  period_from: string | null;
+  period_to: string | null;
+  sequence_number: string | null;
+  opening_balance: string | null;
+  closing_balance: string | null;
+  line_count: bigint;
+  matched: ColumnType<bigint, bigint | undefined, bigint>;
+  ignored: ColumnType<bigint, bigint | undefined, bigint>;
+  duplicates: ColumnType<bigint, bigint | undefined, bigint>;
+  state: string;
+  lease_until: string | null;
+  imported_at: string;
+}
+
+export interface BankStatementLinesTable {
+  seq: Generated<bigint>;
+  tenant_id: string;
+  id: string;
+  statement_id: string;
+  account_id: string;
+  line_index: bigint;
+  bank_line_id: string | null;
+  booking_date: string;
+  value_date: string | null;
+  amount: string;
+  direction: string;
+  currency: string;
+  refs: string;
+  counterparty: string;
+  description: string | null;
+  status: string;
+  matched_by: string | null;
+  match_rule: string | null;
+  matched_at: string | null;
+  candidates: ColumnType<string, string | undefined, string>;
+  note: string | null;
+}
+
+export interface BankMatchesTable {
+  tenant_id: string;
+  entry_seq: bigint;
+  line_id: string;
+  statement_id: string;
+  entry_id: string;
+  amount: string;
+}
+
+export interface ReconciliationSettingsTable {
+  tenant_id: string;
+  account_id: string;
+  date_window_days: bigint;
 }
 
 export interface BalancesTable {
@@ -324,4 +388,8 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
   onchain_lines: OnchainLinesTable;
   clearing_accounts: ClearingAccountsTable;
+  bank_statements: BankStatementsTable;
+  bank_statement_lines: BankStatementLinesTable;
+  bank_matches: BankMatchesTable;
+  reconciliation_settings: ReconciliationSettingsTable;
 }

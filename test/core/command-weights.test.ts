@@ -46,6 +46,10 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   captureHold: { sized: true, args: (n) => ({ tenantId: 't', actor, holdId: 'h', amount: null, key: null, lines: n }) },
   voidHold: { sized: true, args: (n) => ({ tenantId: 't', actor, holdId: 'h', key: null, lines: n }) },
   expireHolds: { sized: true, args: (n) => ({ tenantId: 't', holds: [{ id: 'a', lines: Math.ceil(n / 2) }, { id: 'b', lines: Math.floor(n / 2) }] }) },
+  beginStatementImport: { sized: false, args: () => ({ tenantId: 't', accountId: 'a', header: {} as never, leaseMs: 1, windowDaysDefault: 3 }) },
+  // Each line of the part, with its matches.
+  importStatementPart: { sized: true, args: (n) => ({ tenantId: 't', accountId: 'a', statementId: 's', lines: Array.from({ length: n }, () => ({}) as never), windowDays: 3, leaseMs: 1 }) },
+  finishStatementImport: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', matches: [] }) },
 };
 
 const weight = <K extends CommandName>(name: K, n: number) => commandWeight(name, examples[name].args(n));

@@ -365,6 +365,9 @@ describe('commands and dependencies', () => {
         'captureHold',
         'voidHold',
         'expireHolds',
+        'beginStatementImport',
+        'importStatementPart',
+        'finishStatementImport',
       ].sort(),
     );
     const expired: string[] = [];
@@ -442,6 +445,9 @@ describe('scopes, errors and ids', () => {
       UNBALANCED: 422,
       ACCOUNT_NOT_FOUND: 422,
       CURRENCY_MISMATCH: 422,
+      ACCOUNT_TYPE_MISMATCH: 422,
+      STATEMENT_CONFLICT: 409,
+      MATCH_REFUSED: 422,
       POLICY_VIOLATION: 422,
       BALANCE_LIMIT_EXCEEDED: 422,
       HOLD_AMOUNT_EXCEEDED: 422,

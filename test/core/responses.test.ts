@@ -55,6 +55,29 @@ const auditRecord = { id: ID, type: 'HUMAN', action: 'CREATE_ACCOUNT', actorKeyI
 const hold = { holdId: ID, status: 'CAPTURED', lines: [requestedLine], metadata: {}, expiresAt: AT, createdAt: AT, capturedAmount: amount, transactionId: OTHER };
 const event = { id: ID, type: 'transaction.committed', createdAt: AT, data: transaction };
 const page = (item: unknown) => ({ items: [item], nextCursor: 'c1' });
+const summary = { matched: 1, unmatched: 0, ignored: 0, duplicates: 0, ledgerBalanceAtEnd: amount, difference: jsonNumber('0') };
+const bankStatement = { statementId: ID, accountId: OTHER, format: 'CAMT053', externalId: 'STMT-1', currency: 'USD', from: AT, to: AT, openingBalance: jsonNumber('-1'), closingBalance: amount, lineCount: 1, importedAt: AT, summary };
+const bankStatementLine = {
+  lineId: ID,
+  statementId: OTHER,
+  index: 0,
+  bankLineId: 'B1',
+  bookingDate: '2026-11-30',
+  valueDate: null,
+  amount,
+  direction: 'IN',
+  currency: 'USD',
+  references: ['B1', 'E2E'],
+  counterparty: { name: 'Payer', account: null },
+  description: null,
+  status: 'MATCHED',
+  matchedEntryIds: [OTHER],
+  matchedBy: 'AUTO',
+  matchRule: 'REFERENCE',
+  matchedAt: AT,
+  candidates: [],
+  note: null,
+};
 
 /** An answer of each documented shape, as the specification writes it. */
 const samples: Record<r.ResponseName, unknown> = {
@@ -110,6 +133,12 @@ const samples: Record<r.ResponseName, unknown> = {
   ApiKeyCreated: { id: ID, rawKey: 'sk_live_abcdef', prefix: 'sk_live_ab', scopes: ['TRANSACTIONS_WRITE'], createdAt: AT },
   Settlement: settlement,
   SettlementsPage: page(settlement),
+  BankStatement: bankStatement,
+  BankStatementsPage: page(bankStatement),
+  BankStatementLine: bankStatementLine,
+  BankStatementLinesPage: page(bankStatementLine),
+  ReconciliationSettings: { accountId: ID, dateWindowDays: 3 },
+  UnreconciledEntriesPage: page(entry),
   ReconciliationOutcome: reconciliationOutcome,
   ReconciliationOutcomes: [reconciliationOutcome],
   ReconciliationResult: reconciliationResult,

@@ -67,7 +67,7 @@ describe('request schemas, further', () => {
     expect(query(s.settlementsQuery, { from: sub, to: sub })).toEqual({ from: Date.parse('2030-01-01T00:00:00.001Z'), to: Date.parse('2030-01-01T00:00:00.000Z') });
     expect(query(s.eventsQuery, { type: 'hold.created, hold.voided,hold.created' }).type).toEqual(['hold.created', 'hold.voided']);
     expect(query(s.eventStreamQuery, { after: UUID, type: 'transaction.committed' })).toEqual({ after: UUID, type: ['transaction.committed'] });
-    const types = 'transaction.committed, transaction.reversed, account.updated, settlement.matched, settlement.unmatched, hold.created, hold.captured, hold.voided, hold.expired';
+    const types = 'transaction.committed, transaction.reversed, account.updated, settlement.matched, settlement.unmatched, hold.created, hold.captured, hold.voided, hold.expired, bank_statement.imported, bank_statement.reconciled, bank_statement.deleted, bank_statement_line.matched, bank_statement_line.unmatched, bank_statement_line.ignored';
     expect(queryRefusal(s.eventsQuery, { type: 'hold.created,nope' })).toEqual({ path: 'type', message: `must be one or more of ${types}, separated by commas` });
     expect(queryRefusal(s.eventsQuery, { after: 'x' })).toEqual({ path: 'after', message: 'must be an event id (a UUID)' });
     expect(query(s.holdsQuery, { status: 'VOIDED', accountId: UUID })).toEqual({ status: 'VOIDED', accountId: UUID });

@@ -25,7 +25,7 @@ describe('GET /api/v1/openapi.json', () => {
     for (const route of allRoutes) {
       const operation = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
-      expect(Boolean(operation!.requestBody), `${route.method} ${route.path} body`).toBe(Boolean(route.body));
+      expect(Boolean(operation!.requestBody), `${route.method} ${route.path} body`).toBe(Boolean(route.body || route.fileBody));
     }
   });
 });

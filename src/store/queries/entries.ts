@@ -129,6 +129,7 @@ export function entriesStatements(prepare: Preparer) {
         created_at: param('createdAt'),
         balance_after: param('balanceAfter'),
         view: param('view'),
+        bank_reference: param<string | null>('bankReference'),
       }),
       deferrable,
     ),

@@ -19,6 +19,7 @@ import { secretsStatements } from './secrets.js';
 import { holdsStatements } from './holds.js';
 import { reportsStatements } from './reports.js';
 import { indexFilterStatements } from './indexFilters.js';
+import { bankStatementsStatements } from './bankStatements.js';
 
 export function statements(prepare: Preparer) {
   return {
@@ -40,6 +41,7 @@ export function statements(prepare: Preparer) {
     ...holdsStatements(prepare),
     ...reportsStatements(prepare),
     ...indexFilterStatements(prepare),
+    ...bankStatementsStatements(prepare),
   };
 }
 

@@ -45,6 +45,9 @@ export const toAccount = (r: Row<Database['accounts']>): Account => ({
  */
 export const storedDetails = (details: Entry['details']): string => (details.kind === 'FIAT' ? '' : JSON.stringify(details));
 
+/** A fiat line's bank reference as statement lines are matched by it (trimmed; null when empty or on-chain). */
+export const matchingReference = (details: Entry['details']): string | null => (details.kind === 'FIAT' && details.bankReference?.trim()) || null;
+
 function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry['details'] {
   if (r.details !== '') return JSON.parse(r.details) as Entry['details'];
   const { rail, bankReference } = (JSON.parse(r.view) as { monetary: { rail: FiatDetails['rail']; bankReference: string | null } }).monetary;
@@ -53,7 +56,7 @@ function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry
 
 export const toEntry = (r: Row<Database['entries']>): StoredEntry => ({ ...toStatementEntry(r), details: detailsOf(r) });
 
-export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view'>): StatementEntry => ({
+export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference'>): StatementEntry => ({
   seq: Number(r.seq),
   tenantId: r.tenant_id,
   transactionId: r.transaction_id,

@@ -19,8 +19,9 @@ import { policyRulesPart } from './domains/policyRules.js';
 import { outboxPart } from './domains/outbox.js';
 import { chainWatchPart } from './domains/chainWatch.js';
 import { reportsPart } from './domains/reports.js';
+import { bankStatementsPart } from './domains/bankStatements.js';
 
-const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, outboxPart, eventsPart, holdsPart, agentsPart, policyRulesPart, chainWatchPart, reportsPart];
+const parts = [tenantsPart, accountsPart, entriesPart, readAheadPart, transactionsPart, settlementsPart, auditPart, webhooksPart, outboxPart, eventsPart, holdsPart, agentsPart, policyRulesPart, chainWatchPart, reportsPart, bankStatementsPart];
 
 type Parts = typeof tenantsPart &
   typeof accountsPart &
@@ -36,7 +37,8 @@ type Parts = typeof tenantsPart &
   typeof policyRulesPart &
   typeof outboxPart &
   typeof chainWatchPart &
-  typeof reportsPart;
+  typeof reportsPart &
+  typeof bankStatementsPart;
 
 // The domains' methods are the store's own (declaration merging with the class below).
 export interface SqlStore extends Parts {}

@@ -39,6 +39,12 @@ const EVENT_TYPE_CHARACTERS: Record<EventType, string> = {
   'hold.captured': 'p',
   'hold.voided': 'v',
   'hold.expired': 'x',
+  'bank_statement.imported': 'b',
+  'bank_statement.reconciled': 'B',
+  'bank_statement.deleted': 'D',
+  'bank_statement_line.matched': 'l',
+  'bank_statement_line.unmatched': 'n',
+  'bank_statement_line.ignored': 'g',
 };
 
 /** The outbox's event types (every type of core/webhook.ts has one: the record above is typed by them). */

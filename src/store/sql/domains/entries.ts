@@ -157,6 +157,7 @@ export const entriesPart = part({
       createdAt: e.createdAt,
       balanceAfter: e.balanceAfterMinor.toString(),
       view,
+      bankReference: m.matchingReference(e.details),
     });
   },
 

@@ -1,0 +1,152 @@
+// Bank statements, the request side: a file read into a statement and checked against its account, imported in parts
+// on the writer, and the statements and their lines read back.
+import { createHash } from 'node:crypto';
+import type { Deps } from '../context.js';
+import { invalid, LedgerError, notFound } from '../errors.js';
+import type { Actor } from '../audit.js';
+import { parseAmount, type Asset } from '../money.js';
+import { isFiat } from '../assets.js';
+import type { BankStatement, ParsedStatement, StatementFormat, StatementLine } from '../bankStatement.js';
+import { parseCamt053 } from '../bankFiles/camt053.js';
+import { parseCsvStatement } from '../bankFiles/csvStatement.js';
+import { canonicalJson } from '../audit.js';
+import { pageBySeq } from '../paging.js';
+import { CursorScope } from '../cursor.js';
+import { toIso } from '../time.js';
+import {
+  BANK_STATEMENT_LEASE_MS,
+  BANK_STATEMENT_LINES_MAX,
+  BANK_STATEMENT_PART_LINES,
+  RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT,
+} from '../limits.js';
+import type { BankStatementImportQuery, BankStatementsQuery, StatementLinesQuery } from '../schemas.js';
+import { statementAnswer, type AutoMatch, type LineToWrite, type StatementHeader } from '../commands/bankStatements.js';
+import { statementLineView } from '../views.js';
+import type { StoredResponse } from '../idempotency.js';
+
+/** A statement's file as the request carried it. */
+export interface StatementFile {
+  format: StatementFormat;
+  bytes: Buffer;
+}
+
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** A signed decimal balance of the file in minor units of the currency, or a 400 naming it. */
+function signedMinor(text: string | null, currency: Asset, path: string): bigint | null {
+  if (text === null) return null;
+  const negative = text.startsWith('-');
+  const digits = negative ? text.slice(1) : text;
+  if (/^0+(\.0+)?$/.test(digits)) return 0n;
+  const parsed = parseAmount(digits, currency);
+  if (!parsed.ok) throw invalid(`Invalid statement: ${path} ${parsed.message}.`, [{ path, message: parsed.message }]);
+  return negative ? -parsed.minor : parsed.minor;
+}
+
+/** Reads the file: 400 for what it cannot be, 413 past the line limit. */
+function parseFile(file: StatementFile, query: BankStatementImportQuery): ParsedStatement {
+  const text = file.bytes.toString('utf8');
+  const parsed =
+    file.format === 'CAMT053'
+      ? parseCamt053(text, query.statement === undefined ? {} : { statement: query.statement })
+      : parseCsvStatement(text, {
+          ...(query.columns ? { columns: query.columns } : {}),
+          ...(query.decimal ? { decimal: query.decimal } : {}),
+          ...(query.dateFormat ? { dateFormat: query.dateFormat } : {}),
+          ...(query.delimiter ? { delimiter: query.delimiter } : {}),
+        });
+  if (parsed.lines.length > BANK_STATEMENT_LINES_MAX) {
+    throw new LedgerError('BODY_TOO_LARGE', `The statement has ${parsed.lines.length} booked lines; at most ${BANK_STATEMENT_LINES_MAX} are imported at once.`);
+  }
+  return parsed;
+}
+
+/** The CSV's id: the file's bytes, then its options in a canonical order. */
+const csvExternalId = (bytes: Buffer, query: BankStatementImportQuery): string =>
+  sha256(Buffer.concat([bytes, Buffer.from(canonicalJson({ columns: query.columns ?? null, decimal: query.decimal ?? '.', dateFormat: query.dateFormat ?? 'YYYY-MM-DD', delimiter: query.delimiter ?? ',' }))]));
+
+/** The rows a page reads, kept by id as they pass: the page is cut by their ids, then answered from the rows. */
+async function* kept<T extends { id: string }>(rows: AsyncIterable<T>, into: Map<string, T>): AsyncGenerator<T> {
+  for await (const row of rows) {
+    into.set(row.id, row);
+    yield row;
+  }
+}
+
+export class BankStatementService {
+  constructor(private readonly deps: Deps) {}
+
+  /** Imports a statement once: 201 with it, or 200 with the one imported before from the same content. */
+  async import(tenantId: string, actor: Actor, accountId: string, file: StatementFile, query: BankStatementImportQuery): Promise<StoredResponse> {
+    const account = await this.deps.store.account(tenantId, accountId);
+    if (!account) throw notFound(`Account ${accountId}`);
+    if (account.type !== 'ASSET') {
+      throw new LedgerError('ACCOUNT_TYPE_MISMATCH', `Account ${accountId} is a ${account.type} account; a bank statement belongs to an ASSET account.`);
+    }
+    const currency = account.currency;
+    if (!isFiat(currency)) throw new LedgerError('CURRENCY_MISMATCH', `Account ${accountId} is in ${currency}; a bank statement is in a currency.`);
+    const parsed = parseFile(file, query);
+    const mismatch = parsed.currency !== null && parsed.currency !== currency ? parsed.currency : parsed.lines.find((l) => l.currency !== null && l.currency !== currency)?.currency;
+    if (mismatch) throw new LedgerError('CURRENCY_MISMATCH', `The statement is in ${mismatch}; account ${accountId} is in ${currency}.`);
+    const lines: LineToWrite[] = parsed.lines.map((line, index) => {
+      const amount = parseAmount(line.amount, currency);
+      if (!amount.ok) throw invalid(`Invalid statement: the amount at ${line.at} ${amount.message}.`, [{ path: `${line.at}.amount`, message: amount.message }]);
+      const { at: _at, amount: _text, currency: _currency, ...rest } = line;
+      return { ...rest, index, amount: amount.minor, currency };
+    });
+    const header: Omit<StatementHeader, 'contentHash'> = {
+      accountId,
+      format: file.format,
+      externalId: parsed.externalId ?? csvExternalId(file.bytes, query),
+      currency,
+      from: parsed.from,
+      to: parsed.to,
+      sequenceNumber: parsed.sequenceNumber,
+      openingBalance: signedMinor(parsed.openingBalance, currency, 'openingBalance'),
+      closingBalance: signedMinor(parsed.closingBalance, currency, 'closingBalance'),
+      lineCount: 0,
+    };
+    const contentHash = sha256(canonicalJson({ ...header, openingBalance: header.openingBalance?.toString() ?? null, closingBalance: header.closingBalance?.toString() ?? null, lines: lines.map((l) => ({ ...l, amount: l.amount.toString() })) }));
+    const { writer } = this.deps;
+    const start = await writer.run('beginStatementImport', { tenantId, accountId, header: { ...header, contentHash }, leaseMs: BANK_STATEMENT_LEASE_MS, windowDaysDefault: RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT });
+    if (!start.started) return { status: 200, body: start.body };
+    const matches: AutoMatch[] = [];
+    for (let i = 0; i < lines.length; i += BANK_STATEMENT_PART_LINES) {
+      const part = await writer.run('importStatementPart', { tenantId, accountId, statementId: start.statementId, lines: lines.slice(i, i + BANK_STATEMENT_PART_LINES), windowDays: start.windowDays, leaseMs: BANK_STATEMENT_LEASE_MS });
+      matches.push(...part.matches);
+    }
+    return { status: 201, body: await writer.run('finishStatementImport', { tenantId, actor, statementId: start.statementId, matches }) };
+  }
+
+  private async ready(tenantId: string, statementId: string) {
+    const statement = await this.deps.store.bankStatement(tenantId, statementId);
+    if (!statement || statement.state !== 'READY') throw notFound(`Bank statement ${statementId}`);
+    return statement;
+  }
+
+  async get(tenantId: string, statementId: string) {
+    return statementAnswer(this.deps.store, await this.ready(tenantId, statementId));
+  }
+
+  async list(tenantId: string, query: BankStatementsQuery) {
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+      throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+    }
+    const filter = { accountId: query.accountId ?? null, from: query.from === undefined ? null : toIso(query.from), to: query.to === undefined ? null : toIso(query.to) };
+    const { store } = this.deps;
+    const read = new Map<string, BankStatement>();
+    const page = await pageBySeq(this.deps, new CursorScope(`bank-statements:${tenantId}`, filter), query, (before, limit) => kept(store.bankStatementsPage(tenantId, filter, before, limit), read), (s) => s.id);
+    const items = await Promise.all(page.items.map((item) => statementAnswer(store, read.get(item.value)!)));
+    return { items, nextCursor: page.nextCursor };
+  }
+
+  async lines(tenantId: string, statementId: string, query: StatementLinesQuery) {
+    await this.ready(tenantId, statementId);
+    const { store } = this.deps;
+    const status = query.status ?? null;
+    const read = new Map<string, StatementLine>();
+    const page = await pageBySeq(this.deps, new CursorScope(`bank-statement-lines:${tenantId}:${statementId}`, { status }), query, (after, limit) => kept(store.statementLinesPage(tenantId, statementId, status, after, limit), read), (l) => l.id);
+    const items = await Promise.all(page.items.map(async (item) => { const line = read.get(item.value)!; return statementLineView(line, await store.matchedEntryIds(tenantId, line.id)); }));
+    return { items, nextCursor: page.nextCursor };
+  }
+}

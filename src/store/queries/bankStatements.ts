@@ -1,0 +1,215 @@
+// Bank statements, their lines, each line's matched entries, the rules per account, and the entries a line may match.
+import { sql, type Kysely } from 'kysely';
+import { fiatCurrencies } from '../../core/assets.js';
+import type { Database } from '../schema.js';
+import { param, type Preparer } from '../sql/statement.js';
+import { query } from './query.js';
+
+/** The partial indexes' condition, written as they are (0025), so that both engines use them. */
+const FIAT = sql<boolean>`asset in (${sql.join(fiatCurrencies.map((c) => sql.lit(c)))})`;
+/** An entry's id, as its view begins: `{"entryId":"<id>"` (the index entries_entry_id is on this expression). */
+const ENTRY_ID = sql<string>`substr(view, 13, 36)`;
+
+export function bankStatementsStatements(prepare: Preparer) {
+  const p = query(prepare);
+  const tenant = param('tenantId');
+  const account = param('accountId');
+  /** An account's unmatched entries in an asset on one side (no match row): the rules' candidates. */
+  const unmatchedEntries = (q: Kysely<Database>) =>
+    q
+      .selectFrom('entries')
+      .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
+      .select(['entries.seq', 'entries.amount', 'entries.created_at', ENTRY_ID.as('entry_id')])
+      .where('entries.tenant_id', '=', tenant)
+      .where('entries.account_id', '=', account)
+      .where(FIAT)
+      .where('entries.asset', '=', param('asset'))
+      .where('entries.entry_type', '=', param('entryType'))
+      .where('m.entry_seq', 'is', null);
+  const statementsWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('bank_statements')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('state', '=', 'READY')
+      .where('seq', '<', param<bigint>('beforeSeq'))
+      .where('imported_at', '>=', param('from'))
+      .where('imported_at', '<=', param('to'))
+      .orderBy('seq', 'desc')
+      .limit(param<number>('limit'));
+  const linesWindow = (q: Kysely<Database>) =>
+    q
+      .selectFrom('bank_statement_lines')
+      .selectAll()
+      .where('tenant_id', '=', tenant)
+      .where('statement_id', '=', param('statementId'))
+      .where('seq', '>', param<bigint>('afterSeq'))
+      .orderBy('line_index', 'asc')
+      .limit(param<number>('limit'));
+  return {
+    bankStatement: p((q) => q.selectFrom('bank_statements').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    bankStatementByExternalId: p((q) =>
+      q.selectFrom('bank_statements').selectAll().where('tenant_id', '=', tenant).where('account_id', '=', account).where('external_id', '=', param('externalId')),
+    ),
+    bankStatementsPage: p((q) => statementsWindow(q)),
+    bankStatementsPageOfAccount: p((q) => statementsWindow(q).where('account_id', '=', account)),
+    insertBankStatement: p((q) =>
+      q.insertInto('bank_statements').values({
+        tenant_id: tenant,
+        id: param('id'),
+        account_id: account,
+        format: param('format'),
+        external_id: param('externalId'),
+        content_hash: param('contentHash'),
+        currency: param('currency'),
+        period_from: param<string | null>('from'),
+        period_to: param<string | null>('to'),
+        sequence_number: param<string | null>('sequenceNumber'),
+        opening_balance: param<string | null>('openingBalance'),
+        closing_balance: param<string | null>('closingBalance'),
+        line_count: param<bigint>('lineCount'),
+        state: 'IMPORTING',
+        lease_until: param('leaseUntil'),
+        imported_at: param('importedAt'),
+      }),
+    ),
+    updateBankStatement: p((q) =>
+      q
+        .updateTable('bank_statements')
+        .set({
+          state: param('state'),
+          lease_until: param<string | null>('leaseUntil'),
+          matched: param<bigint>('matched'),
+          ignored: param<bigint>('ignored'),
+          duplicates: param<bigint>('duplicates'),
+          line_count: param<bigint>('lineCount'),
+          imported_at: param('importedAt'),
+        })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('id')),
+    ),
+    deleteBankStatement: p((q) => q.deleteFrom('bank_statements').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    deleteStatementLines: p((q) => q.deleteFrom('bank_statement_lines').where('tenant_id', '=', tenant).where('statement_id', '=', param('id'))),
+    deleteStatementMatches: p((q) => q.deleteFrom('bank_matches').where('tenant_id', '=', tenant).where('statement_id', '=', param('id'))),
+    insertStatementLine: p((q) =>
+      q.insertInto('bank_statement_lines').values({
+        tenant_id: tenant,
+        id: param('id'),
+        statement_id: param('statementId'),
+        account_id: account,
+        line_index: param<bigint>('index'),
+        bank_line_id: param<string | null>('bankLineId'),
+        booking_date: param('bookingDate'),
+        value_date: param<string | null>('valueDate'),
+        amount: param('amount'),
+        direction: param('direction'),
+        currency: param('currency'),
+        refs: param('refs'),
+        counterparty: param('counterparty'),
+        description: param<string | null>('description'),
+        status: param('status'),
+        matched_by: param<string | null>('matchedBy'),
+        match_rule: param<string | null>('matchRule'),
+        matched_at: param<string | null>('matchedAt'),
+        candidates: param('candidates'),
+        note: param<string | null>('note'),
+      }),
+    ),
+    updateStatementLine: p((q) =>
+      q
+        .updateTable('bank_statement_lines')
+        .set({
+          status: param('status'),
+          matched_by: param<string | null>('matchedBy'),
+          match_rule: param<string | null>('matchRule'),
+          matched_at: param<string | null>('matchedAt'),
+          candidates: param('candidates'),
+          note: param<string | null>('note'),
+        })
+        .where('tenant_id', '=', tenant)
+        .where('id', '=', param('id')),
+    ),
+    statementLine: p((q) => q.selectFrom('bank_statement_lines').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    statementLinesPage: p((q) => linesWindow(q)),
+    statementLinesPageByStatus: p((q) => linesWindow(q).where('status', '=', param('status'))),
+    /** A bank's id of a line already on another statement of the account. */
+    bankLineSeen: p((q) =>
+      q
+        .selectFrom('bank_statement_lines')
+        .select('id')
+        .where('tenant_id', '=', tenant)
+        .where('account_id', '=', account)
+        .where('bank_line_id', '=', param('bankLineId'))
+        .where('bank_line_id', 'is not', null)
+        .where('statement_id', '<>', param('statementId'))
+        .limit(1),
+    ),
+    entriesByReference: p((q) =>
+      unmatchedEntries(q)
+        .where('entries.bank_reference', '=', param('reference'))
+        .where('entries.bank_reference', 'is not', null)
+        .orderBy('entries.created_at', 'asc')
+        .orderBy('entries.seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    entriesByAmount: p((q) =>
+      unmatchedEntries(q)
+        .where('entries.amount', '=', param('amount'))
+        .where('entries.created_at', '>=', param('from'))
+        .where('entries.created_at', '<=', param('to'))
+        .orderBy('entries.created_at', 'asc')
+        .orderBy('entries.seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    /** A fiat entry by its id, with whether (and to which line) it is matched. */
+    entryById: p((q) =>
+      q
+        .selectFrom('entries')
+        .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
+        .select(['entries.seq', 'entries.account_id', 'entries.asset', 'entries.entry_type', 'entries.amount', 'entries.created_at', 'm.line_id'])
+        .where('entries.tenant_id', '=', tenant)
+        .where(ENTRY_ID, '=', param('entryId'))
+        .where(FIAT),
+    ),
+    insertBankMatch: p((q) =>
+      q.insertInto('bank_matches').values({
+        tenant_id: tenant,
+        entry_seq: param<bigint>('entrySeq'),
+        line_id: param('lineId'),
+        statement_id: param('statementId'),
+        entry_id: param('entryId'),
+        amount: param('amount'),
+      }),
+    ),
+    matchesOfLine: p((q) => q.selectFrom('bank_matches').select(['entry_id', 'entry_seq']).where('tenant_id', '=', tenant).where('line_id', '=', param('lineId')).orderBy('entry_seq', 'asc')),
+    deleteMatchesOfLine: p((q) => q.deleteFrom('bank_matches').where('tenant_id', '=', tenant).where('line_id', '=', param('lineId'))),
+    manualMatchOfStatement: p((q) =>
+      q.selectFrom('bank_statement_lines').select('id').where('tenant_id', '=', tenant).where('statement_id', '=', param('id')).where('matched_by', '=', 'MANUAL').limit(1),
+    ),
+    unreconciledEntries: p((q) =>
+      q
+        .selectFrom('entries')
+        .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
+        .select(['entries.seq', 'entries.view', 'entries.created_at'])
+        .where('entries.tenant_id', '=', tenant)
+        .where('entries.account_id', '=', account)
+        .where('entries.asset', '=', param('asset'))
+        .where('entries.created_at', '>=', param('from'))
+        .where('entries.created_at', '<=', param('to'))
+        .where((eb) => eb.or([eb('entries.created_at', '>', param('afterTime')), eb('entries.seq', '>', param<bigint>('afterSeq'))]))
+        .where('m.entry_seq', 'is', null)
+        .orderBy('entries.created_at', 'asc')
+        .orderBy('entries.seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
+    reconciliationSettings: p((q) =>
+      q.selectFrom('reconciliation_settings').select('date_window_days').where('tenant_id', '=', tenant).where('account_id', '=', account),
+    ),
+    setReconciliationSettings: p((q) =>
+      q
+        .insertInto('reconciliation_settings')
+        .values({ tenant_id: tenant, account_id: account, date_window_days: param<bigint>('dateWindowDays') })
+        .onConflict((oc) => oc.columns(['tenant_id', 'account_id']).doUpdateSet({ date_window_days: (eb) => eb.ref('excluded.date_window_days') })),
+    ),
+  };
+}

@@ -1,0 +1,143 @@
+// POST /api/v1/accounts/{id}/bank-statements and the reads of statements and lines: camt.053 and CSV imported, matched
+// automatically by REFERENCE, AMOUNT_DATE and SUM, once only, and every bad file refused with nothing written.
+import { describe, expect, it } from 'vitest';
+import { fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
+import { expectError } from '../helpers/expect.js';
+
+interface Entry {
+  amount: string;
+  direction: 'CRDT' | 'DBIT';
+  booked?: string;
+  ref?: string;
+  endToEnd?: string;
+  status?: string;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** A camt.053.001.02 file of one statement. */
+function camt(id: string, entries: Entry[], options: { currency?: string; closing?: string; version?: string } = {}): string {
+  const ccy = options.currency ?? 'USD';
+  const ntry = entries
+    .map(
+      (e) => `<Ntry>
+  <Amt Ccy="${ccy}">${e.amount}</Amt><CdtDbtInd>${e.direction}</CdtDbtInd><Sts>${e.status ?? 'BOOK'}</Sts>
+  <BookgDt><Dt>${e.booked ?? today()}</Dt></BookgDt><ValDt><Dt>${e.booked ?? today()}</Dt></ValDt>
+  ${e.ref ? `<AcctSvcrRef>${e.ref}</AcctSvcrRef>` : ''}
+  <NtryDtls><TxDtls><Refs>${e.endToEnd ? `<EndToEndId>${e.endToEnd}</EndToEndId>` : ''}</Refs>
+  <RltdPties><Dbtr><Nm>Payer Ltd</Nm></Dbtr><DbtrAcct><Id><IBAN>DE89370400440532013000</IBAN></Id></DbtrAcct></RltdPties>
+  <RmtInf><Ustrd>Invoice 42</Ustrd></RmtInf></TxDtls></NtryDtls>
+</Ntry>`,
+    )
+    .join('\n');
+  const closing = options.closing
+    ? `<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="${ccy}">${options.closing.replace('-', '')}</Amt><CdtDbtInd>${options.closing.startsWith('-') ? 'DBIT' : 'CRDT'}</CdtDbtInd><Dt><Dt>${today()}</Dt></Dt></Bal>`
+    : '';
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.${options.version ?? '02'}">
+<BkToCstmrStmt><GrpHdr><MsgId>M1</MsgId><CreDtTm>${today()}T08:00:00Z</CreDtTm></GrpHdr>
+<Stmt><Id>${id}</Id><ElctrncSeqNb>7</ElctrncSeqNb><CreDtTm>${today()}T08:00:00Z</CreDtTm>
+<Acct><Id><IBAN>DE00</IBAN></Id><Ccy>${ccy}</Ccy></Acct>
+<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="${ccy}">0</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${today()}</Dt></Dt></Bal>
+${closing}
+${ntry}
+</Stmt></BkToCstmrStmt></Document>`;
+}
+
+const importFile = (c: Client, accountId: string, body: string, type = 'application/xml', query = '') =>
+  c.request('POST', `/api/v1/accounts/${accountId}/bank-statements${query}`, { rawBody: body, headers: { 'content-type': type } });
+
+describe('bank statements', () => {
+  const t = useServerWithAccounts({ accounts: { bank: 'ASSET', revenue: 'REVENUE', euros: { currency: 'EUR', type: 'ASSET' }, other: 'ASSET' } });
+
+  it('imports a camt.053 statement and matches by reference, by amount and date, and by sum', async () => {
+    const { bank, revenue } = t.accounts;
+    const byRef = await post(t.client, [fiat(bank, 'DEBIT', '100.00', 'USD', { bankReference: 'REF-1' }), fiat(revenue, 'CREDIT', '100.00')]);
+    const byAmount = await post(t.client, [fiat(bank, 'DEBIT', '77.31'), fiat(revenue, 'CREDIT', '77.31')]);
+    const sumA = await post(t.client, [fiat(bank, 'CREDIT', '30', 'USD', { bankReference: 'PAYOUTS-9' }), fiat(revenue, 'DEBIT', '30')]);
+    const sumB = await post(t.client, [fiat(bank, 'CREDIT', '12.5', 'USD', { bankReference: 'PAYOUTS-9' }), fiat(revenue, 'DEBIT', '12.5')]);
+    for (const r of [byRef, byAmount, sumA, sumB]) expect(r.status).toBe(201);
+    const file = camt('STMT-1', [
+      { amount: '100.00', direction: 'CRDT', ref: 'BANK-1', endToEnd: 'REF-1' },
+      { amount: '77.31', direction: 'CRDT', ref: 'BANK-2' },
+      { amount: '42.50', direction: 'DBIT', ref: 'BANK-3', endToEnd: 'PAYOUTS-9' },
+      { amount: '5.00', direction: 'DBIT', ref: 'BANK-4' },
+      { amount: '9.99', direction: 'CRDT', ref: 'PENDING-1', status: 'PDNG' },
+    ], { closing: '129.81' });
+    const res = await importFile(t.client, bank, file);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ accountId: bank, format: 'CAMT053', externalId: 'STMT-1', currency: 'USD', lineCount: 4, openingBalance: 0, closingBalance: 129.81 });
+    expect(res.body.summary).toEqual({ matched: 3, unmatched: 1, ignored: 0, duplicates: 0, ledgerBalanceAtEnd: 134.81, difference: -5 });
+
+    const lines = await t.client.get(`/api/v1/bank-statements/${res.body.statementId}/lines`);
+    expect(lines.status).toBe(200);
+    expect(lines.body.items.map((l: any) => [l.index, l.status, l.matchRule, l.direction, l.amount])).toEqual([
+      [0, 'MATCHED', 'REFERENCE', 'IN', 100],
+      [1, 'MATCHED', 'AMOUNT_DATE', 'IN', 77.31],
+      [2, 'MATCHED', 'SUM', 'OUT', 42.5],
+      [3, 'UNMATCHED', null, 'OUT', 5],
+    ]);
+    const first = lines.body.items[0];
+    expect(first).toMatchObject({ bankLineId: 'BANK-1', references: ['BANK-1', 'REF-1'], counterparty: { name: 'Payer Ltd', account: 'DE89370400440532013000' }, description: 'Invoice 42', matchedBy: 'AUTO', candidates: [], note: null });
+    expect(first.matchedEntryIds).toHaveLength(1);
+    expect(lines.body.items[2].matchedEntryIds).toHaveLength(2);
+
+    const unmatched = await t.client.get(`/api/v1/bank-statements/${res.body.statementId}/lines?status=UNMATCHED`);
+    expect(unmatched.body.items.map((l: any) => l.index)).toEqual([3]);
+
+    // Once only: the same file answers the statement as it is; other content under its id is refused.
+    const again = await importFile(t.client, bank, file);
+    expect(again.status).toBe(200);
+    expect(again.body.statementId).toBe(res.body.statementId);
+    expectError(await importFile(t.client, bank, camt('STMT-1', [{ amount: '1.00', direction: 'CRDT' }])), 409, 'STATEMENT_CONFLICT');
+
+    const got = await t.client.get(`/api/v1/bank-statements/${res.body.statementId}`);
+    expect(got.body).toEqual(again.body);
+    const list = await t.client.get(`/api/v1/bank-statements?accountId=${bank}`);
+    expect(list.body.items.map((s: any) => s.statementId)).toEqual([res.body.statementId]);
+  });
+
+  it('leaves an ambiguous amount unmatched, naming its candidates, and never matches an entry twice', async () => {
+    const { other, revenue } = t.accounts;
+    for (let i = 0; i < 2; i++) expect((await post(t.client, [fiat(other, 'DEBIT', '250'), fiat(revenue, 'CREDIT', '250')])).status).toBe(201);
+    const res = await importFile(t.client, other, camt('AMB-1', [{ amount: '250', direction: 'CRDT', ref: 'A1' }]));
+    expect(res.status, res.text).toBe(201);
+    const [line] = (await t.client.get(`/api/v1/bank-statements/${res.body.statementId}/lines`)).body.items;
+    expect(line.status).toBe('UNMATCHED');
+    expect(line.candidates).toHaveLength(2);
+
+    expect((await post(t.client, [fiat(other, 'DEBIT', '61'), fiat(revenue, 'CREDIT', '61')])).status).toBe(201);
+    const twice = await importFile(t.client, other, camt('TWICE-1', [{ amount: '61', direction: 'CRDT', ref: 'T1' }, { amount: '61', direction: 'CRDT', ref: 'T2' }]));
+    const rules = (await t.client.get(`/api/v1/bank-statements/${twice.body.statementId}/lines`)).body.items.map((l: any) => l.status);
+    expect(rules).toEqual(['MATCHED', 'UNMATCHED']);
+    // A line seen on another statement of the account is not imported again.
+    const overlap = await importFile(t.client, other, camt('TWICE-2', [{ amount: '61', direction: 'CRDT', ref: 'T2' }, { amount: '3', direction: 'CRDT', ref: 'T3' }]));
+    expect(overlap.body.lineCount).toBe(1);
+    expect(overlap.body.summary.duplicates).toBe(1);
+  });
+
+  it('imports a CSV with its options', async () => {
+    const { euros } = t.accounts;
+    const csv = `Datum;Betrag;Referenz\n${today().split('-').reverse().join('/')};1.234,56;R-1\n${today().split('-').reverse().join('/')};-10,00;R-2\n`;
+    const res = await importFile(t.client, euros, csv, 'text/csv', '?columns=bookingDate:Datum,amount:Betrag,reference:Referenz&decimal=,&delimiter=;&dateFormat=DD/MM/YYYY');
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ format: 'CSV', currency: 'EUR', lineCount: 2, closingBalance: null, openingBalance: null });
+    expect(res.body.externalId).toMatch(/^[0-9a-f]{64}$/);
+    expect(res.body.summary.difference).toBeNull();
+    const lines = (await t.client.get(`/api/v1/bank-statements/${res.body.statementId}/lines`)).body.items;
+    expect(lines.map((l: any) => [l.amount, l.direction, l.references])).toEqual([[1234.56, 'IN', ['R-1']], [10, 'OUT', ['R-2']]]);
+  });
+
+  it('refuses every bad file and writes nothing', async () => {
+    const { bank, revenue, euros } = t.accounts;
+    const before = (await t.client.get(`/api/v1/bank-statements`)).body.items.length;
+    expectError(await importFile(t.client, bank, '<Document><broken></Document>'), 400, 'VALIDATION_FAILED');
+    expectError(await importFile(t.client, bank, `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><Document>&xxe;</Document>`), 400, 'VALIDATION_FAILED');
+    expectError(await importFile(t.client, bank, camt('BAD-AMT', [{ amount: '1.234', direction: 'CRDT' }])), 400, 'VALIDATION_FAILED');
+    expectError(await importFile(t.client, euros, camt('WRONG-CCY', [{ amount: '1', direction: 'CRDT' }])), 422, 'CURRENCY_MISMATCH');
+    expectError(await importFile(t.client, revenue, camt('WRONG-TYPE', [{ amount: '1', direction: 'CRDT' }])), 422, 'ACCOUNT_TYPE_MISMATCH');
+    expectError(await importFile(t.client, bank, '{}', 'application/json'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(await importFile(t.client, bank, 'x'.repeat(20 * 1024 * 1024 + 1)), 413, 'BODY_TOO_LARGE');
+    expect((await t.client.get(`/api/v1/bank-statements`)).body.items.length).toBe(before);
+  });
+});
