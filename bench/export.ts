@@ -10,7 +10,7 @@ import { startServer, stopChild } from './server.js';
 const EXPORT_RSS_LIMIT_MB = 200;
 
 /** Resident memory of a process in MB, where /proc tells it (Linux). */
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   const status = `/proc/${pid}/status`;
   if (!existsSync(status)) return Number.NaN;
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'));

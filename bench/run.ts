@@ -5,6 +5,7 @@
 // after the last. At the end, one printer prints the tables of what ran, the server's CPU per request of every load,
 // and the targets of the rows that ran, met or MISSED.
 import { auditExport } from './export.js';
+import { bankStatements } from './bankStatements.js';
 import { batch } from './batch.js';
 import { bounds } from './bounds.js';
 import { evmWatcher } from './evm.js';
@@ -39,6 +40,7 @@ const TABLE: ReadonlyArray<Scenario<any>> = [
   reports,
   batch,
   ...storage,
+  ...bankStatements,
 ];
 
 /** The rows BENCH_ONLY names (by scenario or family), or those of a run without it; each only if enabled. */

@@ -14,9 +14,20 @@ import { setAccountLimitsCommand } from './commands/limits.js';
 import { captureHoldCommand, CREATE_HOLD_ENDPOINT, createHoldCommand, expireHoldsCommand, voidHoldCommand } from './commands/holds.js';
 import { REVERSE_TRANSACTION_ENDPOINT, reverseTransactionCommand } from './commands/reversals.js';
 import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTransactionCommand, rollbackAgentTransactionCommand } from './commands/agents.js';
-import { beginStatementImportCommand, finishStatementImportCommand, importStatementPartCommand } from './commands/bankStatements.js';
+import {
+  beginStatementImportCommand,
+  deleteStatementCommand,
+  finishReconcileCommand,
+  finishStatementImportCommand,
+  ignoreLineCommand,
+  importStatementPartCommand,
+  matchLineCommand,
+  reconcileStatementPartCommand,
+  setReconciliationSettingsCommand,
+  unmatchLineCommand,
+} from './commands/bankStatements.js';
 import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
-import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX } from './limits.js';
+import { ACCOUNT_LIMITS_MAX, BANK_STATEMENT_LINES_MAX, METADATA_ENTRIES_MAX, STATEMENT_MATCH_ENTRIES_MAX } from './limits.js';
 
 /** One write command and what group commit must know of it before it runs, from its arguments alone. */
 export interface Command<A, R> {
@@ -144,6 +155,15 @@ export const commands = {
   // Each line, its match rows (one or a few) and the statement's counts.
   importStatementPart: command({ run: importStatementPartCommand, weight: (args) => 1 + 3 * args.lines.length, scope: ofTenant }),
   finishStatementImport: command({ run: finishStatementImportCommand, weight: record, scope: ofTenant }),
+  // The line, a match row per entry, the statement's counts, the audit record and the event.
+  matchStatementLine: command({ run: matchLineCommand, weight: (args) => RECORD_ROWS + 2 + args.entryIds.length, scope: ofTenant }),
+  unmatchStatementLine: command({ run: unmatchLineCommand, weight: () => RECORD_ROWS + 2 + STATEMENT_MATCH_ENTRIES_MAX, scope: ofTenant }),
+  ignoreStatementLine: command({ run: ignoreLineCommand, weight: () => RECORD_ROWS + 2, scope: ofTenant }),
+  // Every line of the statement and their matches.
+  deleteBankStatement: command({ run: deleteStatementCommand, weight: () => RECORD_ROWS + 2 * BANK_STATEMENT_LINES_MAX, scope: ofTenant }),
+  reconcileStatementPart: command({ run: reconcileStatementPartCommand, weight: (args) => 1 + 3 * args.lineIds.length, scope: ofTenant }),
+  finishReconcile: command({ run: finishReconcileCommand, weight: record, scope: ofTenant }),
+  setReconciliationSettings: command({ run: setReconciliationSettingsCommand, weight: record, scope: ofTenant }),
 };
 
 export type Commands = typeof commands;

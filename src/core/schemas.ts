@@ -413,3 +413,39 @@ export const statementLinesQuery = v.object({
   cursor: v.optional(cursorSchema),
 });
 export type StatementLinesQuery = v.InferOutput<typeof statementLinesQuery>;
+
+const statementNote = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(limits.STATEMENT_NOTE_LENGTH_MAX, `must be at most ${limits.STATEMENT_NOTE_LENGTH_MAX} characters`),
+);
+
+export const matchLineBody = v.strictObject({
+  entryIds: v.pipe(
+    v.array(uuidSchema, 'must be an array of entry ids'),
+    v.minLength(1, 'must name at least one entry'),
+    v.maxLength(limits.STATEMENT_MATCH_ENTRIES_MAX, `must name at most ${limits.STATEMENT_MATCH_ENTRIES_MAX} entries`),
+    v.check((ids) => new Set(ids).size === ids.length, 'must name each entry once'),
+  ),
+  note: v.optional(statementNote),
+});
+export type MatchLineBody = v.InferOutput<typeof matchLineBody>;
+export const unmatchLineBody = v.strictObject({ note: v.optional(statementNote) });
+export const ignoreLineBody = v.strictObject({ note: statementNote });
+
+/** `{dateWindowDays}`: a whole number of days from 0 to the maximum. */
+export const reconciliationSettingsBody = v.strictObject({
+  dateWindowDays: v.pipe(
+    jsonNumberSchema,
+    v.check((n) => /^\d{1,2}$/.test(n.text) && Number(n.text) <= limits.RECONCILIATION_DATE_WINDOW_DAYS_MAX, `must be a whole number from 0 to ${limits.RECONCILIATION_DATE_WINDOW_DAYS_MAX}`),
+    v.transform((n) => Number(n.text)),
+  ),
+});
+
+export const unreconciledEntriesQuery = v.object({
+  from: v.optional(dayOrInstant('start')),
+  to: v.optional(dayOrInstant('end')),
+  limit: v.optional(limitSchema),
+  cursor: v.optional(cursorSchema),
+});
+export type UnreconciledEntriesQuery = v.InferOutput<typeof unreconciledEntriesQuery>;

@@ -50,6 +50,15 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   // Each line of the part, with its matches.
   importStatementPart: { sized: true, args: (n) => ({ tenantId: 't', accountId: 'a', statementId: 's', lines: Array.from({ length: n }, () => ({}) as never), windowDays: 3, leaseMs: 1 }) },
   finishStatementImport: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', matches: [] }) },
+  // Its entries' match rows, at most STATEMENT_MATCH_ENTRIES_MAX: small whatever it names.
+  matchStatementLine: { sized: false, args: () => ({ tenantId: 't', actor, lineId: 'l', entryIds: ['e'], note: null, key: 'k', hash: 'h' }) },
+  unmatchStatementLine: { sized: false, args: () => ({ tenantId: 't', actor, lineId: 'l', note: null, key: 'k', hash: 'h' }) },
+  ignoreStatementLine: { sized: false, args: () => ({ tenantId: 't', actor, lineId: 'l', note: 'n', key: 'k', hash: 'h' }) },
+  // Every line a statement can have: always the most.
+  deleteBankStatement: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', key: 'k', hash: 'h' }) },
+  reconcileStatementPart: { sized: true, args: (n) => ({ tenantId: 't', statementId: 's', lineIds: Array.from({ length: n }, () => 'l'), windowDays: 3 }) },
+  finishReconcile: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', matches: [] }) },
+  setReconciliationSettings: { sized: false, args: () => ({ tenantId: 't', actor, accountId: 'a', dateWindowDays: 3 }) },
 };
 
 const weight = <K extends CommandName>(name: K, n: number) => commandWeight(name, examples[name].args(n));

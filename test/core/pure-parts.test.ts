@@ -368,6 +368,13 @@ describe('commands and dependencies', () => {
         'beginStatementImport',
         'importStatementPart',
         'finishStatementImport',
+        'matchStatementLine',
+        'unmatchStatementLine',
+        'ignoreStatementLine',
+        'deleteBankStatement',
+        'reconcileStatementPart',
+        'finishReconcile',
+        'setReconciliationSettings',
       ].sort(),
     );
     const expired: string[] = [];

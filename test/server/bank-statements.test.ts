@@ -141,3 +141,79 @@ describe('bank statements', () => {
     expect((await t.client.get(`/api/v1/bank-statements`)).body.items.length).toBe(before);
   });
 });
+
+describe('working the exceptions', () => {
+  const t = useServerWithAccounts({ accounts: { bank: 'ASSET', revenue: 'REVENUE', other: 'ASSET' } });
+  let n = 0;
+  const key = () => ({ 'idempotency-key': `k-${n++}` });
+  const entryIdsOf = async (accountId: string) => (await t.client.get(`/api/v1/accounts/${accountId}/entries`)).body.entries.map((e: any) => e.entryId as string);
+
+  it('matches by hand, unmatches, ignores and deletes, each with its audit record and event; the unreconciled entries and settings', async () => {
+    const { bank, revenue, other } = t.accounts;
+    for (const amount of ['40', '60', '7']) expect((await post(t.client, [fiat(bank, 'DEBIT', amount), fiat(revenue, 'CREDIT', amount)])).status).toBe(201);
+    expect((await post(t.client, [fiat(other, 'DEBIT', '100'), fiat(revenue, 'CREDIT', '100')])).status).toBe(201);
+    const [e7, e60, e40] = await entryIdsOf(bank);
+    const [eOther] = await entryIdsOf(other);
+
+    // A window of 0 days still holds today's entries; out of range is refused.
+    expect((await t.client.request('PUT', `/api/v1/accounts/${bank}/reconciliation-settings`, { body: { dateWindowDays: 0 } })).body).toEqual({ accountId: bank, dateWindowDays: 0 });
+    expect((await t.client.get(`/api/v1/accounts/${bank}/reconciliation-settings`)).body).toEqual({ accountId: bank, dateWindowDays: 0 });
+    expectError(await t.client.request('PUT', `/api/v1/accounts/${bank}/reconciliation-settings`, { body: { dateWindowDays: 32 } }), 400, 'VALIDATION_FAILED');
+
+    const imported = await importFile(t.client, bank, camt('EXC-1', [{ amount: '100', direction: 'CRDT', ref: 'X1' }, { amount: '2.50', direction: 'DBIT', ref: 'X2' }]));
+    expect(imported.status, imported.text).toBe(201);
+    const statementId = imported.body.statementId;
+    const [line, fee] = (await t.client.get(`/api/v1/bank-statements/${statementId}/lines`)).body.items;
+    expect(line.status).toBe('UNMATCHED');
+
+    const matchPath = `/api/v1/bank-statement-lines/${line.lineId}/match`;
+    expectError(await t.client.post(matchPath, { entryIds: [e40] }), 400, 'VALIDATION_FAILED');
+    expectError(await t.client.post(matchPath, { entryIds: [e40, e7] }, key()), 422, 'MATCH_REFUSED', { message: /difference of 53/ });
+    expectError(await t.client.post(matchPath, { entryIds: [e40, eOther] }, key()), 422, 'MATCH_REFUSED');
+    const k = key();
+    const matched = await t.client.post(matchPath, { entryIds: [e40, e60], note: 'two invoices' }, k);
+    expect(matched.status, matched.text).toBe(200);
+    expect(matched.body).toMatchObject({ status: 'MATCHED', matchedBy: 'MANUAL', matchRule: null, note: 'two invoices' });
+    expect(matched.body.matchedEntryIds.sort()).toEqual([e40, e60].sort());
+    expect((await t.client.post(matchPath, { entryIds: [e40, e60], note: 'two invoices' }, k)).text).toBe(matched.text);
+    expectError(await t.client.post(matchPath, { entryIds: [e40, e60] }, key()), 409, 'CONFLICT');
+    expect((await t.client.get(`/api/v1/bank-statements/${statementId}`)).body.summary).toMatchObject({ matched: 1, unmatched: 1 });
+
+    const unreconciled = await t.client.get(`/api/v1/accounts/${bank}/unreconciled-entries`);
+    expect(unreconciled.body.items.map((e: any) => e.entryId)).toEqual([e7]);
+
+    // A statement with a manual match cannot be deleted until it is unmatched.
+    expectError(await t.client.del(`/api/v1/bank-statements/${statementId}`, key()), 409, 'CONFLICT');
+    const unmatched = await t.client.post(`/api/v1/bank-statement-lines/${line.lineId}/unmatch`, undefined, key());
+    expect(unmatched.status, unmatched.text).toBe(200);
+    expect(unmatched.body).toMatchObject({ status: 'UNMATCHED', matchedEntryIds: [] });
+    expectError(await t.client.post(`/api/v1/bank-statement-lines/${line.lineId}/unmatch`, {}, key()), 409, 'CONFLICT');
+
+    expectError(await t.client.post(`/api/v1/bank-statement-lines/${fee.lineId}/ignore`, {}, key()), 400, 'VALIDATION_FAILED');
+    const ignored = await t.client.post(`/api/v1/bank-statement-lines/${fee.lineId}/ignore`, { note: 'bank fee, booked in December' }, key());
+    expect(ignored.body).toMatchObject({ status: 'IGNORED', note: 'bank fee, booked in December' });
+
+    // Reconcile again: the 100 matches nothing by amount alone (no single entry), so the line stays UNMATCHED.
+    const reconciled = await t.client.post(`/api/v1/bank-statements/${statementId}/reconcile`);
+    expect(reconciled.status, reconciled.text).toBe(200);
+    expect(reconciled.body.summary).toMatchObject({ matched: 0, unmatched: 1, ignored: 1 });
+
+    const deleted = await t.client.del(`/api/v1/bank-statements/${statementId}`, key());
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body.statementId).toBe(statementId);
+    expectError(await t.client.get(`/api/v1/bank-statements/${statementId}`), 404, 'NOT_FOUND');
+
+    const audit = await t.client.get('/api/v1/compliance/audit-export?from=2000-01-01T00:00:00Z&to=9999-12-31T00:00:00Z');
+    const records = audit.text.trim().split('\n').map((l) => JSON.parse(l));
+    const actions = records.map((r: any) => r.action);
+    expect(records.find((r: any) => r.action === 'MATCH_STATEMENT_LINE').payload).toMatchObject({ lineId: line.lineId, statementId, note: 'two invoices' });
+    for (const action of ['SET_RECONCILIATION_SETTINGS', 'IMPORT_BANK_STATEMENT', 'MATCH_STATEMENT_LINE', 'UNMATCH_STATEMENT_LINE', 'IGNORE_STATEMENT_LINE', 'RECONCILE_BANK_STATEMENT', 'DELETE_BANK_STATEMENT']) {
+      expect(actions, action).toContain(action);
+    }
+    const events = await t.client.get('/api/v1/events?limit=200');
+    const types = events.body.items.map((e: any) => e.type);
+    for (const type of ['bank_statement.imported', 'bank_statement_line.matched', 'bank_statement_line.unmatched', 'bank_statement_line.ignored', 'bank_statement.reconciled', 'bank_statement.deleted']) {
+      expect(types, type).toContain(type);
+    }
+  });
+});

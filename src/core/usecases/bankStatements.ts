@@ -17,10 +17,25 @@ import {
   BANK_STATEMENT_LEASE_MS,
   BANK_STATEMENT_LINES_MAX,
   BANK_STATEMENT_PART_LINES,
+  INSTANT_MAX,
+  INSTANT_MIN,
+  PAGE_SIZE_DEFAULT,
   RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT,
 } from '../limits.js';
-import type { BankStatementImportQuery, BankStatementsQuery, StatementLinesQuery } from '../schemas.js';
-import { statementAnswer, type AutoMatch, type LineToWrite, type StatementHeader } from '../commands/bankStatements.js';
+import type { BankStatementImportQuery, BankStatementsQuery, MatchLineBody, StatementLinesQuery, UnreconciledEntriesQuery } from '../schemas.js';
+import {
+  DELETE_STATEMENT_ENDPOINT,
+  IGNORE_LINE_ENDPOINT,
+  MATCH_LINE_ENDPOINT,
+  statementAnswer,
+  UNMATCH_LINE_ENDPOINT,
+  type AutoMatch,
+  type LineToWrite,
+  type StatementHeader,
+} from '../commands/bankStatements.js';
+import { once, requestHash } from '../idempotency.js';
+import { RawJson } from '../json.js';
+import { requireAccount } from './accounts.js';
 import { statementLineView } from '../views.js';
 import type { StoredResponse } from '../idempotency.js';
 
@@ -64,6 +79,9 @@ function parseFile(file: StatementFile, query: BankStatementImportQuery): Parsed
 /** The CSV's id: the file's bytes, then its options in a canonical order. */
 const csvExternalId = (bytes: Buffer, query: BankStatementImportQuery): string =>
   sha256(Buffer.concat([bytes, Buffer.from(canonicalJson({ columns: query.columns ?? null, decimal: query.decimal ?? '.', dateFormat: query.dateFormat ?? 'YYYY-MM-DD', delimiter: query.delimiter ?? ',' }))]));
+
+/** A cursor's position in the unreconciled entries: an entry's createdAt and sequence. */
+const isPosition = (p: unknown): p is [string, number] => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
 
 /** The rows a page reads, kept by id as they pass: the page is cut by their ids, then answered from the rows. */
 async function* kept<T extends { id: string }>(rows: AsyncIterable<T>, into: Map<string, T>): AsyncGenerator<T> {
@@ -116,6 +134,75 @@ export class BankStatementService {
       matches.push(...part.matches);
     }
     return { status: 201, body: await writer.run('finishStatementImport', { tenantId, actor, statementId: start.statementId, matches }) };
+  }
+
+  /** Matches what is still UNMATCHED, by the rules, in parts; answers the statement with its summary. */
+  async reconcile(tenantId: string, actor: Actor, statementId: string): Promise<string> {
+    const statement = await this.ready(tenantId, statementId);
+    const windowDays = (await this.deps.store.dateWindowDays(tenantId, statement.accountId)) ?? RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT;
+    const matches: AutoMatch[] = [];
+    let after: number | null = null;
+    for (;;) {
+      const part: StatementLine[] = [];
+      for await (const line of this.deps.store.statementLinesPage(tenantId, statementId, 'UNMATCHED', after, BANK_STATEMENT_PART_LINES)) part.push(line);
+      if (part.length === 0) break;
+      after = part.at(-1)!.seq;
+      matches.push(...(await this.deps.writer.run('reconcileStatementPart', { tenantId, statementId, lineIds: part.map((l) => l.id), windowDays })));
+    }
+    return this.deps.writer.run('finishReconcile', { tenantId, actor, statementId, matches });
+  }
+
+  match(tenantId: string, actor: Actor, key: string, lineId: string, body: MatchLineBody): Promise<StoredResponse> {
+    const note = body.note ?? null;
+    const hash = requestHash(JSON.stringify([lineId, body.entryIds, note]));
+    return once(this.deps.inFlight, { tenantId, endpoint: MATCH_LINE_ENDPOINT, key, hash }, () =>
+      this.deps.writer.run('matchStatementLine', { tenantId, actor, lineId, entryIds: body.entryIds, note, key, hash }),
+    );
+  }
+
+  unmatch(tenantId: string, actor: Actor, key: string, lineId: string, note: string | null): Promise<StoredResponse> {
+    const hash = requestHash(JSON.stringify([lineId, note]));
+    return once(this.deps.inFlight, { tenantId, endpoint: UNMATCH_LINE_ENDPOINT, key, hash }, () => this.deps.writer.run('unmatchStatementLine', { tenantId, actor, lineId, note, key, hash }));
+  }
+
+  ignore(tenantId: string, actor: Actor, key: string, lineId: string, note: string): Promise<StoredResponse> {
+    const hash = requestHash(JSON.stringify([lineId, note]));
+    return once(this.deps.inFlight, { tenantId, endpoint: IGNORE_LINE_ENDPOINT, key, hash }, () => this.deps.writer.run('ignoreStatementLine', { tenantId, actor, lineId, note, key, hash }));
+  }
+
+  delete(tenantId: string, actor: Actor, key: string, statementId: string): Promise<StoredResponse> {
+    const hash = requestHash(statementId);
+    return once(this.deps.inFlight, { tenantId, endpoint: DELETE_STATEMENT_ENDPOINT, key, hash }, () => this.deps.writer.run('deleteBankStatement', { tenantId, actor, statementId, key, hash }));
+  }
+
+  async settings(tenantId: string, accountId: string) {
+    await requireAccount(this.deps, tenantId, accountId);
+    return { accountId, dateWindowDays: (await this.deps.store.dateWindowDays(tenantId, accountId)) ?? RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT };
+  }
+
+  async setSettings(tenantId: string, actor: Actor, accountId: string, dateWindowDays: number) {
+    await requireAccount(this.deps, tenantId, accountId);
+    return this.deps.writer.run('setReconciliationSettings', { tenantId, actor, accountId, dateWindowDays });
+  }
+
+  /** The account's entries in its currency, created in the window, that no line matched: oldest first. */
+  async unreconciled(tenantId: string, accountId: string, query: UnreconciledEntriesQuery) {
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+      throw invalid('Invalid query: from must not be after to.', [{ path: 'from', message: 'is after to' }]);
+    }
+    const account = await requireAccount(this.deps, tenantId, accountId);
+    const range = { from: query.from === undefined ? INSTANT_MIN : toIso(query.from), to: query.to === undefined ? INSTANT_MAX : toIso(query.to) };
+    const scope = new CursorScope(`unreconciled:${tenantId}:${accountId}`, range);
+    const now = this.deps.clock.now().getTime();
+    const position = query.cursor ? this.deps.cursors.decode(scope, query.cursor, now, isPosition) : null;
+    const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+    const rows = await this.deps.store.unreconciledEntries(tenantId, accountId, account.currency, range.from, range.to, position && { createdAt: position[0], seq: position[1] }, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: new RawJson(`[${page.map((r) => r.view).join(',')}]`),
+      nextCursor: rows.length > limit && last ? this.deps.cursors.encode(scope, [last.createdAt, last.seq], now) : null,
+    };
   }
 
   private async ready(tenantId: string, statementId: string) {

@@ -1,8 +1,8 @@
 // Bank statements: import the bank's file into an account, and read statements and their lines.
-import { bankStatementImportQuery, bankStatementsQuery, statementLinesQuery } from '../../core/schemas.js';
+import { bankStatementImportQuery, bankStatementsQuery, ignoreLineBody, matchLineBody, reconciliationSettingsBody, statementLinesQuery, unmatchLineBody, unreconciledEntriesQuery } from '../../core/schemas.js';
 import { BANK_STATEMENT_BYTES_MAX, BANK_STATEMENT_LINES_MAX } from '../../core/limits.js';
 import type { StatementFile } from '../../core/usecases/bankStatements.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf } from '../route.js';
 
 const STATEMENT_TYPES = { 'application/xml': 'CAMT053', 'text/xml': 'CAMT053', 'text/csv': 'CSV' };
 
@@ -62,5 +62,125 @@ export const bankStatementRoutes = [
     query: statementLinesQuery,
     responses: { 200: { description: 'A page of lines', schema: 'BankStatementLinesPage' }, 400: 'Invalid status, limit or cursor', 404: 'Not found for the tenant' },
     handle: async ({ ledger, principal, params, query }) => ({ status: 200, body: await ledger.bankStatements.lines(principal.tenantId, params.statementId!, query) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/bank-statements/:statementId/reconcile',
+    summary: "Match what is still UNMATCHED on a statement, by the rules, against the books as they are now",
+    operationId: 'reconcileBankStatement',
+    scope: 'RECONCILIATION_WRITE',
+    responses: { 200: { description: 'The statement with its summary', schema: 'BankStatement' }, 404: 'Not found for the tenant' },
+    handle: async ({ ledger, principal, actor, params }) => ({ status: 200, raw: await ledger.bankStatements.reconcile(principal.tenantId, actor, params.statementId!) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/bank-statements/:statementId',
+    summary: 'Remove a statement imported by mistake, with its lines; their entries are free again',
+    operationId: 'deleteBankStatement',
+    scope: 'RECONCILIATION_WRITE',
+    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
+    responses: {
+      200: { description: 'The statement as it was', schema: 'BankStatement' },
+      400: 'Missing or invalid Idempotency-Key',
+      404: 'Not found for the tenant',
+      409: 'A line of it is matched by hand (unmatch it first), or a request with the same key is in progress',
+    },
+    handle: async ({ ledger, principal, actor, params, header }) => {
+      const stored = await ledger.bankStatements.delete(principal.tenantId, actor, idempotencyKeyOf(header), params.statementId!);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/bank-statement-lines/:lineId/match',
+    summary: 'Match an UNMATCHED line by hand to entries that add up to its amount',
+    operationId: 'matchBankStatementLine',
+    scope: 'RECONCILIATION_WRITE',
+    body: matchLineBody,
+    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
+    responses: {
+      200: { description: 'The line, MATCHED by MANUAL', schema: 'BankStatementLine' },
+      400: 'Missing or invalid Idempotency-Key, or a malformed body',
+      404: 'Not found for the tenant',
+      409: 'The line is not UNMATCHED, or a request with the same key is in progress',
+      422: 'MATCH_REFUSED: an entry not on the line\'s account, side or currency, already matched, or a total that differs; or the key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, params, body, header }) => {
+      const stored = await ledger.bankStatements.match(principal.tenantId, actor, idempotencyKeyOf(header), params.lineId!, body);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/bank-statement-lines/:lineId/unmatch',
+    summary: 'Set a MATCHED line back to UNMATCHED; its entries are free again',
+    operationId: 'unmatchBankStatementLine',
+    scope: 'RECONCILIATION_WRITE',
+    body: unmatchLineBody,
+    bodyOptional: true,
+    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
+    responses: {
+      200: { description: 'The line, UNMATCHED', schema: 'BankStatementLine' },
+      400: 'Missing or invalid Idempotency-Key, or a malformed body',
+      404: 'Not found for the tenant',
+      409: 'The line is not MATCHED, or a request with the same key is in progress',
+      422: 'The key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, params, body, header }) => {
+      const stored = await ledger.bankStatements.unmatch(principal.tenantId, actor, idempotencyKeyOf(header), params.lineId!, body.note ?? null);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/bank-statement-lines/:lineId/ignore',
+    summary: 'Set a line aside with a note (a bank fee to book later, a line that belongs elsewhere)',
+    operationId: 'ignoreBankStatementLine',
+    scope: 'RECONCILIATION_WRITE',
+    body: ignoreLineBody,
+    headers: { 'Idempotency-Key': IDEMPOTENCY_KEY_HEADER },
+    responses: {
+      200: { description: 'The line, IGNORED', schema: 'BankStatementLine' },
+      400: 'Missing or invalid Idempotency-Key, or a missing or invalid note',
+      404: 'Not found for the tenant',
+      409: 'The line is MATCHED, or a request with the same key is in progress',
+      422: 'The key reused with another body',
+    },
+    handle: async ({ ledger, principal, actor, params, body, header }) => {
+      const stored = await ledger.bankStatements.ignore(principal.tenantId, actor, idempotencyKeyOf(header), params.lineId!, body.note);
+      return { status: stored.status, raw: stored.body };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/reconciliation-settings',
+    summary: "An account's matching rules: the AMOUNT_DATE window in days",
+    operationId: 'getReconciliationSettings',
+    scope: 'RECONCILIATION_READ',
+    responses: { 200: { description: 'The settings', schema: 'ReconciliationSettings' }, 404: 'No such account for the tenant' },
+    handle: async ({ ledger, principal, params }) => ({ status: 200, body: await ledger.bankStatements.settings(principal.tenantId, params.accountId!) }),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/v1/accounts/:accountId/reconciliation-settings',
+    summary: "Set an account's matching rules",
+    operationId: 'setReconciliationSettings',
+    scope: 'RECONCILIATION_WRITE',
+    body: reconciliationSettingsBody,
+    responses: { 200: { description: 'The settings', schema: 'ReconciliationSettings' }, 400: 'dateWindowDays not a whole number from 0 to 31', 404: 'No such account for the tenant' },
+    handle: async ({ ledger, principal, actor, params, body }) => ({
+      status: 200,
+      body: await ledger.bankStatements.setSettings(principal.tenantId, actor, params.accountId!, body.dateWindowDays),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/accounts/:accountId/unreconciled-entries',
+    summary: "The account's entries in its currency that no statement line matched, oldest first: money the books have and the bank never showed",
+    operationId: 'listUnreconciledEntries',
+    scope: 'RECONCILIATION_READ',
+    query: unreconciledEntriesQuery,
+    responses: { 200: { description: 'A page of entries', schema: 'UnreconciledEntriesPage' }, 400: 'Invalid date range, limit or cursor', 404: 'No such account for the tenant' },
+    handle: async ({ ledger, principal, params, query }) => ({ status: 200, body: await ledger.bankStatements.unreconciled(principal.tenantId, params.accountId!, query) }),
   }),
 ];
