@@ -12,11 +12,12 @@ const BUNDLED = ['kysely', 'h3', 'srvx', 'valibot', '@valibot/to-json-schema', '
 
 // ESM bundles for the CLI and the store's threads; and the console's script and stylesheet, for the browser.
 export default defineConfig([{
-  // The writer and checkpoint threads are entries of their own: the server starts them as workers from dist/.
+  // The writer, checkpoint and statement-parse threads are entries of their own: the server starts them as workers from dist/.
   entry: {
     cli: 'src/cli/main.ts',
     'writer-thread': 'src/store/writer/writer-thread.ts',
     'checkpoint-thread': 'src/store/sqlite/checkpoint-thread.ts',
+    'statement-parse-thread': 'src/server/statementParseThread.ts',
   },
   format: ['esm'],
   target: 'node20',

@@ -3,7 +3,7 @@
 import type { LineDirection, MatchedBy, MatchRule, StatementFormat, StatementLineStatus } from './enums.js';
 import type { FiatCurrency } from './assets.js';
 
-export { statementFormats, lineDirections, type StatementFormat, type LineDirection } from './enums.js';
+export { statementFormats, lineDirections, statementLineStatuses, matchRules, matchedByKinds, type StatementFormat, type LineDirection, type StatementLineStatus, type MatchRule, type MatchedBy } from './enums.js';
 
 export interface ParsedStatementLine {
   /** The bank's own id of the line: camt's `AcctSvcrRef`, the CSV's `lineId`; null when the file gives none. */
@@ -68,7 +68,8 @@ export interface BankStatement {
   matched: number;
   ignored: number;
   duplicates: number;
-  state: 'IMPORTING' | 'READY';
+  /** IMPORTING while its parts are written, READY once whole, DISCARDING while its parts are removed. */
+  state: 'IMPORTING' | 'READY' | 'DISCARDING';
   leaseUntil: string | null;
   importedAt: string;
 }

@@ -17,6 +17,7 @@ import { AGENT_EXECUTE_ENDPOINT, decideAgentTransactionCommand, executeAgentTran
 import {
   beginStatementImportCommand,
   deleteStatementCommand,
+  discardStatementPartCommand,
   finishReconcileCommand,
   finishStatementImportCommand,
   ignoreLineCommand,
@@ -27,7 +28,7 @@ import {
   unmatchLineCommand,
 } from './commands/bankStatements.js';
 import { holdRows, holdStepRows, keyedPostingRows, postingRowsAtMost, RECORD_ROWS, releaseRows, transferRows } from './writeRows.js';
-import { ACCOUNT_LIMITS_MAX, BANK_STATEMENT_LINES_MAX, METADATA_ENTRIES_MAX, STATEMENT_MATCH_ENTRIES_MAX } from './limits.js';
+import { ACCOUNT_LIMITS_MAX, METADATA_ENTRIES_MAX, STATEMENT_MATCH_ENTRIES_MAX } from './limits.js';
 
 /** One write command and what group commit must know of it before it runs, from its arguments alone. */
 export interface Command<A, R> {
@@ -150,7 +151,7 @@ export const commands = {
     lines: (args) => args.holds.reduce((lines, hold) => lines + hold.lines, 0),
     scope: ofTenant,
   }),
-  // A statement row (and, for an import that stopped, the removal of what it wrote: bounded by its parts' size).
+  // A statement row (or an import that stopped set aside, to be removed in parts).
   beginStatementImport: command({ run: beginStatementImportCommand, weight: record, scope: ofTenant }),
   // Each line, its match rows (one or a few) and the statement's counts.
   importStatementPart: command({ run: importStatementPartCommand, weight: (args) => 1 + 3 * args.lines.length, scope: ofTenant }),
@@ -159,8 +160,10 @@ export const commands = {
   matchStatementLine: command({ run: matchLineCommand, weight: (args) => RECORD_ROWS + 2 + args.entryIds.length, scope: ofTenant }),
   unmatchStatementLine: command({ run: unmatchLineCommand, weight: () => RECORD_ROWS + 2 + STATEMENT_MATCH_ENTRIES_MAX, scope: ofTenant }),
   ignoreStatementLine: command({ run: ignoreLineCommand, weight: () => RECORD_ROWS + 2, scope: ofTenant }),
-  // Every line of the statement and their matches.
-  deleteBankStatement: command({ run: deleteStatementCommand, weight: () => RECORD_ROWS + 2 * BANK_STATEMENT_LINES_MAX, scope: ofTenant }),
+  // The statement set aside, its audit record and event; its lines go after, in parts.
+  deleteBankStatement: command({ run: deleteStatementCommand, weight: record, scope: ofTenant }),
+  // Up to `lines` lines and their matches (a line may have up to STATEMENT_MATCH_ENTRIES_MAX).
+  discardStatementPart: command({ run: discardStatementPartCommand, weight: (args) => 1 + args.lines * 2, scope: ofTenant }),
   reconcileStatementPart: command({ run: reconcileStatementPartCommand, weight: (args) => 1 + 3 * args.lineIds.length, scope: ofTenant }),
   finishReconcile: command({ run: finishReconcileCommand, weight: record, scope: ofTenant }),
   setReconciliationSettings: command({ run: setReconciliationSettingsCommand, weight: record, scope: ofTenant }),

@@ -1,5 +1,6 @@
 // What every use-case is given: the store to read, the writer, time, and the secrets of this database.
 import type { Store } from './ports.js';
+import { parseHere, type StatementParser } from './bankFiles/parse.js';
 import type { Clock } from './time.js';
 import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';
@@ -18,10 +19,14 @@ export interface Deps {
   settlementTtlMs: number;
   /** The Idempotency-Keys this process's requests hold while they run, of every endpoint (once, idempotency.ts). */
   inFlight: InFlightKeys;
+  /** Reads a bank statement's file: on this thread, or (the server) on a thread of its own. */
+  parseStatement: StatementParser;
 }
 
 export interface LedgerOptions {
   settlementTtlSeconds?: number;
+  /** Where bank statements' files are parsed (the server: off its HTTP thread); on the calling thread unless said. */
+  parseStatement?: StatementParser;
 }
 
 export const PEPPER_SECRET = 'api_key_pepper';
@@ -36,6 +41,7 @@ export async function makeDeps(store: Store, writer: Writer, clock: Clock, optio
     pepper: await store.secret(PEPPER_SECRET),
     settlementTtlMs: (options.settlementTtlSeconds ?? SETTLEMENT_TTL_DEFAULT_SECONDS) * 1000,
     inFlight: new InFlightKeys(),
+    parseStatement: options.parseStatement ?? parseHere,
   };
 }
 

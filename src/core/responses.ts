@@ -270,7 +270,7 @@ export const hold = v.strictObject({
 });
 
 /** An event as the feed and the stream give it: the webhook delivery body without `sentAt`. */
-const day = v.pipe(v.string(), v.isoDate(), v.description('A UTC day, YYYY-MM-DD'));
+const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('A UTC day, YYYY-MM-DD'));
 const signedAmount = v.pipe(amountOut, v.description('Signed: money in the account (the bank\'s CRDT) is positive'));
 
 export const bankStatementSummary = v.strictObject({

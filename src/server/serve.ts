@@ -1,5 +1,6 @@
 // Listening and stopping: a node:http (or node:https) server around the app, and a graceful drain on SIGINT and SIGTERM.
 import { createServer, type RequestListener, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
+import { ThreadStatementParser } from './statementParser.js';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'srvx/node';
@@ -88,12 +89,13 @@ function listen(server: Server | HttpsServer, host: string, port: number): Promi
 
 /** The ledger (store and writer) with the workers that run beside the server, and how to stop them in order. */
 async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; close(): Promise<void> }> {
+  const statementParser = new ThreadStatementParser();
   const opened = await openLedger(options.db, {
     writer: options.writer ?? 'thread',
     poolSize: options.dbPoolSize,
     serving: true,
     clock: options.clock,
-    ledger: { settlementTtlSeconds: options.settlementTtlSeconds },
+    ledger: { settlementTtlSeconds: options.settlementTtlSeconds, parseStatement: statementParser.parse },
     log: options.log,
   });
   options.log(`storage: ${opened.storage}`);
@@ -108,6 +110,7 @@ async function openServing(options: ServeOptions): Promise<{ ledger: Ledger; clo
     ledger: opened.ledger,
     close: async () => {
       await workers.close();
+      await statementParser.close();
       await opened.close();
     },
   };

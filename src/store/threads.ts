@@ -17,7 +17,12 @@ export function nameThisThread(name: string): void {
 }
 
 /** Each thread's source, from this folder (the build puts every entry beside the CLI, see tsup.config.ts). */
-const SOURCES = { 'writer-thread': './writer/writer-thread.ts', 'checkpoint-thread': './sqlite/checkpoint-thread.ts' } as const;
+const SOURCES = {
+  'writer-thread': './writer/writer-thread.ts',
+  'checkpoint-thread': './sqlite/checkpoint-thread.ts',
+  // The server's, for bank statements' files (server/statementParser.ts); started the same way.
+  'statement-parse-thread': '../server/statementParseThread.ts',
+} as const;
 
 /** The threads' names, which are also the names of their files in dist/. */
 export const STORE_THREADS = Object.keys(SOURCES) as Array<keyof typeof SOURCES>;

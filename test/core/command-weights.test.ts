@@ -56,6 +56,7 @@ const examples: { [K in CommandName]: { sized: boolean; args: (n: number) => Com
   ignoreStatementLine: { sized: false, args: () => ({ tenantId: 't', actor, lineId: 'l', note: 'n', key: 'k', hash: 'h' }) },
   // Every line a statement can have: always the most.
   deleteBankStatement: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', key: 'k', hash: 'h' }) },
+  discardStatementPart: { sized: true, args: (n) => ({ tenantId: 't', statementId: 's', lines: n }) },
   reconcileStatementPart: { sized: true, args: (n) => ({ tenantId: 't', statementId: 's', lineIds: Array.from({ length: n }, () => 'l'), windowDays: 3 }) },
   finishReconcile: { sized: false, args: () => ({ tenantId: 't', actor, statementId: 's', matches: [] }) },
   setReconciliationSettings: { sized: false, args: () => ({ tenantId: 't', actor, accountId: 'a', dateWindowDays: 3 }) },

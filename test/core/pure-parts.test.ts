@@ -372,6 +372,7 @@ describe('commands and dependencies', () => {
         'unmatchStatementLine',
         'ignoreStatementLine',
         'deleteBankStatement',
+        'discardStatementPart',
         'reconcileStatementPart',
         'finishReconcile',
         'setReconciliationSettings',

@@ -1,5 +1,8 @@
 // POST /api/v1/accounts/{id}/bank-statements and the reads of statements and lines: camt.053 and CSV imported, matched
 // automatically by REFERENCE, AMOUNT_DATE and SUM, once only, and every bad file refused with nothing written.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
@@ -215,5 +218,21 @@ describe('working the exceptions', () => {
     for (const type of ['bank_statement.imported', 'bank_statement_line.matched', 'bank_statement_line.unmatched', 'bank_statement_line.ignored', 'bank_statement.reconciled', 'bank_statement.deleted']) {
       expect(types, type).toContain(type);
     }
+  });
+});
+
+describe("the README's reconciliation", () => {
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE' } });
+
+  it('runs as written: the payment matched by its reference, the fee ignored, the difference shown', async () => {
+    const readme = /<!-- reconcile:begin -->\s*```sh\n([\s\S]*?)```\s*<!-- reconcile:end -->/.exec(readFileSync('README.md', 'utf8'));
+    expect(readme, 'README has the reconcile block').not.toBeNull();
+    const prelude = `json() { node -pe "JSON.parse(require('fs').readFileSync(0, 'utf8'))$1"; }\n`;
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', prelude + readme![1]!], {
+      env: { ...process.env, API: `${t.url}/api/v1`, AUTH: `Authorization: Bearer ${t.tenant.apiKey.rawKey}`, CASH: t.accounts.cash, SALES: t.accounts.sales },
+      timeout: 30_000,
+    });
+    const expected = [...readme![1]!.matchAll(/^# (\{.*\}|[A-Z]+)$/gm)].map((m) => m[1]);
+    expect(stdout.trim().split('\n')).toEqual(expected);
   });
 });

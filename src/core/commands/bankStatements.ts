@@ -35,7 +35,12 @@ export async function ledgerBalanceAtEnd(reader: ReadStore, s: BankStatement): P
 
 export const statementAnswer = async (reader: ReadStore, s: BankStatement) => bankStatementView(s, await ledgerBalanceAtEnd(reader, s));
 
-export type ImportStart = { started: true; statementId: string; windowDays: number } | { started: false; body: string };
+export type ImportStart =
+  | { kind: 'started'; statementId: string; windowDays: number }
+  /** Imported before: its answer. */
+  | { kind: 'imported'; body: string }
+  /** An import of it stopped midway: that statement is to be removed (in parts) before this one starts. */
+  | { kind: 'discard'; statementId: string };
 
 /**
  * Starts an import, once per account and externalId: the same statement already imported answers as it is now; other
@@ -55,16 +60,17 @@ export async function beginStatementImportCommand(
       if (existing.contentHash !== header.contentHash) {
         throw new LedgerError('STATEMENT_CONFLICT', `Statement ${JSON.stringify(header.externalId)} of this account was imported before with other content.`);
       }
-      return { started: false, body: toJsonText(await statementAnswer(tx, existing)) };
+      return { kind: 'imported', body: toJsonText(await statementAnswer(tx, existing)) };
     }
-    if (existing.leaseUntil !== null && existing.leaseUntil > now) {
+    if (existing.state === 'IMPORTING' && existing.leaseUntil !== null && existing.leaseUntil > now) {
       throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', `Statement ${JSON.stringify(header.externalId)} is being imported; try again once that import ends.`);
     }
-    await tx.deleteBankStatement(tenantId, existing.id);
+    await tx.markStatementDiscarding(tenantId, existing.id);
+    return { kind: 'discard', statementId: existing.id };
   }
   const statementId = ids.next();
   await tx.insertBankStatement({ ...header, id: statementId, tenantId, accountId, leaseUntil: toIso(Date.parse(now) + args.leaseMs), importedAt: now });
-  return { started: true, statementId, windowDays: (await tx.dateWindowDays(tenantId, accountId)) ?? args.windowDaysDefault };
+  return { kind: 'started', statementId, windowDays: (await tx.dateWindowDays(tenantId, accountId)) ?? args.windowDaysDefault };
 }
 
 /** One part of an import's lines: each written (unless the bank's id is on another statement) and matched automatically. */
@@ -253,12 +259,20 @@ export async function deleteStatementCommand(ctx: WriteContext, args: { tenantId
       throw new LedgerError('CONFLICT', `Bank statement ${statementId} has lines matched by hand; unmatch them before deleting it.`);
     }
     const body = toJsonText(await statementAnswer(tx, statement));
-    await tx.deleteBankStatement(tenantId, statementId);
+    // Invisible at once; its lines are removed in parts after (discardStatementPartCommand).
+    await tx.markStatementDiscarding(tenantId, statementId);
     const at = commitClock.next();
     await appendAudit(tx, ids, tenantId, args.actor, 'DELETE_BANK_STATEMENT', at, { statementId, accountId: statement.accountId, externalId: statement.externalId });
     await tx.insertOutbox({ id: ids.next(), tenantId, type: 'bank_statement.deleted', payload: body, createdAt: at });
     return { status: 200, body };
   });
+}
+
+/** Removes a part of a statement set aside (DISCARDING): answers whether lines remain. */
+export async function discardStatementPartCommand(ctx: WriteContext, args: { tenantId: string; statementId: string; lines: number }): Promise<boolean> {
+  const statement = await ctx.tx.bankStatement(args.tenantId, args.statementId);
+  if (!statement || statement.state !== 'DISCARDING') return false;
+  return ctx.tx.discardStatementLines(args.tenantId, args.statementId, args.lines);
 }
 
 /** Matches what is still UNMATCHED among some lines of a statement, by the rules; a reconcile is written in such parts. */

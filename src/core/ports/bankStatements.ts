@@ -47,8 +47,10 @@ export interface BankStatementReads {
 export interface BankStatementWrites {
   insertBankStatement(statement: Omit<BankStatement, 'seq' | 'matched' | 'ignored' | 'duplicates' | 'state'>): Promise<void>;
   updateBankStatement(statement: Pick<BankStatement, 'tenantId' | 'id' | 'state' | 'leaseUntil' | 'matched' | 'ignored' | 'duplicates' | 'lineCount' | 'importedAt'>): Promise<void>;
-  /** The statement, its lines and their matches. */
-  deleteBankStatement(tenantId: string, statementId: string): Promise<void>;
+  /** A statement set aside to be removed: in no list, matching nothing, until its parts are gone. */
+  markStatementDiscarding(tenantId: string, statementId: string): Promise<void>;
+  /** Removes up to `limit` lines of the statement with their matches; once none is left, the statement. True while lines remain. */
+  discardStatementLines(tenantId: string, statementId: string, limit: number): Promise<boolean>;
   insertStatementLine(tenantId: string, line: Omit<StatementLine, 'seq'>): Promise<void>;
   updateStatementLine(tenantId: string, line: Pick<StatementLine, 'id' | 'status' | 'matchedBy' | 'matchRule' | 'matchedAt' | 'candidates' | 'note'>): Promise<void>;
   /** Each entry once: a second match of one entry is refused by the key (the last guard across processes). */

@@ -6,9 +6,8 @@ import { invalid, LedgerError, notFound } from '../errors.js';
 import type { Actor } from '../audit.js';
 import { parseAmount, type Asset } from '../money.js';
 import { isFiat } from '../assets.js';
-import type { BankStatement, ParsedStatement, StatementFormat, StatementLine } from '../bankStatement.js';
-import { parseCamt053 } from '../bankFiles/camt053.js';
-import { parseCsvStatement } from '../bankFiles/csvStatement.js';
+import type { BankStatement, StatementFormat, StatementLine } from '../bankStatement.js';
+import type { StatementFileOptions } from '../bankFiles/parse.js';
 import { canonicalJson } from '../audit.js';
 import { pageBySeq } from '../paging.js';
 import { CursorScope } from '../cursor.js';
@@ -58,23 +57,14 @@ function signedMinor(text: string | null, currency: Asset, path: string): bigint
   return negative ? -parsed.minor : parsed.minor;
 }
 
-/** Reads the file: 400 for what it cannot be, 413 past the line limit. */
-function parseFile(file: StatementFile, query: BankStatementImportQuery): ParsedStatement {
-  const text = file.bytes.toString('utf8');
-  const parsed =
-    file.format === 'CAMT053'
-      ? parseCamt053(text, query.statement === undefined ? {} : { statement: query.statement })
-      : parseCsvStatement(text, {
-          ...(query.columns ? { columns: query.columns } : {}),
-          ...(query.decimal ? { decimal: query.decimal } : {}),
-          ...(query.dateFormat ? { dateFormat: query.dateFormat } : {}),
-          ...(query.delimiter ? { delimiter: query.delimiter } : {}),
-        });
-  if (parsed.lines.length > BANK_STATEMENT_LINES_MAX) {
-    throw new LedgerError('BODY_TOO_LARGE', `The statement has ${parsed.lines.length} booked lines; at most ${BANK_STATEMENT_LINES_MAX} are imported at once.`);
-  }
-  return parsed;
-}
+/** The file's options as the parser takes them, from the query. */
+const fileOptions = (query: BankStatementImportQuery): StatementFileOptions => ({
+  ...(query.statement === undefined ? {} : { statement: query.statement }),
+  ...(query.columns ? { columns: query.columns } : {}),
+  ...(query.decimal ? { decimal: query.decimal } : {}),
+  ...(query.dateFormat ? { dateFormat: query.dateFormat } : {}),
+  ...(query.delimiter ? { delimiter: query.delimiter } : {}),
+});
 
 /** The CSV's id: the file's bytes, then its options in a canonical order. */
 const csvExternalId = (bytes: Buffer, query: BankStatementImportQuery): string =>
@@ -103,7 +93,10 @@ export class BankStatementService {
     }
     const currency = account.currency;
     if (!isFiat(currency)) throw new LedgerError('CURRENCY_MISMATCH', `Account ${accountId} is in ${currency}; a bank statement is in a currency.`);
-    const parsed = parseFile(file, query);
+    const parsed = await this.deps.parseStatement(file.format, file.bytes, fileOptions(query));
+    if (parsed.lines.length > BANK_STATEMENT_LINES_MAX) {
+      throw new LedgerError('BODY_TOO_LARGE', `The statement has ${parsed.lines.length} booked lines; at most ${BANK_STATEMENT_LINES_MAX} are imported at once.`);
+    }
     const mismatch = parsed.currency !== null && parsed.currency !== currency ? parsed.currency : parsed.lines.find((l) => l.currency !== null && l.currency !== currency)?.currency;
     if (mismatch) throw new LedgerError('CURRENCY_MISMATCH', `The statement is in ${mismatch}; account ${accountId} is in ${currency}.`);
     const lines: LineToWrite[] = parsed.lines.map((line, index) => {
@@ -126,8 +119,14 @@ export class BankStatementService {
     };
     const contentHash = sha256(canonicalJson({ ...header, openingBalance: header.openingBalance?.toString() ?? null, closingBalance: header.closingBalance?.toString() ?? null, lines: lines.map((l) => ({ ...l, amount: l.amount.toString() })) }));
     const { writer } = this.deps;
-    const start = await writer.run('beginStatementImport', { tenantId, accountId, header: { ...header, contentHash }, leaseMs: BANK_STATEMENT_LEASE_MS, windowDaysDefault: RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT });
-    if (!start.started) return { status: 200, body: start.body };
+    const begin = () => writer.run('beginStatementImport', { tenantId, accountId, header: { ...header, contentHash }, leaseMs: BANK_STATEMENT_LEASE_MS, windowDaysDefault: RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT });
+    let start = await begin();
+    if (start.kind === 'discard') {
+      await this.discard(tenantId, start.statementId);
+      start = await begin();
+    }
+    if (start.kind === 'imported') return { status: 200, body: start.body };
+    if (start.kind === 'discard') throw new LedgerError('IDEMPOTENCY_IN_PROGRESS', `Statement ${JSON.stringify(header.externalId)} is being removed by another request; try again.`);
     const matches: AutoMatch[] = [];
     for (let i = 0; i < lines.length; i += BANK_STATEMENT_PART_LINES) {
       const part = await writer.run('importStatementPart', { tenantId, accountId, statementId: start.statementId, lines: lines.slice(i, i + BANK_STATEMENT_PART_LINES), windowDays: start.windowDays, leaseMs: BANK_STATEMENT_LEASE_MS });
@@ -172,7 +171,16 @@ export class BankStatementService {
 
   delete(tenantId: string, actor: Actor, key: string, statementId: string): Promise<StoredResponse> {
     const hash = requestHash(statementId);
-    return once(this.deps.inFlight, { tenantId, endpoint: DELETE_STATEMENT_ENDPOINT, key, hash }, () => this.deps.writer.run('deleteBankStatement', { tenantId, actor, statementId, key, hash }));
+    return once(this.deps.inFlight, { tenantId, endpoint: DELETE_STATEMENT_ENDPOINT, key, hash }, async () => {
+      const answer = await this.deps.writer.run('deleteBankStatement', { tenantId, actor, statementId, key, hash });
+      await this.discard(tenantId, statementId);
+      return answer;
+    });
+  }
+
+  /** Removes a statement set aside, a part at a time, other writes running between two. */
+  private async discard(tenantId: string, statementId: string): Promise<void> {
+    while (await this.deps.writer.run('discardStatementPart', { tenantId, statementId, lines: BANK_STATEMENT_PART_LINES }));
   }
 
   async settings(tenantId: string, accountId: string) {

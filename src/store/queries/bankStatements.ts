@@ -89,6 +89,20 @@ export function bankStatementsStatements(prepare: Preparer) {
         .where('id', '=', param('id')),
     ),
     deleteBankStatement: p((q) => q.deleteFrom('bank_statements').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    markStatementDiscarding: p((q) => q.updateTable('bank_statements').set({ state: 'DISCARDING', lease_until: null }).where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    /** The first lines of a statement being removed, and (below) their matches: a part of the removal. */
+    deleteFirstLinesMatches: p((q) =>
+      q
+        .deleteFrom('bank_matches')
+        .where('tenant_id', '=', tenant)
+        .where('line_id', 'in', (sub) => sub.selectFrom('bank_statement_lines').select('id').where('tenant_id', '=', tenant).where('statement_id', '=', param('id')).orderBy('line_index').limit(param<number>('limit'))),
+    ),
+    deleteFirstLines: p((q) =>
+      q
+        .deleteFrom('bank_statement_lines')
+        .where('tenant_id', '=', tenant)
+        .where('id', 'in', (sub) => sub.selectFrom('bank_statement_lines').select('id').where('tenant_id', '=', tenant).where('statement_id', '=', param('id')).orderBy('line_index').limit(param<number>('limit'))),
+    ),
     deleteStatementLines: p((q) => q.deleteFrom('bank_statement_lines').where('tenant_id', '=', tenant).where('statement_id', '=', param('id'))),
     deleteStatementMatches: p((q) => q.deleteFrom('bank_matches').where('tenant_id', '=', tenant).where('statement_id', '=', param('id'))),
     insertStatementLine: p((q) =>

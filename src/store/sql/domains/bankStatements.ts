@@ -170,10 +170,16 @@ export const bankStatementsPart = part({
     });
   },
 
-  async deleteBankStatement(tenantId: string, id: string): Promise<void> {
+  async markStatementDiscarding(tenantId: string, id: string): Promise<void> {
+    await this.s.markStatementDiscarding.run({ tenantId, id });
+  },
+
+  async discardStatementLines(tenantId: string, id: string, limit: number): Promise<boolean> {
+    await this.s.deleteFirstLinesMatches.run({ tenantId, id, limit });
+    if ((await this.s.deleteFirstLines.run({ tenantId, id, limit })) > 0) return true;
     await this.s.deleteStatementMatches.run({ tenantId, id });
-    await this.s.deleteStatementLines.run({ tenantId, id });
     await this.s.deleteBankStatement.run({ tenantId, id });
+    return false;
   },
 
   async insertStatementLine(tenantId: string, l: Omit<StatementLine, 'seq'>): Promise<void> {
