@@ -18,3 +18,6 @@ export type Settlement = Parsed<Out<typeof r.settlement>>;
 export type BalanceHistory = Parsed<Out<typeof r.balanceHistory>>;
 export type TrialBalance = Parsed<Out<typeof r.trialBalance>>;
 export type ApiKey = Parsed<Out<typeof r.apiKey>>;
+export type BankStatement = Parsed<Out<typeof r.bankStatement>>;
+export type BankStatementLine = Parsed<Out<typeof r.bankStatementLine>>;
+export type ReconciliationSettings = Parsed<Out<typeof r.reconciliationSettings>>;

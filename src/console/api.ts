@@ -60,13 +60,15 @@ export class Api {
   ) {}
 
   /** The answer, unread: its status checked (a 401 signs out), for a body read as a stream. */
-  async fetch(path: string, init: { method?: string; body?: unknown; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  async fetch(path: string, init: { method?: string; body?: unknown; file?: { body: Blob; type: string }; idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}` };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
+    // A file sent as it is (a bank statement), under its own media type.
+    if (init.file !== undefined) headers['content-type'] = init.file.type;
     if (init.idempotencyKey !== undefined) headers['idempotency-key'] = init.idempotencyKey;
     let response: Response;
     try {
-      response = await fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: init.signal, cache: 'no-store' });
+      response = await fetch(path, { method: init.method ?? 'GET', headers, body: init.file?.body ?? (init.body === undefined ? undefined : JSON.stringify(init.body)), signal: init.signal, cache: 'no-store' });
     } catch (error) {
       if (init.signal?.aborted) throw error;
       throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached. Check that it is running, then try again.');

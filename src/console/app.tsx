@@ -10,6 +10,7 @@ import { AccountPage, AccountsPage } from './pages/accounts.js';
 import { TransactionPage, TransactionsPage } from './pages/transactions.js';
 import { HoldPage, HoldsPage } from './pages/holds.js';
 import { SettlementsPage } from './pages/settlements.js';
+import { ReconciliationPage, StatementPage } from './pages/reconciliation.js';
 import { EventsPage } from './pages/events.js';
 import { ReportsPage } from './pages/reports.js';
 import { AuditPage } from './pages/audit.js';
@@ -20,6 +21,7 @@ const SECTIONS: ReadonlyArray<{ path: string; name: string; scope: Scope }> = [
   { path: 'transactions', name: 'Transactions', scope: 'TRANSACTIONS_READ' },
   { path: 'holds', name: 'Holds', scope: 'TRANSACTIONS_READ' },
   { path: 'settlements', name: 'Settlements', scope: 'TRANSACTIONS_READ' },
+  { path: 'reconciliation', name: 'Reconciliation', scope: 'RECONCILIATION_READ' },
   { path: 'events', name: 'Events', scope: 'TRANSACTIONS_READ' },
   { path: 'reports', name: 'Reports', scope: 'ACCOUNTS_READ' },
   { path: 'audit', name: 'Audit', scope: 'COMPLIANCE_EXPORT' },
@@ -133,6 +135,8 @@ function Page({ section, id }: { section: string; id: string | undefined }) {
       return id ? <HoldPage id={id} /> : <HoldsPage />;
     case 'settlements':
       return <SettlementsPage />;
+    case 'reconciliation':
+      return id ? <StatementPage id={id} /> : <ReconciliationPage />;
     case 'events':
       return <EventsPage />;
     case 'reports':

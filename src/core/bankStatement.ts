@@ -102,6 +102,7 @@ export interface StatementLine {
 export interface CandidateEntry {
   seq: number;
   entryId: string;
+  transactionId: string;
   amount: bigint;
   createdAt: string;
 }

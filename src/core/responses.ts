@@ -77,6 +77,7 @@ export const journalEntry = v.strictObject({
   monetary,
   description: v.optional(v.string()),
   createdAt: instant,
+  bankStatementLineId: v.pipe(v.nullable(uuid), v.description('The bank statement line this entry is matched to; null until matched')),
 });
 
 export const entriesPage = v.strictObject({ accountId: uuid, entries: v.array(journalEntry), nextCursor: cursor });

@@ -100,8 +100,13 @@ export interface ReversalLinks {
   reversedByTransactionId: string | null;
 }
 
+/** How a transaction's lines are linked to bank statement lines: `<entryId>=<lineId>` joined by commas, null for none. */
+export interface BankLinks {
+  bankLines: string | null;
+}
+
 /** A transaction as read back: its record and its links. */
-export type LinkedTransaction = TransactionRecord & ReversalLinks;
+export type LinkedTransaction = TransactionRecord & ReversalLinks & BankLinks;
 
 /** A page of the entries listing: each entry's JSON text as rendered at commit, and where the next page starts. */
 export interface EntryViewPage {

@@ -1,7 +1,7 @@
 // The API shapes of domain records. Numbers the spec calls numbers are exact JsonNumbers.
 import { formatMinor, type Asset, type FiatCurrency, type Token } from './money.js';
 import { jsonNumber, toJsonText } from './json.js';
-import type { Account, ApiKey, Entry, LineInput, ReversalLinks } from './types.js';
+import type { Account, ApiKey, BankLinks, Entry, LineInput, ReversalLinks } from './types.js';
 import { normalBalanceOf } from './types.js';
 import type * as r from './responses.js';
 import type { Out } from './responses.js';
@@ -64,6 +64,9 @@ export function entryViewHead(e: Pick<Entry, 'entryType' | 'asset' | 'amountMino
   return `{"entryId":${q(id)},"transactionId":${q(transactionId)},"type":${q(e.entryType)},"monetary":${monetary}${description}`;
 }
 
+/** An entry's stored view as listed: with the bank statement line it is matched to (null until matched) at its end. */
+export const listedEntryText = (view: string, lineId: string | null): string => `${view.slice(0, -1)},"bankStatementLineId":${lineId === null ? 'null' : JSON.stringify(lineId)}}`;
+
 /** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt}`. */
 export const entryText = (head: string, createdAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)}}`;
 
@@ -79,8 +82,24 @@ export const transactionText = (transactionId: string, metadata: Record<string, 
  * A transaction as the API shows it: its stored document with its reversal links, which are read with it (they change
  * after the document is written: a reversal comes later).
  */
-export const linkedTransactionText = (document: string, links: ReversalLinks): string =>
-  `${document.slice(0, -1)},"reversesTransactionId":${JSON.stringify(links.reversesTransactionId)},"reversedByTransactionId":${JSON.stringify(links.reversedByTransactionId)}}`;
+export const linkedTransactionText = (document: string, links: ReversalLinks & Partial<BankLinks>): string =>
+  `${withBankLines(document, links.bankLines ?? null).slice(0, -1)},"reversesTransactionId":${JSON.stringify(links.reversesTransactionId)},"reversedByTransactionId":${JSON.stringify(links.reversedByTransactionId)}}`;
+
+// A line of a stored document opens `{"entryId":"<id>"` and closes `,"accountId":"<id>"}` (lineText); a string value
+// holding either would have its quotes escaped, so neither is found inside one.
+const LINE_OPEN = /\{"entryId":"([0-9a-f-]{36})"/g;
+const LINE_CLOSE = /,"accountId":"[0-9a-f-]{36}"\}/g;
+
+/** Each line of a transaction's document given the statement line its entry is matched to (null for none, and in events). */
+export function withBankLines(document: string, bankLines: string | null): string {
+  const byEntry = new Map((bankLines ?? '').split(',').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+  const entryIds = [...document.matchAll(LINE_OPEN)].map((m) => m[1]!);
+  let line = 0;
+  return document.replace(LINE_CLOSE, (close) => {
+    const lineId = byEntry.get(entryIds[line++] ?? '') ?? null;
+    return `${close.slice(0, -1)},"bankStatementLineId":${lineId === null ? 'null' : JSON.stringify(lineId)}}`;
+  });
+}
 
 export const apiKeyListView = (k: ApiKey): Out<typeof r.apiKey> => ({
   id: k.id,

@@ -145,6 +145,7 @@ export interface BankMatchesTable {
   line_id: string;
   statement_id: string;
   entry_id: string;
+  transaction_id: string;
   amount: string;
 }
 

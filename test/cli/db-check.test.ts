@@ -43,7 +43,7 @@ describe('ledger db check', () => {
     const { code, report, of } = await check();
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements']);
+    expect(report.results.map((r) => r.kind)).toEqual(['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements', 'bank statements', 'bank statement lines', 'bank matches', 'bank line matches']);
     expect(report.results.every((r) => r.problems === 0 && r.first === null)).toBe(true);
     expect(of('running balances').checked).toBe(12);
     expect(of('transactions').checked).toBe(6);

@@ -21,7 +21,7 @@ import { cli, client, fiat, makeAccount, onchain, post, startTestServer, type Cl
 
 const SHOTS = join(process.cwd(), 'screenshots', 'console', TEST_ENGINE);
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SECTIONS = ['Accounts', 'Transactions', 'Holds', 'Settlements', 'Events', 'Reports', 'Audit'] as const;
+const SECTIONS = ['Accounts', 'Transactions', 'Holds', 'Settlements', 'Reconciliation', 'Events', 'Reports', 'Audit'] as const;
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 

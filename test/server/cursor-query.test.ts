@@ -161,6 +161,36 @@ describe('a cursor goes with the query it came from, on every list', () => {
       sameWritten: { asOf: '2100-01-01T00:00:00.000Z' },
       others: { asOf: [{ asOf: '2099-01-01T00:00:00Z' }, {}] },
     };
+    // Bank statements: two of the wallet's, the second with two UNMATCHED lines; the wallet's entries are unreconciled.
+    const day = new Date().toISOString().slice(0, 10);
+    const statements: string[] = [];
+    for (const csv of [`bookingDate,amount\n${day},5.55\n`, `bookingDate,amount\n${day},6.66\n${day},-7.77\n${day},8.88\n`]) {
+      const res = await c.request('POST', `/api/v1/accounts/${wallet}/bank-statements`, { rawBody: csv, headers: { 'content-type': 'text/csv' } });
+      expect(res.status, res.text).toBe(201);
+      statements.push(res.body.statementId);
+    }
+    const bankStatements = { accountId: wallet, from: FROM, to: TO };
+    cases['/api/v1/bank-statements'] = {
+      path: '/api/v1/bank-statements',
+      query: bankStatements,
+      sameWritten: { to: '2100-01-01T00:00:00.000Z', accountId: wallet.toUpperCase(), from: '2000-01-01T00:00:00.000+00:00' },
+      others: {
+        accountId: [{ ...bankStatements, accountId: other }, without(bankStatements, 'accountId')],
+        from: ranged('from', bankStatements),
+        to: ranged('to', bankStatements),
+      },
+    };
+    cases['/api/v1/bank-statements/{statementId}/lines'] = {
+      path: `/api/v1/bank-statements/${statements[1]}/lines`,
+      query: { status: 'UNMATCHED' },
+      others: { status: [{ status: 'IGNORED' }, {}] },
+    };
+    cases['/api/v1/accounts/{accountId}/unreconciled-entries'] = {
+      path: `/api/v1/accounts/${wallet}/unreconciled-entries`,
+      query: entries,
+      sameWritten: { to: '2100-01-01T00:00:00.000Z', from: '2000-01-01T00:00:00.000+00:00' },
+      others: { from: ranged('from', entries), to: ranged('to', entries) },
+    };
     for (const path of ['/api/v1/reconciliation/results', '/api/v1/agent/audit']) {
       cases[path] = { path, query: {}, others: {} };
     }

@@ -527,7 +527,28 @@ describe('routing, health and the OpenAPI document', () => {
     byRoute['get /api/v1/holds/{holdId}'] = await newHold();
     // A transaction of its own to reverse (the others are read after it).
     byRoute['post /api/v1/transactions/{transactionId}/reverse'] = (await post(admin, [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')])).body.transactionId;
+    // Bank statements: one to read and reconcile, one to delete; lines to match, unmatch and ignore (amounts of their own).
+    const bank = async (csv: string) => {
+      const res = await admin.request('POST', `/api/v1/accounts/${cash}/bank-statements`, { rawBody: csv, headers: { 'content-type': 'text/csv' } });
+      expect(res.status, res.text).toBe(201);
+      return { statementId: res.body.statementId as string, lines: (await admin.get(`/api/v1/bank-statements/${res.body.statementId}/lines`)).body.items as Array<{ lineId: string; status: string }> };
+    };
+    const day = new Date().toISOString().slice(0, 10);
+    // Two entries of 3.33: the 3.33 line is ambiguous, left UNMATCHED, and matched to one of them by hand.
+    const matchable = await post(admin, [fiat(cash, 'DEBIT', '3.33'), fiat(sales, 'CREDIT', '3.33')]);
+    expect((await post(admin, [fiat(cash, 'DEBIT', '3.33'), fiat(sales, 'CREDIT', '3.33')])).status).toBe(201);
+    expect((await post(admin, [fiat(cash, 'DEBIT', '4.44', 'USD', { bankReference: 'HARD-1' }), fiat(sales, 'CREDIT', '4.44')])).status).toBe(201);
+    const kept = await bank(`bookingDate,amount,reference\n${day},3.33,H0\n${day},4.44,HARD-1\n${day},9.92,H2\n`);
+    const gone = await bank(`bookingDate,amount,reference\n${day},8.88,G1\n`);
+    const [toMatch, toUnmatch, toIgnore] = kept.lines;
+    const entryToMatch = (await admin.get(`/api/v1/transactions/${matchable.body.transactionId}`)).body.lines[0].entryId as string;
+    await admin.request('PUT', `/api/v1/accounts/${cash}/reconciliation-settings`, { body: { dateWindowDays: 3 } });
+    byRoute['post /api/v1/bank-statement-lines/{lineId}/match'] = toMatch!.lineId;
+    byRoute['post /api/v1/bank-statement-lines/{lineId}/unmatch'] = toUnmatch!.lineId;
+    byRoute['post /api/v1/bank-statement-lines/{lineId}/ignore'] = toIgnore!.lineId;
+    byRoute['delete /api/v1/bank-statements/{statementId}'] = gone.statementId;
     const ids: Record<string, string> = {
+      statementId: kept.statementId,
       accountId: cash,
       transactionId: tx.body.transactionId,
       keyId: spare.body.id,
@@ -549,6 +570,9 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/transactions/{transactionId}/reverse': {},
       'patch /api/v1/accounts/{accountId}': { metadata: { checked: 'yes' } },
       'post /api/v1/transactions/batch': { transactions: [{ idempotencyKey: randomUUID(), lines: [fiat(cash, 'DEBIT', '1.00'), fiat(sales, 'CREDIT', '1.00')] }] },
+      'post /api/v1/bank-statement-lines/{lineId}/match': { entryIds: [entryToMatch] },
+      'post /api/v1/bank-statement-lines/{lineId}/ignore': { note: 'checked' },
+      'put /api/v1/accounts/{accountId}/reconciliation-settings': { dateWindowDays: 2 },
     };
     // A webhook is configured first, so that its GET has one to answer whatever the document's order.
     const webhook = await admin.request('PUT', '/api/v1/tenant/webhook', { body: bodies['put /api/v1/tenant/webhook'] });
@@ -576,6 +600,13 @@ describe('routing, health and the OpenAPI document', () => {
       'post /api/v1/transactions/{transactionId}/reverse': 201,
       'patch /api/v1/accounts/{accountId}': 200,
       'post /api/v1/transactions/batch': 200,
+      'post /api/v1/accounts/{accountId}/bank-statements': 201,
+      'post /api/v1/bank-statements/{statementId}/reconcile': 200,
+      'delete /api/v1/bank-statements/{statementId}': 200,
+      'post /api/v1/bank-statement-lines/{lineId}/match': 200,
+      'post /api/v1/bank-statement-lines/{lineId}/unmatch': 200,
+      'post /api/v1/bank-statement-lines/{lineId}/ignore': 200,
+      'put /api/v1/accounts/{accountId}/reconciliation-settings': 200,
     };
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)
@@ -597,9 +628,11 @@ describe('routing, health and the OpenAPI document', () => {
         abort.abort();
         continue;
       }
+      // A statement's file is the one body that is not JSON.
+      const file = key === 'post /api/v1/accounts/{accountId}/bank-statements' ? { rawBody: `bookingDate,amount\n${day},1.23\n`, headers: { 'content-type': 'text/csv' } } : null;
       const res = await admin.request(method.toUpperCase(), concrete, {
         ...(key in bodies ? { body: bodies[key] } : {}),
-        headers: method === 'post' ? { ...idem(), 'x-agent-session-id': 'hardening' } : {},
+        ...(file ?? { headers: method === 'post' || method === 'delete' ? { ...idem(), 'x-agent-session-id': 'hardening' } : {} }),
       });
       const expected = success[key] ?? (method === 'get' ? 200 : undefined);
       expect(expected, `no documented success status for ${key}`).toBeDefined();

@@ -56,7 +56,7 @@ export function registerDb(program: Command): void {
     );
 
   db.command('check')
-    .description('verify the whole ledger: the engine\'s own check, kept and running balances, balanced transactions with their entries, audit chains (one for every tenant with records), the records each audit record names, settlements; exit 1 on any problem')
+    .description('verify the whole ledger: the engine\'s own check, kept and running balances, balanced transactions with their entries, audit chains (one for every tenant with records), the records each audit record names, settlements, bank statements with their lines and matches; exit 1 on any problem')
     .option('--json', 'print the report as JSON')
     .action(
       action(async (options: { json?: boolean }, command: Command) => {

@@ -109,7 +109,7 @@ export async function importStatementPartCommand(
       note: null,
     });
     if (decision.rule !== null) {
-      for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, lineId, statementId, amount: entry.amount });
+      for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, transactionId: entry.transactionId, lineId, statementId, amount: entry.amount });
       matches.push({ lineId, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
     }
     written++;
@@ -211,7 +211,7 @@ export async function matchLineCommand(
       throw new LedgerError('MATCH_REFUSED', message, { details: [{ path: 'entryIds', message: 'do not add up to the line\'s amount' }] });
     }
     const at = commitClock.next();
-    for (const entry of entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, lineId, statementId: statement.id, amount: entry.amount });
+    for (const entry of entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, transactionId: entry.transactionId, lineId, statementId: statement.id, amount: entry.amount });
     const matched: StatementLine = { ...line, status: 'MATCHED', matchedBy: 'MANUAL', matchRule: null, matchedAt: at, candidates: [], note: args.note };
     const counts = { matched: statement.matched + 1, ignored: statement.ignored };
     return recordLineChange(ctx, { ...args, statement, line: matched, entryIds: args.entryIds, counts, at }, 'MATCH_STATEMENT_LINE', 'bank_statement_line.matched');
@@ -294,7 +294,7 @@ export async function reconcileStatementPartCommand(
       await tx.updateStatementLine(tenantId, { ...line, candidates: decision.candidates });
       continue;
     }
-    for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, lineId, statementId, amount: entry.amount });
+    for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, transactionId: entry.transactionId, lineId, statementId, amount: entry.amount });
     await tx.updateStatementLine(tenantId, { ...line, status: 'MATCHED', matchedBy: 'AUTO', matchRule: decision.rule, matchedAt: at, candidates: [] });
     matches.push({ lineId, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
   }

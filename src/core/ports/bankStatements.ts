@@ -10,6 +10,16 @@ export interface StatementFilter {
   to: string | null;
 }
 
+/** A line's match to one entry. */
+export interface BankMatch {
+  entrySeq: number;
+  entryId: string;
+  transactionId: string;
+  lineId: string;
+  statementId: string;
+  amount: bigint;
+}
+
 /** A fiat entry found by its id, with the line it is matched to (null: none). */
 export interface EntryToMatch extends CandidateEntry {
   accountId: string;
@@ -54,7 +64,7 @@ export interface BankStatementWrites {
   insertStatementLine(tenantId: string, line: Omit<StatementLine, 'seq'>): Promise<void>;
   updateStatementLine(tenantId: string, line: Pick<StatementLine, 'id' | 'status' | 'matchedBy' | 'matchRule' | 'matchedAt' | 'candidates' | 'note'>): Promise<void>;
   /** Each entry once: a second match of one entry is refused by the key (the last guard across processes). */
-  insertBankMatch(tenantId: string, match: { entrySeq: number; entryId: string; lineId: string; statementId: string; amount: bigint }): Promise<void>;
+  insertBankMatch(tenantId: string, match: BankMatch): Promise<void>;
   deleteMatchesOfLine(tenantId: string, lineId: string): Promise<void>;
   setDateWindowDays(tenantId: string, accountId: string, days: number): Promise<void>;
 }

@@ -35,7 +35,7 @@ import {
 import { once, requestHash } from '../idempotency.js';
 import { RawJson } from '../json.js';
 import { requireAccount } from './accounts.js';
-import { statementLineView } from '../views.js';
+import { listedEntryText, statementLineView } from '../views.js';
 import type { StoredResponse } from '../idempotency.js';
 
 /** A statement's file as the request carried it. */
@@ -208,7 +208,7 @@ export class BankStatementService {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      items: new RawJson(`[${page.map((r) => r.view).join(',')}]`),
+      items: new RawJson(`[${page.map((r) => listedEntryText(r.view, null)).join(',')}]`),
       nextCursor: rows.length > limit && last ? this.deps.cursors.encode(scope, [last.createdAt, last.seq], now) : null,
     };
   }

@@ -96,11 +96,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('line_id', t.text, req)
     .addColumn('statement_id', t.text, req)
     .addColumn('entry_id', t.text, req)
+    .addColumn('transaction_id', t.text, req)
     .addColumn('amount', t.amount, req)
     .addPrimaryKeyConstraint('bank_matches_pk', ['tenant_id', 'entry_seq'])
     .execute();
   await db.schema.createIndex('bank_matches_line').on('bank_matches').columns(['tenant_id', 'line_id']).execute();
   await db.schema.createIndex('bank_matches_statement').on('bank_matches').columns(['tenant_id', 'statement_id']).execute();
+  // A transaction read shows each line's match: one seek, which finds nothing for nearly every transaction.
+  await db.schema.createIndex('bank_matches_transaction').on('bank_matches').columns(['tenant_id', 'transaction_id']).execute();
 
   await db.schema
     .createTable('reconciliation_settings')

@@ -19,7 +19,7 @@ export function bankStatementsStatements(prepare: Preparer) {
     q
       .selectFrom('entries')
       .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
-      .select(['entries.seq', 'entries.amount', 'entries.created_at', ENTRY_ID.as('entry_id')])
+      .select(['entries.seq', 'entries.amount', 'entries.created_at', 'entries.transaction_id', ENTRY_ID.as('entry_id')])
       .where('entries.tenant_id', '=', tenant)
       .where('entries.account_id', '=', account)
       .where(FIAT)
@@ -180,7 +180,7 @@ export function bankStatementsStatements(prepare: Preparer) {
       q
         .selectFrom('entries')
         .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
-        .select(['entries.seq', 'entries.account_id', 'entries.asset', 'entries.entry_type', 'entries.amount', 'entries.created_at', 'm.line_id'])
+        .select(['entries.seq', 'entries.account_id', 'entries.asset', 'entries.entry_type', 'entries.amount', 'entries.created_at', 'entries.transaction_id', 'm.line_id'])
         .where('entries.tenant_id', '=', tenant)
         .where(ENTRY_ID, '=', param('entryId'))
         .where(FIAT),
@@ -192,6 +192,7 @@ export function bankStatementsStatements(prepare: Preparer) {
         line_id: param('lineId'),
         statement_id: param('statementId'),
         entry_id: param('entryId'),
+        transaction_id: param('transactionId'),
         amount: param('amount'),
       }),
     ),

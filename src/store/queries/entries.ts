@@ -10,20 +10,25 @@ export function entriesStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   const account = param('accountId');
-  /** Entries of one account in one asset within a time range and before a keyset position, newest first. */
+  /**
+   * Entries of one account in one asset within a time range and before a keyset position, newest first, each with the
+   * bank statement line it is matched to, where a visible (READY) statement's line is.
+   */
   const entriesWindow = (q: Kysely<Database>) =>
     q
-      .selectFrom('entries')
-      .where('tenant_id', '=', tenant)
-      .where('account_id', '=', account)
-      .where('asset', '=', param('asset'))
+      .selectFrom('entries as e')
+      .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'e.tenant_id').onRef('m.entry_seq', '=', 'e.seq'))
+      .leftJoin('bank_statements as s', (j) => j.onRef('s.tenant_id', '=', 'm.tenant_id').onRef('s.id', '=', 'm.statement_id').on('s.state', '=', 'READY'))
+      .where('e.tenant_id', '=', tenant)
+      .where('e.account_id', '=', account)
+      .where('e.asset', '=', param('asset'))
       // The keyset bound is folded into the range on created_at, so the index seeks straight to the cursor
       // (a row-value comparison alone is not used as a range, and page 10,000 would scan 500,000 rows).
-      .where('created_at', '>=', param('from'))
-      .where('created_at', '<=', param('upTo'))
-      .where((eb) => eb.or([eb('created_at', '<', param('beforeTime')), eb('seq', '<', param<bigint>('beforeSeq'))]))
-      .orderBy('created_at', 'desc')
-      .orderBy('seq', 'desc');
+      .where('e.created_at', '>=', param('from'))
+      .where('e.created_at', '<=', param('upTo'))
+      .where((eb) => eb.or([eb('e.created_at', '<', param('beforeTime')), eb('e.seq', '<', param<bigint>('beforeSeq'))]))
+      .orderBy('e.created_at', 'desc')
+      .orderBy('e.seq', 'desc');
   /** The running balance after the last entry of an asset before (or at) an instant: one index seek. */
   const balanceAt = (op: '<' | '<=') =>
     p((q) =>
@@ -89,14 +94,16 @@ export function entriesStatements(prepare: Preparer) {
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
     /**
-     * A page of one asset's entries, each as one text: `<seq>,<created_at>,<view>` (its keyset position, by which an
-     * account's assets are merged and the cursor is made, then its view): one string a row costs the driver less than a
-     * row of three columns (docs/benchmarks.md).
+     * A page of one asset's entries, each as one text: `<seq>,<created_at>,<line id or nothing>,<view>` (its keyset
+     * position, by which an account's assets are merged and the cursor is made, the statement line it is matched to,
+     * then its view): one string a row costs the driver less than a row of four columns (docs/benchmarks.md).
      */
     entryViews: prepare<string>(
       (q) =>
         entriesWindow(q)
-          .select(sql<string>`${sql.ref('seq')} || ',' || ${sql.ref('created_at')} || ',' || ${sql.ref('view')}`.as('positioned'))
+          .select(
+            sql<string>`${sql.ref('e.seq')} || ',' || ${sql.ref('e.created_at')} || ',' || coalesce(case when ${sql.ref('s.id')} is null then null else ${sql.ref('m.line_id')} end, '') || ',' || ${sql.ref('e.view')}`.as('positioned'),
+          )
           .limit(param<number>('limit')),
       { pluck: true },
     ),

@@ -70,13 +70,14 @@ export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | '
   balanceAfterMinor: BigInt(r.balance_after),
 });
 
-export const toTransaction = (r: Row<Database['transactions']> & { reverses_id: string | null; reversed_by_id: string | null }): LinkedTransaction => ({
+export const toTransaction = (r: Row<Database['transactions']> & { reverses_id: string | null; reversed_by_id: string | null; bank_lines: string | null }): LinkedTransaction => ({
   id: r.id,
   tenantId: r.tenant_id,
   seq: Number(r.seq),
   document: r.document,
   createdAt: r.created_at,
   reversesTransactionId: r.reverses_id,
+  bankLines: r.bank_lines,
   reversedByTransactionId: r.reversed_by_id,
 });
 

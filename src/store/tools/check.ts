@@ -1,5 +1,6 @@
 // `ledger db check`: proves a ledger whole, on either engine, reading everything once with flat memory (one sum per
-// account and asset, one open transaction per tenant). Each kind of check counts its problems and names the first.
+// account and asset, one open transaction per tenant; bank statements, lines and matches a batch at a time). Each
+// kind of check counts its problems and names the first.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { openSchema } from '../migrate.js';
@@ -10,11 +11,27 @@ import { invalid } from '../../core/errors.js';
 import { auditResources, type AuditResourceKind } from '../../core/audit.js';
 import { checkReversals, type Tallied } from './checkReversals.js';
 import { tenantNames } from '../tenantNames.js';
+import { lineDirections, sideOf, type LineDirection } from '../../core/bankStatement.js';
+import { statementLineStatuses } from '../../core/enums.js';
 
 /** A tenant's public id by the key its rows hold (tenantNames.ts). */
 type TenantName = (key: unknown) => string;
 
-export const CHECK_KINDS = ['engine', 'balances', 'trial balances', 'running balances', 'transactions', 'reversals', 'audit chains', 'audit resources', 'settlements'] as const;
+export const CHECK_KINDS = [
+  'engine',
+  'balances',
+  'trial balances',
+  'running balances',
+  'transactions',
+  'reversals',
+  'audit chains',
+  'audit resources',
+  'settlements',
+  'bank statements',
+  'bank statement lines',
+  'bank matches',
+  'bank line matches',
+] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 /** What each check counts as checked. */
@@ -28,6 +45,10 @@ export const CHECKED: Record<CheckKind, string> = {
   'audit chains': 'audit records',
   'audit resources': 'records named',
   settlements: 'settlements',
+  'bank statements': 'READY statements',
+  'bank statement lines': 'statement lines',
+  'bank matches': 'matches',
+  'bank line matches': 'lines against their entries',
 };
 
 export interface CheckResult {
@@ -201,6 +222,211 @@ async function checkSettlements(k: Kysely<Database>, tenantName: TenantName, tal
   }
 }
 
+// Bank reconciliation (migration 0025): statements, their lines, and each line's matches to entries.
+
+/** A whole number of minor units as a column holds it (text on SQLite, numeric on PostgreSQL); null when it is not one. */
+function minorOf(value: unknown): bigint | null {
+  try {
+    return BigInt(String(value));
+  } catch {
+    return null;
+  }
+}
+
+/** An entry's id where its view begins (`{"entryId":"<36 characters>"`): what a match names it by (queries/bankStatements.ts). */
+const ENTRY_ID = sql<string>`substr(view, 13, 36)`;
+
+const ENTRY_LOOKUP_ROWS = 500;
+
+interface EntryOfMatch {
+  tenant: string;
+  id: string;
+  account: string;
+  asset: string;
+  side: string;
+  amount: bigint | null;
+}
+
+/** The entries of some sequences, by sequence (the entries' key): one lookup for a batch of matches. */
+async function entriesBySeq(k: Kysely<Database>, seqs: unknown[]): Promise<Map<string, EntryOfMatch>> {
+  const found = new Map<string, EntryOfMatch>();
+  const unique = [...new Map(seqs.map((seq) => [String(seq), seq])).values()];
+  // A batch of lines may have up to a hundred matches each: looked up in parts, within every engine's parameter limit.
+  for (let i = 0; i < unique.length; i += ENTRY_LOOKUP_ROWS) {
+    const rows = await k
+      .selectFrom('entries')
+      .select(['seq', 'tenant_id', 'account_id', 'asset', 'entry_type', 'amount', ENTRY_ID.as('entry_id')])
+      .where('seq', 'in', unique.slice(i, i + ENTRY_LOOKUP_ROWS) as never)
+      .execute();
+    for (const r of rows) {
+      found.set(String(r.seq), { tenant: String(r.tenant_id), id: String(r.entry_id), account: String(r.account_id), asset: String(r.asset), side: String(r.entry_type), amount: minorOf(r.amount) });
+    }
+  }
+  return found;
+}
+
+/** Rows of a table by tenant and id (its unique index), for a batch: keyed `tenant|id`. */
+async function byTenantAndId(
+  k: Kysely<Database>,
+  table: 'bank_statements' | 'bank_statement_lines',
+  wanted: ReadonlyArray<readonly [tenant: string, id: string]>,
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  const unique = [...new Map(wanted.map(([tenant, id]) => [`${tenant}|${id}`, [tenant, id] as const])).values()];
+  if (unique.length === 0) return found;
+  const rows = (await k
+    .selectFrom(table as 'bank_statements')
+    .selectAll()
+    .where((eb) => eb(eb.refTuple('tenant_id', 'id'), 'in', unique.map(([tenant, id]) => eb.tuple(tenant, id))))
+    .execute()) as unknown as Array<Record<string, unknown>>;
+  for (const r of rows) found.set(`${r.tenant_id}|${r.id}`, r);
+  return found;
+}
+
+/** A READY statement's counts (lines, MATCHED, IGNORED) are those of its lines; a statement is IMPORTING or READY. */
+async function checkBankStatements(k: Kysely<Database>, tenantName: TenantName, tally: Tally): Promise<void> {
+  for await (const batch of rowsOf(k, 'bank_statements', ['seq'])) {
+    const ready = batch.filter((s) => s.state === 'READY');
+    for (const s of batch) {
+      if (s.state !== 'READY' && s.state !== 'IMPORTING') tally.problem(`bank statement ${String(s.id)} of tenant ${tenantName(s.tenant_id)} is ${String(s.state)}, neither IMPORTING nor READY`);
+    }
+    if (ready.length === 0) continue;
+    const counts = new Map<string, { lines: number; matched: number; ignored: number }>();
+    const rows = await k
+      .selectFrom('bank_statement_lines')
+      .select(['tenant_id', 'statement_id', 'status', (eb) => eb.fn.countAll().as('n')])
+      .where((eb) => eb(eb.refTuple('tenant_id', 'statement_id'), 'in', ready.map((s) => eb.tuple(String(s.tenant_id), String(s.id)))))
+      .groupBy(['tenant_id', 'statement_id', 'status'])
+      .execute();
+    for (const r of rows) {
+      const key = `${r.tenant_id}|${r.statement_id}`;
+      const c = counts.get(key) ?? { lines: 0, matched: 0, ignored: 0 };
+      const n = Number(r.n);
+      c.lines += n;
+      if (r.status === 'MATCHED') c.matched += n;
+      if (r.status === 'IGNORED') c.ignored += n;
+      counts.set(key, c);
+    }
+    for (const s of ready) {
+      tally.checked++;
+      const c = counts.get(`${s.tenant_id}|${s.id}`) ?? { lines: 0, matched: 0, ignored: 0 };
+      const kept = { lines: Number(s.line_count), matched: Number(s.matched), ignored: Number(s.ignored) };
+      if (kept.lines !== c.lines || kept.matched !== c.matched || kept.ignored !== c.ignored) {
+        tally.problem(
+          `bank statement ${String(s.id)} of tenant ${tenantName(s.tenant_id)} (account ${String(s.account_id)}) keeps ${kept.lines} lines, ${kept.matched} matched and ${kept.ignored} ignored; ` +
+            `its lines are ${c.lines}, ${c.matched} MATCHED and ${c.ignored} IGNORED`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * One pass over every statement line, a batch at a time with its statements, matches and their entries: each line
+ * belongs to a statement of its own tenant, account and currency; a MATCHED line's entries are on its account, in its
+ * currency and on its side (IN a DEBIT, OUT a CREDIT), and add up to its amount; an UNMATCHED or IGNORED line has none.
+ */
+async function checkStatementLines(k: Kysely<Database>, tenantName: TenantName, lines: Tally, matched: Tally): Promise<void> {
+  for await (const batch of rowsOf(k, 'bank_statement_lines', ['seq'])) {
+    const statements = await byTenantAndId(k, 'bank_statements', batch.map((l) => [String(l.tenant_id), String(l.statement_id)] as const));
+    const matches = new Map<string, Array<Record<string, unknown>>>();
+    const matchRows = (await k
+      .selectFrom('bank_matches')
+      .selectAll()
+      .where((eb) => eb(eb.refTuple('tenant_id', 'line_id'), 'in', batch.map((l) => eb.tuple(String(l.tenant_id), String(l.id)))))
+      .orderBy('entry_seq')
+      .execute()) as unknown as Array<Record<string, unknown>>;
+    for (const m of matchRows) {
+      const key = `${m.tenant_id}|${m.line_id}`;
+      matches.set(key, [...(matches.get(key) ?? []), m]);
+    }
+    const entries = await entriesBySeq(k, matchRows.map((m) => m.entry_seq));
+    for (const l of batch) {
+      const tenant = String(l.tenant_id);
+      const name = `statement line ${String(l.id)} of tenant ${tenantName(tenant)}`;
+      lines.checked++;
+      const statement = statements.get(`${tenant}|${l.statement_id}`);
+      if (!statement) lines.problem(`${name} belongs to bank statement ${String(l.statement_id)}, which is not a statement of the tenant`);
+      else if (statement.account_id !== l.account_id) lines.problem(`${name} is on account ${String(l.account_id)}; its statement ${String(l.statement_id)} is of account ${String(statement.account_id)}`);
+      else if (statement.currency !== l.currency) lines.problem(`${name} is in ${String(l.currency)}; its statement ${String(l.statement_id)} is in ${String(statement.currency)}`);
+
+      matched.checked++;
+      const own = matches.get(`${tenant}|${l.id}`) ?? [];
+      if (!(statementLineStatuses as readonly unknown[]).includes(l.status)) {
+        matched.problem(`${name} is ${String(l.status)}, none of ${statementLineStatuses.join(', ')}`);
+        continue;
+      }
+      if (l.status !== 'MATCHED') {
+        if (own.length > 0) matched.problem(`${name} is ${String(l.status)} but ${own.length} entries are matched to it (entry ${String(own[0]!.entry_id)} first)`);
+        continue;
+      }
+      if (own.length === 0) {
+        matched.problem(`${name} is MATCHED to no entry`);
+        continue;
+      }
+      if (!(lineDirections as readonly unknown[]).includes(l.direction)) {
+        matched.problem(`${name} goes ${String(l.direction)}, neither IN nor OUT`);
+        continue;
+      }
+      const side = sideOf(l.direction as LineDirection);
+      let total: bigint | null = 0n;
+      for (const m of own) {
+        const entry = entries.get(String(m.entry_seq));
+        // A match naming no entry of the tenant is named by the check of the matches themselves.
+        if (!entry || entry.tenant !== tenant || entry.amount === null) {
+          total = null;
+          continue;
+        }
+        const which = `${name} is matched to entry ${entry.id}`;
+        if (entry.account !== l.account_id) matched.problem(`${which} on account ${entry.account}; the line is on account ${String(l.account_id)}`);
+        if (entry.asset !== l.currency) matched.problem(`${which} in ${entry.asset}; the line is in ${String(l.currency)}`);
+        if (entry.side !== side) matched.problem(`${which}, a ${entry.side}; a line ${String(l.direction)} matches ${side} entries`);
+        if (total !== null) total += entry.amount;
+      }
+      const amount = minorOf(l.amount);
+      if (total !== null && amount !== total) {
+        matched.problem(`${name} is of ${String(l.amount)} minor units; its ${own.length} matched entries add up to ${total}`);
+      }
+    }
+  }
+}
+
+/**
+ * Every match names an entry of its own tenant by its sequence and its id, with the entry's amount, and a line of the
+ * tenant on the match's statement; no entry is matched twice (the table's key holds it, where the key is there).
+ */
+async function checkBankMatches(k: Kysely<Database>, tenantName: TenantName, tally: Tally): Promise<void> {
+  for await (const batch of rowsOf(k, 'bank_matches', ['tenant_id', 'entry_seq'])) {
+    const entries = await entriesBySeq(k, batch.map((m) => m.entry_seq));
+    const lines = await byTenantAndId(k, 'bank_statement_lines', batch.map((m) => [String(m.tenant_id), String(m.line_id)] as const));
+    for (const m of batch) {
+      tally.checked++;
+      const tenant = String(m.tenant_id);
+      const name = `the match of entry ${String(m.entry_id)} (seq ${String(m.entry_seq)}) to statement line ${String(m.line_id)} of tenant ${tenantName(tenant)}`;
+      const entry = entries.get(String(m.entry_seq));
+      if (!entry) tally.problem(`${name} names no entry: there is none at seq ${String(m.entry_seq)}`);
+      else if (entry.tenant !== tenant) tally.problem(`${name} names the entry at seq ${String(m.entry_seq)}, which is tenant ${tenantName(entry.tenant)}'s`);
+      else {
+        if (entry.id !== m.entry_id) tally.problem(`${name} names entry ${String(m.entry_id)}, but the entry at seq ${String(m.entry_seq)} is ${entry.id}`);
+        const amount = minorOf(m.amount);
+        if (amount !== entry.amount) tally.problem(`${name} keeps an amount of ${String(m.amount)} minor units; the entry is of ${String(entry.amount)}`);
+      }
+      const line = lines.get(`${tenant}|${m.line_id}`);
+      if (!line) tally.problem(`${name} names a line that is not a statement line of the tenant`);
+      else if (line.statement_id !== m.statement_id) tally.problem(`${name} names bank statement ${String(m.statement_id)}; the line is on statement ${String(line.statement_id)}`);
+    }
+  }
+  const twice = await k
+    .selectFrom('bank_matches')
+    .select(['tenant_id', 'entry_seq', (eb) => eb.fn.countAll().as('n')])
+    .groupBy(['tenant_id', 'entry_seq'])
+    .having((eb) => eb.fn.countAll(), '>', 1)
+    .orderBy('tenant_id')
+    .orderBy('entry_seq')
+    .execute();
+  for (const r of twice) tally.problem(`the entry at seq ${String(r.entry_seq)} of tenant ${tenantName(r.tenant_id)} is matched ${String(r.n)} times`);
+}
+
 /** How many transactions with entries each tenant has (checkEntries counts them as their entries stream by). */
 type GroupsByTenant = Map<string, number>;
 
@@ -364,6 +590,9 @@ export async function checkLedger(db: string): Promise<CheckReport> {
     await checkTenantsHaveChains(handle.kysely, tallies['audit chains']);
     await checkAuditResources(handle.kysely, tenantName, tallies['audit resources']);
     await checkSettlements(handle.kysely, tenantName, tallies.settlements);
+    await checkBankStatements(handle.kysely, tenantName, tallies['bank statements']);
+    await checkStatementLines(handle.kysely, tenantName, tallies['bank statement lines'], tallies['bank line matches']);
+    await checkBankMatches(handle.kysely, tenantName, tallies['bank matches']);
   } finally {
     await handle.close();
   }

@@ -4,7 +4,7 @@ import type { BankStatement, CandidateEntry, StatementLine } from '../../../core
 import type { Asset } from '../../../core/money.js';
 import type { EntryType } from '../../../core/enums.js';
 import type { Database } from '../../schema.js';
-import type { BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
+import type { BankMatch, BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
 import { lazy, part, SEQ_MAX, TIME_MAX, TIME_MIN } from '../part.js';
 
 const amountOrNull = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -55,9 +55,10 @@ const toLine = (r: Selectable<Database['bank_statement_lines']>): StatementLine 
   note: r.note,
 });
 
-const toCandidate = (r: { seq: bigint; amount: string; created_at: string; entry_id: string }): CandidateEntry => ({
+const toCandidate = (r: { seq: bigint; amount: string; created_at: string; entry_id: string; transaction_id: string }): CandidateEntry => ({
   seq: Number(r.seq),
   entryId: r.entry_id,
+  transactionId: r.transaction_id,
   amount: BigInt(r.amount),
   createdAt: r.created_at,
 });
@@ -108,6 +109,7 @@ export const bankStatementsPart = part({
     return {
       seq: Number(row.seq),
       entryId,
+      transactionId: row.transaction_id,
       amount: BigInt(row.amount),
       createdAt: row.created_at,
       accountId: row.account_id,
@@ -211,8 +213,16 @@ export const bankStatementsPart = part({
     await this.s.updateStatementLine.run({ tenantId, id: l.id, status: l.status, matchedBy: l.matchedBy, matchRule: l.matchRule, matchedAt: l.matchedAt, candidates: JSON.stringify(l.candidates), note: l.note });
   },
 
-  async insertBankMatch(tenantId: string, match: { entrySeq: number; entryId: string; lineId: string; statementId: string; amount: bigint }): Promise<void> {
-    await this.s.insertBankMatch.run({ tenantId, entrySeq: BigInt(match.entrySeq), entryId: match.entryId, lineId: match.lineId, statementId: match.statementId, amount: match.amount.toString() });
+  async insertBankMatch(tenantId: string, match: BankMatch): Promise<void> {
+    await this.s.insertBankMatch.run({
+      tenantId,
+      entrySeq: BigInt(match.entrySeq),
+      entryId: match.entryId,
+      transactionId: match.transactionId,
+      lineId: match.lineId,
+      statementId: match.statementId,
+      amount: match.amount.toString(),
+    });
   },
 
   async deleteMatchesOfLine(tenantId: string, lineId: string): Promise<void> {

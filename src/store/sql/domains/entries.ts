@@ -2,20 +2,27 @@
 import type { BalanceLimits, BalanceState, Entry, EntryViewPage, Pending, StatementEntry, StoredEntry } from '../../../core/types.js';
 import type { KeyPosition } from '../../../core/ports.js';
 import { canonicalTxHash } from '../../../core/settlement.js';
+import { listedEntryText } from '../../../core/views.js';
 import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow, pendingOfRow } from '../part.js';
 import * as m from '../mappers.js';
 import type { EntryReads, EntryWrites } from '../../../core/ports/entries.js';
 
-/** An entry's view with its keyset position, read from the text `<seq>,<created_at>,<view>` (queries/entries.ts). */
+/**
+ * An entry's view with its keyset position, read from the text `<seq>,<created_at>,<line id>,<view>` (queries/entries.ts),
+ * the view given the statement line it is matched to (`bankStatementLineId`, null until matched).
+ */
 interface PositionedView extends KeyPosition {
   view: string;
 }
 function positioned(text: string): PositionedView {
   const afterSeq = text.indexOf(',');
   const afterTime = text.indexOf(',', afterSeq + 1);
-  return { seq: Number(text.slice(0, afterSeq)), createdAt: text.slice(afterSeq + 1, afterTime), view: text.slice(afterTime + 1) };
+  const afterLine = text.indexOf(',', afterTime + 1);
+  const lineId = text.slice(afterTime + 1, afterLine);
+  const view = listedEntryText(text.slice(afterLine + 1), lineId === '' ? null : lineId);
+  return { seq: Number(text.slice(0, afterSeq)), createdAt: text.slice(afterSeq + 1, afterTime), view };
 }
 
 /** Keyset order of the entries listing: newest first, and by commit sequence within one instant. */
