@@ -73,6 +73,7 @@ const POSTGRES_ONLY = [
   'test/store/multi-process-batches.test.ts',
   'test/store/multi-process-events.test.ts',
   'test/store/multi-process-limits.test.ts',
+  'test/store/multi-process-bank-statements.test.ts',
   'test/workers/multi-sweepers.test.ts',
   'test/store/contract-postgres.test.ts',
   'test/cli/db-copy.test.ts',

@@ -8,7 +8,7 @@ import { JsonNumber } from '../core/json.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from '../core/limits.js';
 import type { ResponseSpec, Route } from './route.js';
 import { ANY_KEY, routeParamNames } from './route.js';
-import { QUICKSTART_EXAMPLES } from './examples.js';
+import { OPERATION_EXAMPLES } from './examples.js';
 
 /** Exact numbers are a class of ours (JsonNumber); on the wire they are plain JSON numbers. */
 const override = (schema: v.GenericSchema): JsonSchema | undefined =>
@@ -65,7 +65,7 @@ function operation(route: Route) {
   const declared: Record<string, string | ResponseSpec> = { ...auth, ...(route.body || route.fileBody ? { 415: route.fileBody ? 'The body is of a media type the route does not take' : 'The body is declared as something other than JSON' } : {}), ...route.responses };
   // Any other error (429, 503, 413, 408, 405…) has the same body.
   declared.default = { description: 'An error: every error has this body', schema: 'Error' };
-  const example = QUICKSTART_EXAMPLES[route.operationId];
+  const example = OPERATION_EXAMPLES[route.operationId];
   const responses = Object.fromEntries(
     Object.entries(declared).map(([status, spec]) => {
       const { description, schema, contentType } = typeof spec === 'string' ? { description: spec, schema: Number(status) >= 400 ? 'Error' : undefined, contentType: undefined } : spec;

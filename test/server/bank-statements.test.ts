@@ -4,8 +4,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fiat, post, useServerWithAccounts, type Client } from '../helpers/server.js';
+import { randomUUID } from 'node:crypto';
+import { client, createTenant, fiat, makeAccount, post, useServerWithAccounts, type Client } from '../helpers/server.js';
 import { expectError } from '../helpers/expect.js';
+import { RECONCILIATION_EXAMPLES } from '../../src/server/examples.js';
 
 interface Entry {
   amount: string;
@@ -234,5 +236,54 @@ describe("the README's reconciliation", () => {
     });
     const expected = [...readme![1]!.matchAll(/^# (\{.*\}|[A-Z]+)$/gm)].map((m) => m[1]);
     expect(stdout.trim().split('\n')).toEqual(expected);
+    // The document's examples are this run's answers, ids and times aside.
+    const [statement] = (await t.client.get(`/api/v1/bank-statements?accountId=${t.accounts.cash}`)).body.items;
+    const example = RECONCILIATION_EXAMPLES.importBankStatement!.response!.body as Record<string, unknown>;
+    // The example is the import's answer; the fee has been ignored since.
+    expect(statement.summary).toEqual({ ...(example.summary as object), unmatched: 0, ignored: 1 });
+    expect(Object.keys(statement).sort()).toEqual(Object.keys(example).sort());
+    const lines = (await t.client.get(`/api/v1/bank-statements/${statement.statementId}/lines`)).body;
+    const exampleLines = RECONCILIATION_EXAMPLES.listBankStatementLines!.response!.body as { items: Array<Record<string, unknown>> };
+    const shown = (line: Record<string, unknown>) => ({ ...line, lineId: 0, statementId: 0, matchedEntryIds: (line.matchedEntryIds as unknown[]).length, matchedAt: line.matchedAt === null, bookingDate: 0, valueDate: 0 });
+    expect(lines.items.map(shown)).toEqual(exampleLines.items.map(shown));
+  });
+});
+
+describe('bank statements belong to their tenant, and need their scopes', () => {
+  const t = useServerWithAccounts({ accounts: { bank: 'ASSET', revenue: 'REVENUE' } });
+
+  it("another tenant's key finds nothing of them and changes nothing; a key without RECONCILIATION_WRITE imports nothing", async () => {
+    const { bank, revenue } = t.accounts;
+    expect((await post(t.client, [fiat(bank, 'DEBIT', '12'), fiat(revenue, 'CREDIT', '12')])).status).toBe(201);
+    const imported = await importFile(t.client, bank, camt('ISO-1', [{ amount: '12', direction: 'CRDT', ref: 'I1' }, { amount: '13', direction: 'CRDT', ref: 'I2' }]));
+    expect(imported.status, imported.text).toBe(201);
+    const { statementId } = imported.body;
+    const lines = (await t.client.get(`/api/v1/bank-statements/${statementId}/lines`)).body.items;
+    const entryId = lines[0].matchedEntryIds[0];
+
+    const beta = await createTenant(t.dbPath, `Beta-${randomUUID()}`);
+    const other = client(t.url, beta.apiKey.rawKey);
+    const otherBank = await makeAccount(other, { name: 'bank' });
+    expectError(await importFile(other, bank, camt('ISO-2', [{ amount: '1', direction: 'CRDT' }])), 404, 'NOT_FOUND');
+    expectError(await other.get(`/api/v1/bank-statements/${statementId}`), 404, 'NOT_FOUND');
+    expectError(await other.get(`/api/v1/bank-statements/${statementId}/lines`), 404, 'NOT_FOUND');
+    expect((await other.get('/api/v1/bank-statements')).body.items).toEqual([]);
+    expectError(await other.post(`/api/v1/bank-statement-lines/${lines[1].lineId}/ignore`, { note: 'x' }, { 'idempotency-key': 'b1' }), 404, 'NOT_FOUND');
+    expectError(await other.post(`/api/v1/bank-statements/${statementId}/reconcile`), 404, 'NOT_FOUND');
+    expectError(await other.del(`/api/v1/bank-statements/${statementId}`, { 'idempotency-key': 'b2' }), 404, 'NOT_FOUND');
+    expectError(await other.get(`/api/v1/accounts/${bank}/unreconciled-entries`), 404, 'NOT_FOUND');
+    // Its own line cannot take this tenant's entry.
+    const own = await importFile(other, otherBank, camt('ISO-3', [{ amount: '12', direction: 'CRDT' }]));
+    const [ownLine] = (await other.get(`/api/v1/bank-statements/${own.body.statementId}/lines`)).body.items;
+    expectError(await other.post(`/api/v1/bank-statement-lines/${ownLine.lineId}/match`, { entryIds: [entryId] }, { 'idempotency-key': 'b3' }), 422, 'MATCH_REFUSED');
+
+    const reader = client(t.url, (await t.client.post('/api/v1/api-keys', { scopes: ['RECONCILIATION_READ'] })).body.rawKey);
+    expect((await reader.get(`/api/v1/bank-statements/${statementId}`)).status).toBe(200);
+    expectError(await importFile(reader, bank, camt('ISO-4', [{ amount: '1', direction: 'CRDT' }])), 403, 'FORBIDDEN');
+    expectError(await reader.post(`/api/v1/bank-statement-lines/${lines[1].lineId}/ignore`, { note: 'x' }, { 'idempotency-key': 'r1' }), 403, 'FORBIDDEN');
+    const writerOnly = client(t.url, (await t.client.post('/api/v1/api-keys', { scopes: ['TRANSACTIONS_WRITE'] })).body.rawKey);
+    expectError(await writerOnly.get(`/api/v1/bank-statements/${statementId}`), 403, 'FORBIDDEN');
+    // Nothing changed.
+    expect((await t.client.get(`/api/v1/bank-statements/${statementId}`)).body).toEqual(imported.body);
   });
 });

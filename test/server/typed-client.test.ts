@@ -77,6 +77,13 @@ describe('a client generated from the OpenAPI document', () => {
     expect(r.agentSession).toBe('session-1');
     expect(r.agentListed).toHaveLength(1);
     expect(r.agentAuditActions.length).toBeGreaterThan(0);
+    expect(r.statementFormat).toBe('CSV');
+    expect(r.statementDifference).toBeNull();
+    expect(r.ignoredStatus).toBe('IGNORED');
+    expect(r.windowDays).toBe(5);
+    // The posting, its reversal and the agent's posting: none is on a statement.
+    expect(r.unreconciledTypes).toEqual(['DEBIT', 'CREDIT', 'DEBIT']);
+    expect(r.listedStatements).toEqual([1]);
     expect(r.deletedStatus).toBe(204);
     expect(r.revokedStatus).toBe(204);
   });

@@ -96,6 +96,27 @@ export async function run(baseUrl: string, rawKey: string) {
   const agentTransaction = (await api.GET('/api/v1/agent/transactions/{transactionId}', { params: { path: { transactionId: executed.transactionId } } })).data!;
   const agentTransactions = (await api.GET('/api/v1/agent/transactions', { params: { query: { status: 'POSTED', limit: 10 } } })).data!;
   const agentAudit = (await api.GET('/api/v1/agent/audit', { params: { query: { limit: 10 } } })).data!;
+  // A bank statement (a CSV, sent as text), its lines, an ignored line, the account's settings and unreconciled entries.
+  const day = new Date().toISOString().slice(0, 10);
+  const imported = (
+    await api.POST('/api/v1/accounts/{accountId}/bank-statements', {
+      params: { path: { accountId: cash.id } },
+      body: `bookingDate,amount,reference\n${day},99.99,R-1\n`,
+      bodySerializer: (text: string) => text,
+      headers: { 'content-type': 'text/csv' },
+    })
+  ).data!;
+  const statementLines = (await api.GET('/api/v1/bank-statements/{statementId}/lines', { params: { path: { statementId: imported.statementId }, query: { status: 'UNMATCHED' } } })).data!;
+  const ignoredLine = (
+    await api.POST('/api/v1/bank-statement-lines/{lineId}/ignore', {
+      params: { path: { lineId: statementLines.items[0]!.lineId }, header: { 'Idempotency-Key': `typed-ignore-${cash.id}` } },
+      body: { note: 'not ours' },
+    })
+  ).data!;
+  const settings = (await api.PUT('/api/v1/accounts/{accountId}/reconciliation-settings', { params: { path: { accountId: cash.id } }, body: { dateWindowDays: 5 } })).data!;
+  const unreconciled = (await api.GET('/api/v1/accounts/{accountId}/unreconciled-entries', { params: { path: { accountId: cash.id } } })).data!;
+  const statements = (await api.GET('/api/v1/bank-statements', { params: { query: { accountId: cash.id } } })).data!;
+
   const deleted = await api.DELETE('/api/v1/admin/policy-rules/{ruleId}', { params: { path: { ruleId: rule.id } } });
   const revoked = await api.DELETE('/api/v1/api-keys/{keyId}', { params: { path: { keyId: key.id } } });
 
@@ -139,6 +160,12 @@ export async function run(baseUrl: string, rawKey: string) {
     agentSession: agentTransaction.sessionId,
     agentListed: agentTransactions.items.map((a) => a.id),
     agentAuditActions: agentAudit.items.map((r) => r.action),
+    statementFormat: imported.format,
+    statementDifference: imported.summary.difference,
+    ignoredStatus: ignoredLine.status,
+    windowDays: settings.dateWindowDays,
+    unreconciledTypes: unreconciled.items.map((e) => e.type),
+    listedStatements: statements.items.map((x) => x.summary.ignored),
     deletedStatus: deleted.response.status,
     revokedStatus: revoked.response.status,
   };
