@@ -22,7 +22,8 @@ export type LineToWrite = Omit<StatementLine, 'seq' | 'id' | 'statementId' | 'ac
 
 /** An automatic match, as the import's (or the reconcile's) audit record lists it. */
 export interface AutoMatch {
-  lineId: string;
+  /** The line's place in its statement (its id is the statement's and this index: kept short, as a statement may have 50,000). */
+  index: number;
   rule: MatchRule;
   entryIds: string[];
 }
@@ -110,7 +111,7 @@ export async function importStatementPartCommand(
     });
     if (decision.rule !== null) {
       for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, transactionId: entry.transactionId, lineId, statementId, amount: entry.amount });
-      matches.push({ lineId, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
+      matches.push({ index: line.index, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
     }
     written++;
   }
@@ -296,7 +297,7 @@ export async function reconcileStatementPartCommand(
     }
     for (const entry of decision.entries) await tx.insertBankMatch(tenantId, { entrySeq: entry.seq, entryId: entry.entryId, transactionId: entry.transactionId, lineId, statementId, amount: entry.amount });
     await tx.updateStatementLine(tenantId, { ...line, status: 'MATCHED', matchedBy: 'AUTO', matchRule: decision.rule, matchedAt: at, candidates: [] });
-    matches.push({ lineId, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
+    matches.push({ index: line.index, rule: decision.rule, entryIds: decision.entries.map((e) => e.entryId) });
   }
   if (matches.length > 0) await tx.updateBankStatement({ ...statement, matched: statement.matched + matches.length });
   return matches;
