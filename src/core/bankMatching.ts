@@ -21,7 +21,7 @@ export function dateWindow(bookingDate: string, days: number): { from: string; t
   return { from: new Date(day - days * DAY_MS).toISOString(), to: new Date(day + (days + 1) * DAY_MS - 1).toISOString() };
 }
 
-const oldestFirst = (a: CandidateEntry, b: CandidateEntry): number => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.seq - b.seq);
+const oldestFirst = (a: CandidateEntry, b: CandidateEntry): number => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0);
 
 /** Decides one line's automatic match from the account's unmatched entries, by the rules in their order. */
 export async function decideMatch(reader: ReadStore, tenantId: string, line: LineToMatch, windowDays: number): Promise<MatchDecision> {

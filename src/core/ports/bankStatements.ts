@@ -39,7 +39,7 @@ export interface BankStatementReads {
   statementLinesPage(tenantId: string, statementId: string, status: string | null, after: number | null, limit: number): Rows<StatementLine>;
   /** Whether the bank's id of a line is on another statement of the account. */
   bankLineSeen(tenantId: string, accountId: string, bankLineId: string, statementId: string): Promise<boolean>;
-  /** Unmatched entries of the account in the asset and on the side, by bank reference, oldest first. */
+  /** Unmatched entries of the account in the asset and on the side, by bank reference, at most `limit`, in no order. */
   entriesByReference(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, reference: string, limit: number): Promise<CandidateEntry[]>;
   /** The same by amount, with createdAt in [from, to], oldest first. */
   entriesByAmount(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, amount: bigint, from: string, to: string, limit: number): Promise<CandidateEntry[]>;

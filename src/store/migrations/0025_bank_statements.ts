@@ -15,7 +15,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   const fromView = isPostgres(db) ? sql`(view::json -> 'monetary' ->> 'bankReference')` : sql`json_extract(view, '$.monetary.bankReference')`;
   await sql`update entries set bank_reference = nullif(trim(${fromView}), '') where details = ''`.execute(db);
   // REFERENCE and SUM: an account's entries by bank reference; AMOUNT_DATE: by side and amount, then time.
-  await db.schema.createIndex('entries_bank_reference').on('entries').columns(['tenant_id', 'account_id', 'bank_reference']).where(sql.ref('bank_reference'), 'is not', null).execute();
+  // The reference before the side and asset, and all of them: with every term of the rule's seek in it, SQLite prefers it
+  // to the index by amount (which leaves the reference to be checked row by row over the account's entries).
+  await db.schema
+    .createIndex('entries_bank_reference')
+    .on('entries')
+    .columns(['tenant_id', 'account_id', 'bank_reference', 'asset', 'entry_type'])
+    .where(sql.ref('bank_reference'), 'is not', null)
+    .execute();
   await db.schema.createIndex('entries_bank_amount').on('entries').columns(['tenant_id', 'account_id', 'asset', 'entry_type', 'amount', 'created_at']).where(FIAT).execute();
   // A manual match names entries by id, which only their view holds: `{"entryId":"<36 characters>"…`.
   await sql`create index entries_entry_id on entries (tenant_id, substr(view, 13, 36)) where ${FIAT}`.execute(db);

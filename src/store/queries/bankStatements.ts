@@ -158,12 +158,12 @@ export function bankStatementsStatements(prepare: Preparer) {
         .where('statement_id', '<>', param('statementId'))
         .limit(1),
     ),
+    // In no order: ordered by time, SQLite would walk the account's entries by time instead of seeking the reference
+    // (the rules order the few found themselves).
     entriesByReference: p((q) =>
       unmatchedEntries(q)
         .where('entries.bank_reference', '=', param('reference'))
         .where('entries.bank_reference', 'is not', null)
-        .orderBy('entries.created_at', 'asc')
-        .orderBy('entries.seq', 'asc')
         .limit(param<number>('limit')),
     ),
     entriesByAmount: p((q) =>
