@@ -488,6 +488,41 @@ describe('every command declares a weight of at least the rows it writes', () =>
     });
   });
 
+  describe('bank statements', () => {
+    const day = () => clock.now().toISOString().slice(0, 10);
+    const importCsv = async (accountId: string, csv: string) =>
+      (await ok(c.request('POST', `/api/v1/accounts/${accountId}/bank-statements`, { rawBody: csv, headers: { 'content-type': 'text/csv' } }), 201)) as { statementId: string };
+    const linesOf = async (statementId: string) => (await ok(c.get(`/api/v1/bank-statements/${statementId}/lines`), 200)).items as Array<{ lineId: string; status: string; candidates: string[] }>;
+
+    operation(
+      'bank statements: import (matched by reference, by sum, and not), match, unmatch, ignore, reconcile, settings, delete',
+      ['beginStatementImport', 'importStatementPart', 'finishStatementImport', 'matchStatementLine', 'unmatchStatementLine', 'ignoreStatementLine', 'reconcileStatementPart', 'finishReconcile', 'setReconciliationSettings', 'deleteBankStatement', 'discardStatementPart'],
+      async () => {
+        const [bank, deposits] = await pair();
+        await posted([fiat(bank, 'DEBIT', '10.00', 'USD', { bankReference: 'REF-1' }), fiat(deposits, 'CREDIT', '10.00')]);
+        for (const amount of ['3.00', '4.00']) await posted([fiat(bank, 'DEBIT', amount, 'USD', { bankReference: 'SUM-1' }), fiat(deposits, 'CREDIT', amount)]);
+        // Two of 6.00: the line of 6.00 is ambiguous, matched by hand to one of them.
+        for (let i = 0; i < 2; i++) await posted(usd(bank, deposits, '6.00'));
+        const csv = `bookingDate,amount,reference\n${day()},10.00,REF-1\n${day()},7.00,SUM-1\n${day()},6.00,X\n${day()},1.00,Y\n`;
+        const { statementId } = await measure('import: 4 lines, one part', ['beginStatementImport', 'importStatementPart', 'finishStatementImport'], () => importCsv(bank, csv));
+        const [byReference, , ambiguous, fee] = await linesOf(statementId);
+        await measure('matchStatementLine: 1 entry', ['matchStatementLine'], () =>
+          ok(c.post(`/api/v1/bank-statement-lines/${ambiguous!.lineId}/match`, { entryIds: [ambiguous!.candidates[0]] }, key()), 200),
+        );
+        await measure('unmatchStatementLine: a REFERENCE match', ['unmatchStatementLine'], () => ok(c.post(`/api/v1/bank-statement-lines/${byReference!.lineId}/unmatch`, {}, key()), 200));
+        await measure('ignoreStatementLine', ['ignoreStatementLine'], () => ok(c.post(`/api/v1/bank-statement-lines/${fee!.lineId}/ignore`, { note: 'fee' }, key()), 200));
+        await measure('reconcile: the unmatched line matched again', ['reconcileStatementPart', 'finishReconcile'], () => ok(c.post(`/api/v1/bank-statements/${statementId}/reconcile`), 200));
+        await measure('setReconciliationSettings', ['setReconciliationSettings'], () =>
+          ok(c.request('PUT', `/api/v1/accounts/${bank}/reconciliation-settings`, { body: { dateWindowDays: 5 } }), 200),
+        );
+        await ok(c.post(`/api/v1/bank-statement-lines/${ambiguous!.lineId}/unmatch`, {}, key()), 200);
+        await measure('deleteBankStatement: 4 lines, removed in one part', ['deleteBankStatement', 'discardStatementPart', 'discardStatementPart'], () =>
+          ok(c.del(`/api/v1/bank-statements/${statementId}`, key()), 200),
+        );
+      },
+    );
+  });
+
   describe('events', () => {
     operation(`pruneEvents: a batch of ${EVENT_PRUNE_BATCH} events`, ['pruneEvents'], async () => {
       const count = async () => Number((await sqlOn<{ n: unknown }>(t.dbPath, `SELECT count(*) AS n FROM outbox WHERE ${ofTenant}`, [t.tenant.tenantId])).rows[0]!.n);
