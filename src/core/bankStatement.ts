@@ -109,3 +109,9 @@ export interface CandidateEntry {
 
 /** The side of the books a line's entries are on: money into the bank is a DEBIT of the bank account. */
 export const sideOf = (direction: LineDirection): 'DEBIT' | 'CREDIT' => (direction === 'IN' ? 'DEBIT' : 'CREDIT');
+
+/** A statement about to be imported: what the file says, checked and in minor units. */
+export type StatementHeader = Omit<BankStatement, 'seq' | 'id' | 'tenantId' | 'matched' | 'ignored' | 'duplicates' | 'state' | 'leaseUntil' | 'importedAt'>;
+
+/** A line about to be written: its place and what the file says. */
+export type LineToWrite = Omit<StatementLine, 'seq' | 'id' | 'statementId' | 'accountId' | 'status' | 'matchedBy' | 'matchRule' | 'matchedAt' | 'candidates' | 'note'>;

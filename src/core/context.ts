@@ -1,6 +1,6 @@
 // What every use-case is given: the store to read, the writer, time, and the secrets of this database.
 import type { Store } from './ports.js';
-import { parseHere, type StatementParser } from './bankFiles/parse.js';
+import { parseHere, type StatementParser } from './bankFiles/toImport.js';
 import type { Clock } from './time.js';
 import type { Scope } from './scopes.js';
 import { CursorCodec } from './cursor.js';

@@ -232,6 +232,9 @@ export const BANK_STATEMENT_LINES_MAX = 50_000;
 export const BANK_STATEMENT_PART_LINES = 500;
 /** How long an import holds its statement between two parts; past it, importing the file again starts over. */
 export const BANK_STATEMENT_LEASE_MS = 60_000;
+/** How often the sweeper looks for statements an import or a removal left unfinished (its lease over), and how many it reads at a time. */
+export const BANK_STATEMENT_SWEEP_INTERVAL_MS = 30_000;
+export const BANK_STATEMENT_SWEEP_BATCH_MAX = 100;
 /** The AMOUNT_DATE rule's window: days either side of a line's booking date (per account, 0 to the maximum). */
 export const RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT = 3;
 export const RECONCILIATION_DATE_WINDOW_DAYS_MAX = 31;

@@ -3,21 +3,32 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnStoreThread } from '../store/threads.js';
 import { LedgerError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
-import type { ParsedStatement } from '../core/bankStatement.js';
-import type { StatementParser } from '../core/bankFiles/parse.js';
+import type { LineToWrite, StatementHeader } from '../core/bankStatement.js';
+import type { StatementParser, StatementToImport } from '../core/bankFiles/toImport.js';
 
-type Answer = { id: number; parsed: ParsedStatement } | { id: number; refusal: { code: ErrorCode; message: string; details?: ErrorDetail[] } } | { id: number; failure: string };
+/** A part of the file's lines, then its header (the last message of a file), or why it was refused or failed. */
+type Answer =
+  | { id: number; lines: LineToWrite[] }
+  | { id: number; header: StatementHeader }
+  | { id: number; refusal: { code: ErrorCode; message: string; details?: ErrorDetail[] } }
+  | { id: number; failure: string };
+
+interface Waiting {
+  lines: LineToWrite[];
+  resolve(read: StatementToImport): void;
+  reject(error: Error): void;
+}
 
 export class ThreadStatementParser {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve(parsed: ParsedStatement): void; reject(error: Error): void }>();
+  private readonly waiting = new Map<number, Waiting>();
 
-  readonly parse: StatementParser = (format, bytes, options) =>
-    new Promise<ParsedStatement>((resolve, reject) => {
+  readonly parse: StatementParser = (request) =>
+    new Promise<StatementToImport>((resolve, reject) => {
       const id = this.nextId++;
-      this.waiting.set(id, { resolve, reject });
-      this.thread().postMessage({ id, format, bytes, options });
+      this.waiting.set(id, { lines: [], resolve, reject });
+      this.thread().postMessage({ ...request, id });
     });
 
   private thread(): Worker {
@@ -26,8 +37,12 @@ export class ThreadStatementParser {
     worker.on('message', (answer: Answer) => {
       const waiting = this.waiting.get(answer.id);
       if (!waiting) return;
+      if ('lines' in answer) {
+        for (const line of answer.lines) waiting.lines.push(line);
+        return;
+      }
       this.waiting.delete(answer.id);
-      if ('parsed' in answer) waiting.resolve(answer.parsed);
+      if ('header' in answer) waiting.resolve({ header: answer.header, lines: waiting.lines });
       else if ('refusal' in answer) waiting.reject(new LedgerError(answer.refusal.code, answer.refusal.message, answer.refusal.details ? { details: answer.refusal.details } : undefined));
       else waiting.reject(new Error(`the statement parse thread failed: ${answer.failure}`));
     });

@@ -3,7 +3,7 @@
 import type { Ledger } from '../core/ledger.js';
 import type { Leases, Logger } from '../core/ports.js';
 import type { RetryPolicy } from '../core/webhook.js';
-import { HoldSweeper, SettlementSweeper } from './sweepers.js';
+import { bankStatementSweeper, holdSweeper, settlementSweeper } from './sweepers.js';
 import { EventPruner } from './eventPruner.js';
 import { WebhookSender } from './webhooks/sender.js';
 import { systemResolver, type Resolver, type UrlPolicy } from './webhooks/urlPolicy.js';
@@ -40,6 +40,8 @@ export interface WorkerSettings {
   settlementSweepIntervalMs?: number;
   /** Tests: how often holds past their expiry are swept after the sweep at start. */
   holdSweepIntervalMs?: number;
+  /** Tests: how often unfinished bank statements are swept after the sweep at start. */
+  bankStatementSweepIntervalMs?: number;
   /** Events older than this many days are pruned (`--event-retention`); kept for ever when absent. */
   eventRetentionDays?: number;
   /** Tests: how often events past the retention time are pruned. */
@@ -51,7 +53,9 @@ export async function startWorkers(ledger: Ledger, leases: Leases, log: Logger, 
   const runs = (name: WorkerName) => settings.workers?.has(name) ?? true;
   const running = WORKER_NAMES.filter(runs);
   log(`workers: ${running.length > 0 ? running.join(', ') : 'none (API only)'}`);
-  const sweepers = runs('sweeper') ? [new SettlementSweeper(ledger, log, settings.settlementSweepIntervalMs), new HoldSweeper(ledger, log, settings.holdSweepIntervalMs)] : [];
+  const sweepers = runs('sweeper')
+    ? [settlementSweeper(ledger, log, settings.settlementSweepIntervalMs), holdSweeper(ledger, log, settings.holdSweepIntervalMs), bankStatementSweeper(ledger, log, settings.bankStatementSweepIntervalMs)]
+    : [];
   const stopSweepers = () => Promise.all(sweepers.map((s) => s.close()));
   let watchers: Array<{ close(): Promise<void> }> = [];
   try {

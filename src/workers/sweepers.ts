@@ -1,23 +1,31 @@
-// The expiry sweepers: PENDING settlements past their expiry become UNMATCHED and PENDING holds past theirs EXPIRED,
-// at start (what expired while the server was down) and then every interval.
+// The sweepers: PENDING settlements past their expiry become UNMATCHED, PENDING holds past theirs EXPIRED, and bank
+// statements an import or a removal left unfinished (its server stopped midway) are removed; at start (what was left
+// while the server was down) and then every interval.
 import type { Ledger } from '../core/ledger.js';
 import type { Logger } from '../core/ports.js';
-import { HOLD_SWEEP_BATCH_MAX, HOLD_SWEEP_INTERVAL_MS, SETTLEMENT_SWEEP_BATCH_MAX, SETTLEMENT_SWEEP_INTERVAL_MS } from '../core/limits.js';
+import {
+  BANK_STATEMENT_SWEEP_BATCH_MAX,
+  BANK_STATEMENT_SWEEP_INTERVAL_MS,
+  HOLD_SWEEP_BATCH_MAX,
+  HOLD_SWEEP_INTERVAL_MS,
+  SETTLEMENT_SWEEP_BATCH_MAX,
+  SETTLEMENT_SWEEP_INTERVAL_MS,
+} from '../core/limits.js';
 import { messageOf, Periodic } from './periodic.js';
 
-export class SettlementSweeper {
+/** Sweeps in batches every interval: `sweep` handles up to `batch` of what is due and answers how many it found; a full batch goes on at once. */
+class Sweeper {
   private readonly periodic: Periodic;
 
-  constructor(ledger: Ledger, log: Logger, intervalMs = SETTLEMENT_SWEEP_INTERVAL_MS) {
+  constructor(what: string, sweep: (limit: number) => Promise<number>, batch: number, intervalMs: number, log: Logger) {
     this.periodic = new Periodic(
       intervalMs,
-      // Expires in batches until nothing due is left.
       async () => {
-        while ((await ledger.settlements.expireDue(SETTLEMENT_SWEEP_BATCH_MAX)) === SETTLEMENT_SWEEP_BATCH_MAX) {
+        while ((await sweep(batch)) === batch) {
           // More are due: go on at once.
         }
       },
-      (error) => log(`settlement sweep failed (retried next interval): ${messageOf(error)}`),
+      (error) => log(`${what} sweep failed (retried next interval): ${messageOf(error)}`),
     );
   }
 
@@ -27,29 +35,21 @@ export class SettlementSweeper {
   }
 }
 
+export const settlementSweeper = (ledger: Ledger, log: Logger, intervalMs = SETTLEMENT_SWEEP_INTERVAL_MS) =>
+  new Sweeper('settlement', (limit) => ledger.settlements.expireDue(limit), SETTLEMENT_SWEEP_BATCH_MAX, intervalMs, log);
+
 /**
  * Holds past their expiry are released within HOLD_SWEEP_INTERVAL_MS (a second) of it while the writer is free; under
  * a load of other writes, large parts wait their share of the writer. A step on a hold past its expiry answers
- * HOLD_EXPIRED whether or not the sweeper has come by (core/usecases/holds.ts).
+ * HOLD_EXPIRED whether or not the sweeper has come by (core/usecases/holds.ts). Each batch read is written in parts
+ * bounded in rows (HOLD_SWEEP_ROWS_MAX).
  */
-export class HoldSweeper {
-  private readonly periodic: Periodic;
+export const holdSweeper = (ledger: Ledger, log: Logger, intervalMs = HOLD_SWEEP_INTERVAL_MS) =>
+  new Sweeper('hold expiry', (limit) => ledger.holds.expireDue(limit), HOLD_SWEEP_BATCH_MAX, intervalMs, log);
 
-  constructor(ledger: Ledger, log: Logger, intervalMs = HOLD_SWEEP_INTERVAL_MS) {
-    this.periodic = new Periodic(
-      intervalMs,
-      async () => {
-        // Reads up to a batch of holds due, writes them in parts bounded in rows (HOLD_SWEEP_ROWS_MAX), and reads again
-        // while it found a full batch.
-        while ((await ledger.holds.expireDue(HOLD_SWEEP_BATCH_MAX)) === HOLD_SWEEP_BATCH_MAX) {
-          // More are due: go on at once.
-        }
-      },
-      (error) => log(`hold expiry sweep failed (retried next interval): ${messageOf(error)}`),
-    );
-  }
-
-  close(): Promise<void> {
-    return this.periodic.close();
-  }
-}
+/**
+ * A statement whose import stopped (its lease over) or whose removal stopped holds lines and matches that no list
+ * shows but that keep its entries from other lines and from the unreconciled entries: it is removed, in parts.
+ */
+export const bankStatementSweeper = (ledger: Ledger, log: Logger, intervalMs = BANK_STATEMENT_SWEEP_INTERVAL_MS) =>
+  new Sweeper('bank statement', (limit) => ledger.bankStatements.removeUnfinished(limit), BANK_STATEMENT_SWEEP_BATCH_MAX, intervalMs, log);

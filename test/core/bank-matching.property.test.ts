@@ -121,6 +121,42 @@ interface BookEntry {
   currency: string;
   cents: number;
   reference: string | null;
+  createdAt: string;
+}
+
+interface BankLine {
+  cents: number;
+  direction: 'IN' | 'OUT';
+  reference: string | null;
+  bookingDate: string;
+}
+
+type Expected = { rule: 'REFERENCE' | 'AMOUNT_DATE' | 'SUM'; entryIds: string[] } | { rule: null; candidates: string[] };
+
+const oldest = (a: BookEntry, b: BookEntry) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.entryId < b.entryId ? -1 : 1);
+
+/**
+ * The rules as issue 43 words them, over the account's entries, line after line in the file's order (what a line
+ * matched is taken): the model the store's answers must agree with, line for line.
+ */
+function expectedMatches(own: readonly BookEntry[], lines: readonly BankLine[], taken: Set<string>): Expected[] {
+  return lines.map((line) => {
+    const free = own.filter((e) => e.side === sideOf(line.direction) && !taken.has(e.entryId)).sort(oldest);
+    const referenced = line.reference === null ? [] : free.filter((e) => e.reference === line.reference);
+    const take = (rule: 'REFERENCE' | 'AMOUNT_DATE' | 'SUM', entries: BookEntry[]): Expected => {
+      for (const e of entries) taken.add(e.entryId);
+      return { rule, entryIds: entries.map((e) => e.entryId) };
+    };
+    const sameAmount = referenced.find((e) => e.cents === line.cents);
+    if (sameAmount) return take('REFERENCE', [sameAmount]);
+    const day = Date.parse(`${line.bookingDate}T00:00:00.000Z`);
+    const from = new Date(day - 3 * DAY_MS).toISOString();
+    const to = new Date(day + 4 * DAY_MS - 1).toISOString();
+    const inWindow = free.filter((e) => e.cents === line.cents && e.createdAt >= from && e.createdAt <= to);
+    if (inWindow.length === 1) return take('AMOUNT_DATE', inWindow);
+    if (referenced.length >= 2 && referenced.length <= 100 && referenced.reduce((sum, e) => sum + e.cents, 0) === line.cents) return take('SUM', referenced);
+    return { rule: null, candidates: inWindow.slice(0, 10).map((e) => e.entryId) };
+  });
 }
 
 describe('automatic bank matching (property)', () => {
@@ -139,8 +175,28 @@ describe('automatic bank matching (property)', () => {
   const entriesOf = async (accountId: string): Promise<BookEntry[]> => {
     const listed = await h.ledger.entries.list(h.tenantId, accountId, { limit: 200 });
     expect(listed.nextCursor).toBeNull();
-    const views = JSON.parse(listed.entries.text) as Array<{ entryId: string; type: Side; monetary: { amount: number; currency: string; bankReference: string | null } }>;
-    return views.map((v) => ({ entryId: v.entryId, accountId, side: v.type, currency: v.monetary.currency, cents: centsOf(v.monetary.amount), reference: v.monetary.bankReference }));
+    const views = JSON.parse(listed.entries.text) as Array<{ entryId: string; type: Side; monetary: { amount: number; currency: string; bankReference: string | null }; createdAt: string }>;
+    return views.map((v) => ({ entryId: v.entryId, accountId, side: v.type, currency: v.monetary.currency, cents: centsOf(v.monetary.amount), reference: v.monetary.bankReference, createdAt: v.createdAt }));
+  };
+
+  /** Posts DEBITs of the bank account against revenue, a minute apart: the entry ids, oldest first. */
+  const postDebits = async (bank: string, revenue: string, postings: Array<{ cents: number; reference: string }>): Promise<string[]> => {
+    for (const p of postings) {
+      h.clock.advance(60_000);
+      const line = (accountId: string, entryType: Side) => ({ accountId, entryType, monetaryEntry: { type: 'FIAT' as const, amount: decimal(p.cents), currency: 'USD' as const, rail: 'ACH' as const, bankReference: p.reference } });
+      await h.ledger.transactions.post(h.tenantId, h.actor, newKey(), { lines: [line(bank, 'DEBIT'), line(revenue, 'CREDIT')] });
+    }
+    return (await entriesOf(bank)).sort(oldest).map((e) => e.entryId);
+  };
+
+  /** Imports CSV lines (`bookingDate` today) into the bank account: its lines as the rules left them. */
+  const importLines = async (bank: string, rows: Array<{ cents: number; reference: string }>) => {
+    const day = new Date(h.clock.ms).toISOString().slice(0, 10);
+    const csv = `bookingDate,amount,reference\n${rows.map((r) => `${day},${decimal(r.cents)},${r.reference}`).join('\n')}\n`;
+    const imported = await h.ledger.bankStatements.import(h.tenantId, h.actor, bank, { format: 'CSV', bytes: Buffer.from(csv) }, {});
+    expect(imported.status).toBe(201);
+    const statementId = (JSON.parse(imported.body) as { statementId: string }).statementId;
+    return (await h.ledger.bankStatements.lines(h.tenantId, statementId, { limit: 200 })).items.map((l) => ({ rule: l.matchRule, entryIds: l.matchedEntryIds, candidates: l.candidates }));
   };
 
   it('never matches an entry twice, nor across sides, currencies or accounts; a MATCHED line\'s entries add up to it', async () => {
@@ -182,7 +238,7 @@ describe('automatic bank matching (property)', () => {
             sizes.set(`${e.reference}|${e.side}`, group);
           }
           const groups = [...sizes.values()].filter((g) => g.n >= 2);
-          const rows = statement.lines.map((spec, i) => {
+          const bankLines = statement.lines.map((spec): BankLine => {
             let amount: number;
             let dir: 'IN' | 'OUT';
             let ref: string | null;
@@ -201,9 +257,10 @@ describe('automatic bank matching (property)', () => {
               dir = spec.direction;
               ref = spec.reference;
             }
-            const bookingDate = new Date(start + spec.day * DAY_MS).toISOString().slice(0, 10);
-            return `${bookingDate},${dir === 'OUT' ? '-' : ''}${decimal(amount)},${ref ?? ''},L-${run}-${s}-${i}`;
+            return { cents: amount, direction: dir, reference: ref, bookingDate: new Date(start + spec.day * DAY_MS).toISOString().slice(0, 10) };
           });
+          const expected = expectedMatches(own, bankLines, new Set(everMatched));
+          const rows = bankLines.map((l, i) => `${l.bookingDate},${l.direction === 'OUT' ? '-' : ''}${decimal(l.cents)},${l.reference ?? ''},L-${run}-${s}-${i}`);
           const bytes = Buffer.from(`bookingDate,amount,reference,lineId\n${rows.join('\n')}\n`);
           const imported = await h.ledger.bankStatements.import(h.tenantId, h.actor, bank, { format: 'CSV', bytes }, {});
           expect(imported.status).toBe(201);
@@ -213,6 +270,11 @@ describe('automatic bank matching (property)', () => {
           expect(lines).toHaveLength(rows.length);
           const summary = (await h.ledger.bankStatements.get(h.tenantId, statementId)).summary;
           expect(summary.matched).toBe(lines.filter((l) => l.status === 'MATCHED').length);
+          // Line for line what the rules, as worded, decide.
+          expect(
+            lines.map((l) => (l.status === 'MATCHED' ? { rule: l.matchRule, entryIds: l.matchedEntryIds } : { rule: null, candidates: [...l.candidates].sort() })),
+            'the lines against the rules as worded',
+          ).toEqual(expected.map((e) => (e.rule === null ? { rule: null, candidates: [...e.candidates].sort() } : e)));
           for (const line of lines) {
             const lineCents = centsOf(Number(String(line.amount)));
             if (line.status !== 'MATCHED') {
@@ -254,5 +316,36 @@ describe('automatic bank matching (property)', () => {
       ['bank line matches', 0, null],
     ]);
     expect(bank.find((r) => r.kind === 'bank matches')!.checked).toBe(everMatched.size);
+  });
+
+  // A part's reads go at once, before its first line is decided; a read cut at its limit (11 entries in a window,
+  // 101 of a reference) whose entries the part's earlier lines took reads again, and the rules see what lay past it.
+  it('a line whose cut read lost entries to the lines before it in the same part reads again', async () => {
+    const bank = await account(h, { currency: 'USD', type: 'ASSET', name: 'bank-cut-window' });
+    const revenue = await account(h, { currency: 'USD', type: 'REVENUE', name: 'rev-cut-window' });
+    const e = await postDebits(bank, revenue, Array.from({ length: 13 }, (_, i) => ({ cents: 1000, reference: `W-${i}` })));
+    const lines = await importLines(bank, [
+      ...Array.from({ length: 11 }, (_, i) => ({ cents: 1000, reference: `W-${i}` })),
+      { cents: 1000, reference: '' },
+      { cents: 1000, reference: 'W-12' },
+      { cents: 1000, reference: '' },
+      { cents: 1000, reference: '' },
+    ]);
+    expect(lines.slice(0, 11)).toEqual(e.slice(0, 11).map((id) => ({ rule: 'REFERENCE', entryIds: [id], candidates: [] })));
+    expect(lines.slice(11)).toEqual([
+      { rule: null, entryIds: [], candidates: [e[11], e[12]] },
+      { rule: 'REFERENCE', entryIds: [e[12]], candidates: [] },
+      { rule: 'AMOUNT_DATE', entryIds: [e[11]], candidates: [] },
+      { rule: null, entryIds: [], candidates: [] },
+    ]);
+
+    const batchBank = await account(h, { currency: 'USD', type: 'ASSET', name: 'bank-cut-reference' });
+    const batchRevenue = await account(h, { currency: 'USD', type: 'REVENUE', name: 'rev-cut-reference' });
+    const batch = await postDebits(batchBank, batchRevenue, Array.from({ length: 101 }, () => ({ cents: 100, reference: 'BATCH' })));
+    // 101 entries of one reference are too many for SUM; once the first line took one, the 100 left add up to the second.
+    expect(await importLines(batchBank, [{ cents: 100, reference: 'BATCH' }, { cents: 10_000, reference: 'BATCH' }])).toEqual([
+      { rule: 'REFERENCE', entryIds: [batch[0]], candidates: [] },
+      { rule: 'SUM', entryIds: batch.slice(1), candidates: [] },
+    ]);
   });
 });

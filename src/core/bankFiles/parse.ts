@@ -15,8 +15,4 @@ export function parseStatementFile(format: StatementFormat, text: string, option
   return parseCsvStatement(text, csv);
 }
 
-/** Parses a statement's file, on whatever thread the implementation chooses. */
-export type StatementParser = (format: StatementFormat, bytes: Buffer, options: StatementFileOptions) => Promise<ParsedStatement>;
 
-/** On the calling thread: for the CLI, which serves nobody else while it reads a file. */
-export const parseHere: StatementParser = async (format, bytes, options) => parseStatementFile(format, bytes.toString('utf8'), options);

@@ -5,20 +5,14 @@ import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
 import { toJsonText } from '../json.js';
 import { toIso } from '../time.js';
-import { sideOf, type BankStatement, type StatementLine } from '../bankStatement.js';
-import { decideMatch } from '../bankMatching.js';
+import { sideOf, type BankStatement, type LineToWrite, type StatementHeader, type StatementLine } from '../bankStatement.js';
+import { PartMatcher } from '../bankMatching.js';
 import type { MatchRule } from '../enums.js';
 import { bankStatementView, statementLineView } from '../views.js';
 import { formatMinor } from '../money.js';
 import type { StoredResponse } from '../idempotency.js';
 import { idempotentCommand } from './idempotent.js';
 import type { ReadStore } from '../ports.js';
-
-/** A statement about to be imported: what the file says, checked and in minor units. */
-export type StatementHeader = Omit<BankStatement, 'seq' | 'id' | 'tenantId' | 'matched' | 'ignored' | 'duplicates' | 'state' | 'leaseUntil' | 'importedAt'>;
-
-/** A line about to be written: its place and what the file says. */
-export type LineToWrite = Omit<StatementLine, 'seq' | 'id' | 'statementId' | 'accountId' | 'status' | 'matchedBy' | 'matchRule' | 'matchedAt' | 'candidates' | 'note'>;
 
 /** An automatic match, as the import's (or the reconcile's) audit record lists it. */
 export interface AutoMatch {
@@ -81,7 +75,13 @@ export async function importStatementPartCommand(
 ): Promise<{ written: number; duplicates: number; matches: AutoMatch[] }> {
   const { tx, ids, commitClock } = ctx;
   const { tenantId, accountId, statementId } = args;
-  const statement = await tx.bankStatement(tenantId, statementId);
+  const lines = args.lines.map((line) => ({ ...line, accountId }));
+  // The part's reads at once: the statement, the lines' bank ids seen on other statements, and what the rules read.
+  const [statement, seen, matcher] = await Promise.all([
+    tx.bankStatement(tenantId, statementId),
+    tx.bankLinesSeen(tenantId, accountId, statementId, [...new Set(lines.flatMap((line) => (line.bankLineId === null ? [] : [line.bankLineId])))]),
+    PartMatcher.over(tx, tenantId, lines, args.windowDays),
+  ]);
   if (!statement || statement.state !== 'IMPORTING') {
     throw new LedgerError('CONFLICT', `The import of statement ${statementId} was taken over by another import of the same file.`);
   }
@@ -89,19 +89,18 @@ export async function importStatementPartCommand(
   let written = 0;
   let duplicates = 0;
   const matches: AutoMatch[] = [];
-  for (const line of args.lines) {
-    if (line.bankLineId !== null && (await tx.bankLineSeen(tenantId, accountId, line.bankLineId, statementId))) {
+  for (const line of lines) {
+    if (line.bankLineId !== null && seen.has(line.bankLineId)) {
       duplicates++;
       continue;
     }
     const lineId = ids.next();
-    const decision = await decideMatch(tx, tenantId, { ...line, accountId }, args.windowDays);
+    const decision = await matcher.decide(line);
     const matched = decision.rule !== null;
     await tx.insertStatementLine(tenantId, {
       ...line,
       id: lineId,
       statementId,
-      accountId,
       status: matched ? 'MATCHED' : 'UNMATCHED',
       matchedBy: matched ? 'AUTO' : null,
       matchRule: decision.rule,
@@ -134,7 +133,8 @@ export async function finishStatementImportCommand(ctx: WriteContext, args: { te
     throw new LedgerError('CONFLICT', `The import of statement ${statementId} was taken over by another import of the same file.`);
   }
   const at = commitClock.next();
-  const ready: BankStatement = { ...statement, state: 'READY', leaseUntil: null, importedAt: at };
+  // importedAt stays the import's start, where its sequence was taken: a tenant's statements' times rise with their sequence.
+  const ready: BankStatement = { ...statement, state: 'READY', leaseUntil: null };
   await tx.updateBankStatement(ready);
   const view = await statementAnswer(tx, ready);
   await appendAudit(tx, ids, tenantId, args.actor, 'IMPORT_BANK_STATEMENT', at, {
@@ -269,11 +269,18 @@ export async function deleteStatementCommand(ctx: WriteContext, args: { tenantId
   });
 }
 
-/** Removes a part of a statement set aside (DISCARDING): answers whether lines remain. */
+/**
+ * Removes a part of a statement set aside (DISCARDING), or of one whose import stopped (IMPORTING, its lease over:
+ * set aside here first): answers whether lines remain.
+ */
 export async function discardStatementPartCommand(ctx: WriteContext, args: { tenantId: string; statementId: string; lines: number }): Promise<boolean> {
-  const statement = await ctx.tx.bankStatement(args.tenantId, args.statementId);
-  if (!statement || statement.state !== 'DISCARDING') return false;
-  return ctx.tx.discardStatementLines(args.tenantId, args.statementId, args.lines);
+  const { tx, commitClock } = ctx;
+  const statement = await tx.bankStatement(args.tenantId, args.statementId);
+  if (!statement) return false;
+  const stopped = statement.state === 'IMPORTING' && statement.leaseUntil !== null && statement.leaseUntil <= commitClock.next();
+  if (stopped) await tx.markStatementDiscarding(args.tenantId, args.statementId);
+  else if (statement.state !== 'DISCARDING') return false;
+  return tx.discardStatementLines(args.tenantId, args.statementId, args.lines);
 }
 
 /** Matches what is still UNMATCHED among some lines of a statement, by the rules; a reconcile is written in such parts. */
@@ -286,11 +293,12 @@ export async function reconcileStatementPartCommand(
   const statement = await tx.bankStatement(tenantId, statementId);
   if (!statement || statement.state !== 'READY') throw notFound(`Bank statement ${statementId}`);
   const at = commitClock.next();
+  const lines = (await Promise.all(args.lineIds.map((lineId) => tx.statementLine(tenantId, lineId)))).filter((line) => line?.status === 'UNMATCHED') as StatementLine[];
+  const matcher = await PartMatcher.over(tx, tenantId, lines, args.windowDays);
   const matches: AutoMatch[] = [];
-  for (const lineId of args.lineIds) {
-    const line = await tx.statementLine(tenantId, lineId);
-    if (!line || line.status !== 'UNMATCHED') continue;
-    const decision = await decideMatch(tx, tenantId, line, args.windowDays);
+  for (const line of lines) {
+    const lineId = line.id;
+    const decision = await matcher.decide(line);
     if (decision.rule === null) {
       await tx.updateStatementLine(tenantId, { ...line, candidates: decision.candidates });
       continue;

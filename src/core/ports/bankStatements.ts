@@ -20,6 +20,13 @@ export interface BankMatch {
   amount: bigint;
 }
 
+/** A question of the AMOUNT_DATE rule: entries of this amount created in [from, to]. */
+export interface AmountAsk {
+  amount: bigint;
+  from: string;
+  to: string;
+}
+
 /** A fiat entry found by its id, with the line it is matched to (null: none). */
 export interface EntryToMatch extends CandidateEntry {
   accountId: string;
@@ -37,18 +44,23 @@ export interface BankStatementReads {
   statementLine(tenantId: string, lineId: string): Promise<StatementLine | undefined>;
   /** A statement's lines in the file's order, after a sequence (null: from the first). */
   statementLinesPage(tenantId: string, statementId: string, status: string | null, after: number | null, limit: number): Rows<StatementLine>;
-  /** Whether the bank's id of a line is on another statement of the account. */
-  bankLineSeen(tenantId: string, accountId: string, bankLineId: string, statementId: string): Promise<boolean>;
-  /** Unmatched entries of the account in the asset and on the side, by bank reference, at most `limit`, in no order. */
-  entriesByReference(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, reference: string, limit: number): Promise<CandidateEntry[]>;
-  /** The same by amount, with createdAt in [from, to], oldest first. */
-  entriesByAmount(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, amount: bigint, from: string, to: string, limit: number): Promise<CandidateEntry[]>;
+  /** Which of the bank's ids of lines are on another statement of the account. */
+  bankLinesSeen(tenantId: string, accountId: string, statementId: string, bankLineIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Unmatched entries of the account in the asset and on the side, for each of the bank references: at most `limit`
+   * each, in no order (a reference with none found may be absent).
+   */
+  entriesByReferences(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, references: readonly string[], limit: number): Promise<Map<string, CandidateEntry[]>>;
+  /** The same for each ask, by amount with createdAt in [from, to]: at most `limit` each, oldest first, in the asks' order. */
+  entriesByAmounts(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, asks: readonly AmountAsk[], limit: number): Promise<CandidateEntry[][]>;
   entryToMatch(tenantId: string, entryId: string): Promise<EntryToMatch | undefined>;
   /** The entries matched to a line, as ids, in the order they were posted. */
   matchedEntryIds(tenantId: string, lineId: string): Promise<string[]>;
   hasManualMatch(tenantId: string, statementId: string): Promise<boolean>;
   /** The account's entries in the asset with createdAt in [from, to] that no line matched, oldest first, as their views. */
   unreconciledEntries(tenantId: string, accountId: string, asset: Asset, from: string, to: string, after: { createdAt: string; seq: number } | null, limit: number): Promise<Array<{ seq: number; createdAt: string; view: string }>>;
+  /** Statements of any tenant left unfinished at `at`: being removed, or being imported with the lease over; at most `limit`. */
+  unfinishedStatements(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>>;
   /** The AMOUNT_DATE window of an account, in days; null where none was set. */
   dateWindowDays(tenantId: string, accountId: string): Promise<number | null>;
 }

@@ -29,8 +29,6 @@ import {
   statementAnswer,
   UNMATCH_LINE_ENDPOINT,
   type AutoMatch,
-  type LineToWrite,
-  type StatementHeader,
 } from '../commands/bankStatements.js';
 import { once, requestHash } from '../idempotency.js';
 import { RawJson } from '../json.js';
@@ -43,32 +41,6 @@ export interface StatementFile {
   format: StatementFormat;
   bytes: Buffer;
 }
-
-const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
-
-/** A signed decimal balance of the file in minor units of the currency, or a 400 naming it. */
-function signedMinor(text: string | null, currency: Asset, path: string): bigint | null {
-  if (text === null) return null;
-  const negative = text.startsWith('-');
-  const digits = negative ? text.slice(1) : text;
-  if (/^0+(\.0+)?$/.test(digits)) return 0n;
-  const parsed = parseAmount(digits, currency);
-  if (!parsed.ok) throw invalid(`Invalid statement: ${path} ${parsed.message}.`, [{ path, message: parsed.message }]);
-  return negative ? -parsed.minor : parsed.minor;
-}
-
-/** The file's options as the parser takes them, from the query. */
-const fileOptions = (query: BankStatementImportQuery): StatementFileOptions => ({
-  ...(query.statement === undefined ? {} : { statement: query.statement }),
-  ...(query.columns ? { columns: query.columns } : {}),
-  ...(query.decimal ? { decimal: query.decimal } : {}),
-  ...(query.dateFormat ? { dateFormat: query.dateFormat } : {}),
-  ...(query.delimiter ? { delimiter: query.delimiter } : {}),
-});
-
-/** The CSV's id: the file's bytes, then its options in a canonical order. */
-const csvExternalId = (bytes: Buffer, query: BankStatementImportQuery): string =>
-  sha256(Buffer.concat([bytes, Buffer.from(canonicalJson({ columns: query.columns ?? null, decimal: query.decimal ?? '.', dateFormat: query.dateFormat ?? 'YYYY-MM-DD', delimiter: query.delimiter ?? ',' }))]));
 
 /** A cursor's position in the unreconciled entries: an entry's createdAt and sequence. */
 const isPosition = (p: unknown): p is [string, number] => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && Number.isSafeInteger(p[1]);
@@ -93,33 +65,9 @@ export class BankStatementService {
     }
     const currency = account.currency;
     if (!isFiat(currency)) throw new LedgerError('CURRENCY_MISMATCH', `Account ${accountId} is in ${currency}; a bank statement is in a currency.`);
-    const parsed = await this.deps.parseStatement(file.format, file.bytes, fileOptions(query));
-    if (parsed.lines.length > BANK_STATEMENT_LINES_MAX) {
-      throw new LedgerError('BODY_TOO_LARGE', `The statement has ${parsed.lines.length} booked lines; at most ${BANK_STATEMENT_LINES_MAX} are imported at once.`);
-    }
-    const mismatch = parsed.currency !== null && parsed.currency !== currency ? parsed.currency : parsed.lines.find((l) => l.currency !== null && l.currency !== currency)?.currency;
-    if (mismatch) throw new LedgerError('CURRENCY_MISMATCH', `The statement is in ${mismatch}; account ${accountId} is in ${currency}.`);
-    const lines: LineToWrite[] = parsed.lines.map((line, index) => {
-      const amount = parseAmount(line.amount, currency);
-      if (!amount.ok) throw invalid(`Invalid statement: the amount at ${line.at} ${amount.message}.`, [{ path: `${line.at}.amount`, message: amount.message }]);
-      const { at: _at, amount: _text, currency: _currency, ...rest } = line;
-      return { ...rest, index, amount: amount.minor, currency };
-    });
-    const header: Omit<StatementHeader, 'contentHash'> = {
-      accountId,
-      format: file.format,
-      externalId: parsed.externalId ?? csvExternalId(file.bytes, query),
-      currency,
-      from: parsed.from,
-      to: parsed.to,
-      sequenceNumber: parsed.sequenceNumber,
-      openingBalance: signedMinor(parsed.openingBalance, currency, 'openingBalance'),
-      closingBalance: signedMinor(parsed.closingBalance, currency, 'closingBalance'),
-      lineCount: 0,
-    };
-    const contentHash = sha256(canonicalJson({ ...header, openingBalance: header.openingBalance?.toString() ?? null, closingBalance: header.closingBalance?.toString() ?? null, lines: lines.map((l) => ({ ...l, amount: l.amount.toString() })) }));
+    const { header, lines } = await this.deps.parseStatement({ format: file.format, bytes: file.bytes, query, accountId, currency });
     const { writer } = this.deps;
-    const begin = () => writer.run('beginStatementImport', { tenantId, accountId, header: { ...header, contentHash }, leaseMs: BANK_STATEMENT_LEASE_MS, windowDaysDefault: RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT });
+    const begin = () => writer.run('beginStatementImport', { tenantId, accountId, header, leaseMs: BANK_STATEMENT_LEASE_MS, windowDaysDefault: RECONCILIATION_DATE_WINDOW_DAYS_DEFAULT });
     let start = await begin();
     if (start.kind === 'discard') {
       await this.discard(tenantId, start.statementId);
@@ -176,6 +124,16 @@ export class BankStatementService {
       await this.discard(tenantId, statementId);
       return answer;
     });
+  }
+
+  /**
+   * Removes what imports and removals left unfinished (a server stopped midway): up to `limit` statements read, each
+   * removed in parts. Answers how many were read.
+   */
+  async removeUnfinished(limit: number): Promise<number> {
+    const found = await this.deps.store.unfinishedStatements(this.deps.clock.now().toISOString(), limit);
+    for (const { tenantId, id } of found) await this.discard(tenantId, id);
+    return found.length;
   }
 
   /** Removes a statement set aside, a part at a time, other writes running between two. */

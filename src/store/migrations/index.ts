@@ -25,6 +25,7 @@ import * as m0022 from './0022_stored_names.js';
 import * as m0023 from './0023_hashes_as_bytes.js';
 import * as m0024 from './0024_settlements_by_time.js';
 import * as m0025 from './0025_bank_statements.js';
+import * as m0026 from './0026_bank_statements_by_time.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0023_hashes_as_bytes': m0023,
   '0024_settlements_by_time': m0024,
   '0025_bank_statements': m0025,
+  '0026_bank_statements_by_time': m0026,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,8 @@ import { fiatCurrencies } from '../../core/assets.js';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
 import { query } from './query.js';
+import { jsonField, jsonRows } from './jsonRows.js';
+import { isPostgres } from '../migrations/columns.js';
 
 /** The partial indexes' condition, written as they are (0025), so that both engines use them. */
 const FIAT = sql<boolean>`asset in (${sql.join(fiatCurrencies.map((c) => sql.lit(c)))})`;
@@ -26,15 +28,22 @@ export function bankStatementsStatements(prepare: Preparer) {
       .where('entries.asset', '=', param('asset'))
       .where('entries.entry_type', '=', param('entryType'))
       .where('m.entry_seq', 'is', null);
+  /**
+   * What one question of a list found, as JSON text: `[[seq, amount, createdAt, transactionId, entryId], …]` of the
+   * entries the subquery `found` holds (in no order).
+   */
+  const foundJson = (q: Kysely<Database>) =>
+    isPostgres(q)
+      ? sql<string>`coalesce(json_agg(json_build_array(found.seq, found.amount::text, found.created_at, found.transaction_id, found.entry_id))::text, '[]')`
+      : sql<string>`json_group_array(json_array(found.seq, found.amount, found.created_at, found.transaction_id, found.entry_id))`;
   const statementsWindow = (q: Kysely<Database>) =>
     q
       .selectFrom('bank_statements')
       .selectAll()
       .where('tenant_id', '=', tenant)
       .where('state', '=', 'READY')
-      .where('seq', '<', param<bigint>('beforeSeq'))
-      .where('imported_at', '>=', param('from'))
-      .where('imported_at', '<=', param('to'))
+      .where('seq', '>=', param<bigint>('fromSeq'))
+      .where('seq', '<=', param<bigint>('toSeq'))
       .orderBy('seq', 'desc')
       .limit(param<number>('limit'));
   const linesWindow = (q: Kysely<Database>) =>
@@ -51,7 +60,15 @@ export function bankStatementsStatements(prepare: Preparer) {
     bankStatementByExternalId: p((q) =>
       q.selectFrom('bank_statements').selectAll().where('tenant_id', '=', tenant).where('account_id', '=', account).where('external_id', '=', param('externalId')),
     ),
+    // A time bound is a range of sequences (a tenant's importedAt rises with its sequence: 0026), so a page reads what it answers.
     bankStatementsPage: p((q) => statementsWindow(q)),
+    /** The first and the last of a tenant's statements within a time bound. */
+    firstStatementSeqFrom: p((q) =>
+      q.selectFrom('bank_statements').select('seq').where('tenant_id', '=', tenant).where('imported_at', '>=', param('at')).orderBy('imported_at', 'asc').orderBy('seq', 'asc').limit(1),
+    ),
+    lastStatementSeqTo: p((q) =>
+      q.selectFrom('bank_statements').select('seq').where('tenant_id', '=', tenant).where('imported_at', '<=', param('at')).orderBy('imported_at', 'desc').orderBy('seq', 'desc').limit(1),
+    ),
     bankStatementsPageOfAccount: p((q) => statementsWindow(q).where('account_id', '=', account)),
     insertBankStatement: p((q) =>
       q.insertInto('bank_statements').values({
@@ -89,6 +106,17 @@ export function bankStatementsStatements(prepare: Preparer) {
         .where('id', '=', param('id')),
     ),
     deleteBankStatement: p((q) => q.deleteFrom('bank_statements').where('tenant_id', '=', tenant).where('id', '=', param('id'))),
+    /** A tenant's statements left unfinished: being removed, or being imported with the import's lease over. */
+    unfinishedStatements: p((q) =>
+      q
+        .selectFrom('bank_statements')
+        .select('id')
+        .where('tenant_id', '=', tenant)
+        .where('state', 'in', ['IMPORTING', 'DISCARDING'])
+        .where((eb) => eb.or([eb('state', '=', 'DISCARDING'), eb('lease_until', '<=', param('at'))]))
+        .orderBy('seq', 'asc')
+        .limit(param<number>('limit')),
+    ),
     markStatementDiscarding: p((q) => q.updateTable('bank_statements').set({ state: 'DISCARDING', lease_until: null }).where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     /** The first lines of a statement being removed, and (below) their matches: a part of the removal. */
     deleteFirstLinesMatches: p((q) =>
@@ -146,35 +174,56 @@ export function bankStatementsStatements(prepare: Preparer) {
     statementLine: p((q) => q.selectFrom('bank_statement_lines').selectAll().where('tenant_id', '=', tenant).where('id', '=', param('id'))),
     statementLinesPage: p((q) => linesWindow(q)),
     statementLinesPageByStatus: p((q) => linesWindow(q).where('status', '=', param('status'))),
-    /** A bank's id of a line already on another statement of the account. */
-    bankLineSeen: p((q) =>
+    /** Which of a list of a bank's ids of lines (JSON) are already on another statement of the account. */
+    bankLinesSeen: p((q) =>
       q
         .selectFrom('bank_statement_lines')
-        .select('id')
+        .select('bank_line_id')
+        .distinct()
         .where('tenant_id', '=', tenant)
         .where('account_id', '=', account)
-        .where('bank_line_id', '=', param('bankLineId'))
+        .where('bank_line_id', 'in', q.selectFrom(jsonRows(q, param('bankLineIds'), 'elements').as('ask')).select(sql<string>`ask.value`.as('value')))
         .where('bank_line_id', 'is not', null)
-        .where('statement_id', '<>', param('statementId'))
-        .limit(1),
+        .where('statement_id', '<>', param('statementId')),
     ),
-    // In no order: ordered by time, SQLite would walk the account's entries by time instead of seeking the reference
-    // (the rules order the few found themselves).
-    entriesByReference: p((q) =>
-      unmatchedEntries(q)
-        .where('entries.bank_reference', '=', param('reference'))
-        .where('entries.bank_reference', 'is not', null)
-        .limit(param<number>('limit')),
+    // Each question of a list (JSON) is one seek of the index, its entries gathered as JSON, so that a part of a
+    // statement asks all its lines' questions in one statement. By reference in no order: ordered by time, SQLite
+    // would walk the account's entries by time instead of seeking the reference (the rules order the few found).
+    entriesByReferences: p((q) =>
+      q.selectFrom(jsonRows(q, param('references'), 'elements').as('ask')).select([
+        sql<string>`ask.value`.as('reference'),
+        q
+          .selectFrom(
+            unmatchedEntries(q)
+              .where('entries.bank_reference', '=', sql<string>`ask.value`)
+              .where('entries.bank_reference', 'is not', null)
+              .limit(param<number>('limit'))
+              .as('found'),
+          )
+          .select(foundJson(q).as('found'))
+          .as('found'),
+      ]),
     ),
-    entriesByAmount: p((q) =>
-      unmatchedEntries(q)
-        .where('entries.amount', '=', param('amount'))
-        .where('entries.created_at', '>=', param('from'))
-        .where('entries.created_at', '<=', param('to'))
-        .orderBy('entries.created_at', 'asc')
-        .orderBy('entries.seq', 'asc')
-        .limit(param<number>('limit')),
-    ),
+    /** By amount (`{at, amount, from, to}` each), with createdAt in [from, to]: the oldest of each. */
+    entriesByAmounts: p((q) => {
+      const amount = isPostgres(q) ? sql<string>`${jsonField(q, 'ask', 'amount')}::numeric` : jsonField(q, 'ask', 'amount');
+      return q.selectFrom(jsonRows(q, param('asks'), 'objects').as('ask')).select([
+        sql<string>`${jsonField(q, 'ask', 'at')}`.as('at'),
+        q
+          .selectFrom(
+            unmatchedEntries(q)
+              .where('entries.amount', '=', amount)
+              .where('entries.created_at', '>=', jsonField(q, 'ask', 'from'))
+              .where('entries.created_at', '<=', jsonField(q, 'ask', 'to'))
+              .orderBy('entries.created_at', 'asc')
+              .orderBy('entries.seq', 'asc')
+              .limit(param<number>('limit'))
+              .as('found'),
+          )
+          .select(foundJson(q).as('found'))
+          .as('found'),
+      ]);
+    }),
     /** A fiat entry by its id, with whether (and to which line) it is matched. */
     entryById: p((q) =>
       q

@@ -4,7 +4,12 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { isPostgres } from '../migrations/columns.js';
 
-export function jsonRows(q: Kysely<Database>, json: string, kind: 'entries' | 'elements'): RawBuilder<unknown> {
-  if (isPostgres(q)) return kind === 'entries' ? sql`json_each_text(${json}::json)` : sql`json_array_elements_text(${json}::json)`;
+export function jsonRows(q: Kysely<Database>, json: string, kind: 'entries' | 'elements' | 'objects'): RawBuilder<unknown> {
+  if (isPostgres(q)) return kind === 'entries' ? sql`json_each_text(${json}::json)` : kind === 'elements' ? sql`json_array_elements_text(${json}::json)` : sql`json_array_elements(${json}::json)`;
   return sql`json_each(${json})`;
+}
+
+/** A field of the objects of a list's rows (`jsonRows(…, 'objects')` as `row`), as text. */
+export function jsonField(q: Kysely<Database>, row: string, field: string): RawBuilder<string> {
+  return isPostgres(q) ? sql<string>`(${sql.ref(`${row}.value`)}->>${sql.lit(field)})` : sql<string>`json_extract(${sql.ref(`${row}.value`)}, ${sql.lit(`$.${field}`)})`;
 }

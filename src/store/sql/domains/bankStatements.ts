@@ -4,8 +4,8 @@ import type { BankStatement, CandidateEntry, StatementLine } from '../../../core
 import type { Asset } from '../../../core/money.js';
 import type { EntryType } from '../../../core/enums.js';
 import type { Database } from '../../schema.js';
-import type { BankMatch, BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
-import { lazy, part, SEQ_MAX, TIME_MAX, TIME_MIN } from '../part.js';
+import type { AmountAsk, BankMatch, BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
+import { lazy, part, SEQ_MAX } from '../part.js';
 
 const amountOrNull = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
 
@@ -55,13 +55,12 @@ const toLine = (r: Selectable<Database['bank_statement_lines']>): StatementLine 
   note: r.note,
 });
 
-const toCandidate = (r: { seq: bigint; amount: string; created_at: string; entry_id: string; transaction_id: string }): CandidateEntry => ({
-  seq: Number(r.seq),
-  entryId: r.entry_id,
-  transactionId: r.transaction_id,
-  amount: BigInt(r.amount),
-  createdAt: r.created_at,
-});
+/** The entries one question of a list found, from their JSON (`[[seq, amount, createdAt, transactionId, entryId], …]`). */
+const fromFound = (json: string): CandidateEntry[] =>
+  (JSON.parse(json) as Array<[number, string, string, string, string]>).map(([seq, amount, createdAt, transactionId, entryId]) => ({ seq, entryId, transactionId, amount: BigInt(amount), createdAt }));
+
+/** By time, then sequence: the order of the entries of an amount, as the rules read them. */
+const oldestFirst = (a: CandidateEntry, b: CandidateEntry): number => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? -1 : 1) : a.seq - b.seq);
 
 export const bankStatementsPart = part({
   async bankStatement(tenantId: string, id: string): Promise<BankStatement | undefined> {
@@ -75,7 +74,12 @@ export const bankStatementsPart = part({
   },
 
   async *bankStatementsPage(tenantId: string, filter: StatementFilter, before: number | null, limit: number) {
-    const window = { tenantId, beforeSeq: before === null ? SEQ_MAX : BigInt(before), from: filter.from ?? TIME_MIN, to: filter.to ?? TIME_MAX, limit };
+    // A time bound is the range of the tenant's sequences within it; the page's position bounds it from above too.
+    const fromSeq = filter.from === null ? 0n : (await this.s.firstStatementSeqFrom.get({ tenantId, at: filter.from }))?.seq;
+    const toSeq = filter.to === null ? SEQ_MAX : (await this.s.lastStatementSeqTo.get({ tenantId, at: filter.to }))?.seq;
+    if (fromSeq === undefined || toSeq === undefined) return;
+    const end = BigInt(toSeq);
+    const window = { tenantId, fromSeq: BigInt(fromSeq), toSeq: before !== null && BigInt(before) <= end ? BigInt(before) - 1n : end, limit };
     const rows = filter.accountId ? this.s.bankStatementsPageOfAccount.iterate({ ...window, accountId: filter.accountId }) : this.s.bankStatementsPage.iterate(window);
     yield* lazy(rows, toStatement);
   },
@@ -91,16 +95,24 @@ export const bankStatementsPart = part({
     yield* lazy(rows, toLine);
   },
 
-  async bankLineSeen(tenantId: string, accountId: string, bankLineId: string, statementId: string): Promise<boolean> {
-    return (await this.s.bankLineSeen.get({ tenantId, accountId, bankLineId, statementId })) !== undefined;
+  async bankLinesSeen(tenantId: string, accountId: string, statementId: string, bankLineIds: readonly string[]): Promise<Set<string>> {
+    if (bankLineIds.length === 0) return new Set();
+    const rows = await this.s.bankLinesSeen.all({ tenantId, accountId, statementId, bankLineIds: JSON.stringify(bankLineIds) });
+    return new Set(rows.map((r) => r.bank_line_id!));
   },
 
-  async entriesByReference(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, reference: string, limit: number): Promise<CandidateEntry[]> {
-    return (await this.s.entriesByReference.all({ tenantId, accountId, asset, entryType, reference, limit })).map(toCandidate);
+  async entriesByReferences(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, references: readonly string[], limit: number): Promise<Map<string, CandidateEntry[]>> {
+    if (references.length === 0) return new Map();
+    const rows = await this.s.entriesByReferences.all({ tenantId, accountId, asset, entryType, references: JSON.stringify(references), limit });
+    return new Map(rows.map((r) => [r.reference, fromFound(r.found ?? '[]')]));
   },
 
-  async entriesByAmount(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, amount: bigint, from: string, to: string, limit: number): Promise<CandidateEntry[]> {
-    return (await this.s.entriesByAmount.all({ tenantId, accountId, asset, entryType, amount: amount.toString(), from, to, limit })).map(toCandidate);
+  async entriesByAmounts(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, asks: readonly AmountAsk[], limit: number): Promise<CandidateEntry[][]> {
+    if (asks.length === 0) return [];
+    const json = JSON.stringify(asks.map((a, at) => ({ at, amount: a.amount.toString(), from: a.from, to: a.to })));
+    const found: CandidateEntry[][] = asks.map(() => []);
+    for (const r of await this.s.entriesByAmounts.all({ tenantId, accountId, asset, entryType, asks: json, limit })) found[Number(r.at)] = fromFound(r.found ?? '[]').sort(oldestFirst);
+    return found;
   },
 
   async entryToMatch(tenantId: string, entryId: string): Promise<EntryToMatch | undefined> {
@@ -170,6 +182,15 @@ export const bankStatementsPart = part({
       lineCount: BigInt(st.lineCount),
       importedAt: st.importedAt,
     });
+  },
+
+  async unfinishedStatements(at: string, limit: number): Promise<Array<{ tenantId: string; id: string }>> {
+    const found: Array<{ tenantId: string; id: string }> = [];
+    for (const { id: tenantId } of await this.s.tenantIds.all()) {
+      if (found.length >= limit) break;
+      for (const r of await this.s.unfinishedStatements.all({ tenantId, at, limit: limit - found.length })) found.push({ tenantId, id: r.id });
+    }
+    return found;
   },
 
   async markStatementDiscarding(tenantId: string, id: string): Promise<void> {
