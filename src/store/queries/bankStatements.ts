@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { fiatCurrencies } from '../../core/assets.js';
 import type { Database } from '../schema.js';
 import { param, type Preparer } from '../sql/statement.js';
-import { query } from './query.js';
+import { deferrable, query } from './query.js';
 import { jsonField, jsonRows } from './jsonRows.js';
 import { isPostgres } from '../migrations/columns.js';
 
@@ -16,10 +16,15 @@ export function bankStatementsStatements(prepare: Preparer) {
   const p = query(prepare);
   const tenant = param('tenantId');
   const account = param('accountId');
-  /** An account's unmatched entries in an asset on one side (no match row): the rules' candidates. */
-  const unmatchedEntries = (q: Kysely<Database>) =>
+  /**
+   * An account's unmatched entries in an asset on one side (no match row): the rules' candidates, read through `index`.
+   * SQLite is told the index (INDEXED BY): without statistics it would read an amount's entries in a window through
+   * the index by time, every entry of the account in the window for each line (28 s for a part of 500 lines at
+   * 100,000 entries, against 5 ms through the index by amount). PostgreSQL, with its statistics, chooses it itself.
+   */
+  const unmatchedEntries = (q: Kysely<Database>, index: 'entries_bank_reference' | 'entries_bank_amount') =>
     q
-      .selectFrom('entries')
+      .selectFrom(isPostgres(q) ? 'entries' : (sql`"entries" indexed by ${sql.id(index)}` as unknown as 'entries'))
       .leftJoin('bank_matches as m', (j) => j.onRef('m.tenant_id', '=', 'entries.tenant_id').onRef('m.entry_seq', '=', 'entries.seq'))
       .select(['entries.seq', 'entries.amount', 'entries.created_at', 'entries.transaction_id', ENTRY_ID.as('entry_id')])
       .where('entries.tenant_id', '=', tenant)
@@ -156,6 +161,7 @@ export function bankStatementsStatements(prepare: Preparer) {
         candidates: param('candidates'),
         note: param<string | null>('note'),
       }),
+      deferrable,
     ),
     updateStatementLine: p((q) =>
       q
@@ -194,7 +200,7 @@ export function bankStatementsStatements(prepare: Preparer) {
         sql<string>`ask.value`.as('reference'),
         q
           .selectFrom(
-            unmatchedEntries(q)
+            unmatchedEntries(q, 'entries_bank_reference')
               .where('entries.bank_reference', '=', sql<string>`ask.value`)
               .where('entries.bank_reference', 'is not', null)
               .limit(param<number>('limit'))
@@ -211,7 +217,7 @@ export function bankStatementsStatements(prepare: Preparer) {
         sql<string>`${jsonField(q, 'ask', 'at')}`.as('at'),
         q
           .selectFrom(
-            unmatchedEntries(q)
+            unmatchedEntries(q, 'entries_bank_amount')
               .where('entries.amount', '=', amount)
               .where('entries.created_at', '>=', jsonField(q, 'ask', 'from'))
               .where('entries.created_at', '<=', jsonField(q, 'ask', 'to'))
@@ -244,6 +250,7 @@ export function bankStatementsStatements(prepare: Preparer) {
         transaction_id: param('transactionId'),
         amount: param('amount'),
       }),
+      deferrable,
     ),
     matchesOfLine: p((q) => q.selectFrom('bank_matches').select(['entry_id', 'entry_seq']).where('tenant_id', '=', tenant).where('line_id', '=', param('lineId')).orderBy('entry_seq', 'asc')),
     deleteMatchesOfLine: p((q) => q.deleteFrom('bank_matches').where('tenant_id', '=', tenant).where('line_id', '=', param('lineId'))),
