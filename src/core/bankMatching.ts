@@ -41,6 +41,11 @@ interface Found {
 interface LineReads {
   byReference: Found[];
   inWindow: Found;
+  /**
+   * When a reference had more entries than were read (no SUM then): each reference's entries of the line's amount,
+   * oldest first, from which REFERENCE takes its oldest.
+   */
+  sameAmount?: Found[];
 }
 
 /** A line's references as the rules compare them: trimmed, each once, none empty. */
@@ -67,7 +72,18 @@ function decideFrom(line: LineToMatch, reads: LineReads, taken: ReadonlySet<numb
   if (!inWindow) return undefined;
 
   const referenced = [...byReference.values()].sort(oldestFirst);
-  const sameAmount = referenced.find((e) => e.amount === line.amount);
+  let sameAmount = referenced.find((e) => e.amount === line.amount);
+  if (tooMany) {
+    // A reference's read holds only some of its entries: its oldest of the line's amount was read apart, oldest first.
+    const oldest: CandidateEntry[] = [];
+    for (const { entries, cut } of reads.sameAmount ?? []) {
+      const left = entries.filter((e) => !taken.has(e.seq));
+      // The first left is the reference's oldest, unless the part took all that were read.
+      if (cut && left.length === 0) return undefined;
+      oldest.push(...left.slice(0, 1));
+    }
+    sameAmount = oldest.sort(oldestFirst)[0];
+  }
   if (sameAmount) return { rule: 'REFERENCE', entries: [sameAmount] };
   if (inWindow.length === 1) return { rule: 'AMOUNT_DATE', entries: inWindow };
   if (!tooMany && referenced.length >= 2 && referenced.length <= RECONCILIATION_SUM_ENTRIES_MAX) {
@@ -99,9 +115,19 @@ async function readLines(reader: ReadStore, tenantId: string, lines: readonly Li
         reader.entriesByReferences(tenantId, accountId, currency, side, references, REFERENCE_READ),
         reader.entriesByAmounts(tenantId, accountId, currency, side, asks, WINDOW_READ),
       ]);
+      const cut: LineToMatch[] = [];
       for (const [i, line] of group.entries()) {
-        reads.set(line, { byReference: referencesOf(line).map((r) => found(byReference.get(r), REFERENCE_READ)), inWindow: found(byAmount[i], WINDOW_READ) });
+        const lineReads = { byReference: referencesOf(line).map((r) => found(byReference.get(r), REFERENCE_READ)), inWindow: found(byAmount[i], WINDOW_READ) };
+        reads.set(line, lineReads);
+        if (lineReads.byReference.some((r) => r.cut)) cut.push(line);
       }
+      // A reference with more entries than a read takes (rare: a reference used again and again): its entries of
+      // the line's amount, read apart, oldest first.
+      if (cut.length === 0) return;
+      const sameAmountAsks = cut.flatMap((line) => referencesOf(line).map((reference) => ({ reference, amount: line.amount })));
+      const sameAmount = await reader.entriesByReferenceAmounts(tenantId, accountId, currency, side, sameAmountAsks, REFERENCE_READ);
+      let at = 0;
+      for (const line of cut) reads.get(line)!.sameAmount = referencesOf(line).map(() => found(sameAmount[at++], REFERENCE_READ));
     }),
   );
   return reads;

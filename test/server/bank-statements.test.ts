@@ -53,7 +53,9 @@ const importFile = (c: Client, accountId: string, body: string, type = 'applicat
   c.request('POST', `/api/v1/accounts/${accountId}/bank-statements${query}`, { rawBody: body, headers: { 'content-type': type } });
 
 describe('bank statements', () => {
-  const t = useServerWithAccounts({ accounts: { bank: 'ASSET', revenue: 'REVENUE', euros: { currency: 'EUR', type: 'ASSET' }, other: 'ASSET' } });
+  const t = useServerWithAccounts({
+    accounts: { bank: 'ASSET', revenue: 'REVENUE', euros: { currency: 'EUR', type: 'ASSET' }, euroRevenue: { currency: 'EUR', type: 'REVENUE' }, other: 'ASSET' },
+  });
 
   it('imports a camt.053 statement and matches by reference, by amount and date, and by sum', async () => {
     const { bank, revenue } = t.accounts;
@@ -119,6 +121,31 @@ describe('bank statements', () => {
     const overlap = await importFile(t.client, other, camt('TWICE-2', [{ amount: '61', direction: 'CRDT', ref: 'T2' }, { amount: '3', direction: 'CRDT', ref: 'T3' }]));
     expect(overlap.body.lineCount).toBe(1);
     expect(overlap.body.summary.duplicates).toBe(1);
+  });
+
+  it('finds the oldest entry of a reference and amount among more entries of the reference than SUM takes', async () => {
+    const { euros, euroRevenue } = t.accounts;
+    // 101 entries of 1.00 under one reference, then one of 7.00: more than a reference's read (SUM's 100, and one).
+    const transactions = [...Array.from({ length: 101 }, () => '1.00'), '7.00'].map((amount) => ({
+      idempotencyKey: randomUUID(),
+      lines: [fiat(euros, 'DEBIT', amount, 'EUR', { bankReference: 'MONTHLY' }), fiat(euroRevenue, 'CREDIT', amount, 'EUR')],
+    }));
+    const batch = await t.client.post('/api/v1/transactions/batch', { atomic: true, transactions });
+    expect(batch.status, batch.text).toBe(201);
+    const ids = batch.body.results.map((r: any) => r.transactionId);
+    // Booked 40 days back: no AMOUNT_DATE window holds the entries, so only REFERENCE can match.
+    const booked = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10);
+    const file = camt('MONTHLY-1', [
+      { amount: '7.00', direction: 'CRDT', ref: 'M-7', endToEnd: 'MONTHLY', booked },
+      { amount: '1.00', direction: 'CRDT', ref: 'M-1', endToEnd: 'MONTHLY', booked },
+    ], { currency: 'EUR' });
+    const res = await importFile(t.client, euros, file);
+    expect(res.status, res.text).toBe(201);
+    const lines = (await t.client.get(`/api/v1/bank-statements/${res.body.statementId}/lines`)).body.items;
+    expect(lines.map((l: any) => [l.status, l.matchRule])).toEqual([['MATCHED', 'REFERENCE'], ['MATCHED', 'REFERENCE']]);
+    const transactionOf = async (entryId: string) => (await t.client.get(`/api/v1/accounts/${euros}/entries?limit=200`)).body.entries.find((e: any) => e.entryId === entryId).transactionId;
+    expect(await transactionOf(lines[0].matchedEntryIds[0])).toBe(ids[101]);
+    expect(await transactionOf(lines[1].matchedEntryIds[0])).toBe(ids[0]);
   });
 
   it('imports a CSV with its options', async () => {

@@ -27,6 +27,12 @@ export interface AmountAsk {
   to: string;
 }
 
+/** A question of the REFERENCE rule when a reference has more entries than were read: its entries of this amount. */
+export interface ReferenceAmountAsk {
+  reference: string;
+  amount: bigint;
+}
+
 /** A fiat entry found by its id, with the line it is matched to (null: none). */
 export interface EntryToMatch extends CandidateEntry {
   accountId: string;
@@ -53,6 +59,8 @@ export interface BankStatementReads {
   entriesByReferences(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, references: readonly string[], limit: number): Promise<Map<string, CandidateEntry[]>>;
   /** The same for each ask, by amount with createdAt in [from, to]: at most `limit` each, oldest first, in the asks' order. */
   entriesByAmounts(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, asks: readonly AmountAsk[], limit: number): Promise<CandidateEntry[][]>;
+  /** The same for each ask, by bank reference and amount: at most `limit` each, oldest first, in the asks' order. */
+  entriesByReferenceAmounts(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, asks: readonly ReferenceAmountAsk[], limit: number): Promise<CandidateEntry[][]>;
   entryToMatch(tenantId: string, entryId: string): Promise<EntryToMatch | undefined>;
   /** The entries matched to a line, as ids, in the order they were posted. */
   matchedEntryIds(tenantId: string, lineId: string): Promise<string[]>;

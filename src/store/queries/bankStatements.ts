@@ -41,6 +41,17 @@ export function bankStatementsStatements(prepare: Preparer) {
     isPostgres(q)
       ? sql<string>`coalesce(json_agg(json_build_array(found.seq, found.amount::text, found.created_at, found.transaction_id, found.entry_id))::text, '[]')`
       : sql<string>`json_group_array(json_array(found.seq, found.amount, found.created_at, found.transaction_id, found.entry_id))`;
+  /** A question's amount (`{amount}` in a JSON list), compared as the column is. */
+  const askedAmount = (q: Kysely<Database>) => (isPostgres(q) ? sql<string>`${jsonField(q, 'ask', 'amount')}::numeric` : jsonField(q, 'ask', 'amount'));
+  /** Each question of a JSON list of objects (`{at, …}`), the unmatched entries its terms select, oldest first: at most `limit`. */
+  const oldestOfEach = (q: Kysely<Database>, index: Parameters<typeof unmatchedEntries>[1], terms: (found: ReturnType<typeof unmatchedEntries>) => ReturnType<typeof unmatchedEntries>) =>
+    q.selectFrom(jsonRows(q, param('asks'), 'objects').as('ask')).select([
+      sql<string>`${jsonField(q, 'ask', 'at')}`.as('at'),
+      q
+        .selectFrom(terms(unmatchedEntries(q, index)).orderBy('entries.created_at', 'asc').orderBy('entries.seq', 'asc').limit(param<number>('limit')).as('found'))
+        .select(foundJson(q).as('found'))
+        .as('found'),
+    ]);
   const statementsWindow = (q: Kysely<Database>) =>
     q
       .selectFrom('bank_statements')
@@ -211,25 +222,20 @@ export function bankStatementsStatements(prepare: Preparer) {
       ]),
     ),
     /** By amount (`{at, amount, from, to}` each), with createdAt in [from, to]: the oldest of each. */
-    entriesByAmounts: p((q) => {
-      const amount = isPostgres(q) ? sql<string>`${jsonField(q, 'ask', 'amount')}::numeric` : jsonField(q, 'ask', 'amount');
-      return q.selectFrom(jsonRows(q, param('asks'), 'objects').as('ask')).select([
-        sql<string>`${jsonField(q, 'ask', 'at')}`.as('at'),
-        q
-          .selectFrom(
-            unmatchedEntries(q, 'entries_bank_amount')
-              .where('entries.amount', '=', amount)
-              .where('entries.created_at', '>=', jsonField(q, 'ask', 'from'))
-              .where('entries.created_at', '<=', jsonField(q, 'ask', 'to'))
-              .orderBy('entries.created_at', 'asc')
-              .orderBy('entries.seq', 'asc')
-              .limit(param<number>('limit'))
-              .as('found'),
-          )
-          .select(foundJson(q).as('found'))
-          .as('found'),
-      ]);
-    }),
+    entriesByAmounts: p((q) =>
+      oldestOfEach(q, 'entries_bank_amount', (found) =>
+        found
+          .where('entries.amount', '=', askedAmount(q))
+          .where('entries.created_at', '>=', jsonField(q, 'ask', 'from'))
+          .where('entries.created_at', '<=', jsonField(q, 'ask', 'to')),
+      ),
+    ),
+    /** By bank reference and amount (`{at, reference, amount}` each): the oldest of each. */
+    entriesByReferenceAmounts: p((q) =>
+      oldestOfEach(q, 'entries_bank_reference', (found) =>
+        found.where('entries.bank_reference', '=', jsonField(q, 'ask', 'reference')).where('entries.bank_reference', 'is not', null).where('entries.amount', '=', askedAmount(q)),
+      ),
+    ),
     /** A fiat entry by its id, with whether (and to which line) it is matched. */
     entryById: p((q) =>
       q

@@ -4,7 +4,7 @@ import type { BankStatement, CandidateEntry, StatementLine } from '../../../core
 import type { Asset } from '../../../core/money.js';
 import type { EntryType } from '../../../core/enums.js';
 import type { Database } from '../../schema.js';
-import type { AmountAsk, BankMatch, BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
+import type { AmountAsk, BankMatch, ReferenceAmountAsk, BankStatementReads, BankStatementWrites, EntryToMatch, StatementFilter } from '../../../core/ports/bankStatements.js';
 import { lazy, part, SEQ_MAX } from '../part.js';
 
 const amountOrNull = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -112,6 +112,14 @@ export const bankStatementsPart = part({
     const json = JSON.stringify(asks.map((a, at) => ({ at, amount: a.amount.toString(), from: a.from, to: a.to })));
     const found: CandidateEntry[][] = asks.map(() => []);
     for (const r of await this.s.entriesByAmounts.all({ tenantId, accountId, asset, entryType, asks: json, limit })) found[Number(r.at)] = fromFound(r.found ?? '[]').sort(oldestFirst);
+    return found;
+  },
+
+  async entriesByReferenceAmounts(tenantId: string, accountId: string, asset: Asset, entryType: EntryType, asks: readonly ReferenceAmountAsk[], limit: number): Promise<CandidateEntry[][]> {
+    if (asks.length === 0) return [];
+    const json = JSON.stringify(asks.map((a, at) => ({ at, reference: a.reference, amount: a.amount.toString() })));
+    const found: CandidateEntry[][] = asks.map(() => []);
+    for (const r of await this.s.entriesByReferenceAmounts.all({ tenantId, accountId, asset, entryType, asks: json, limit })) found[Number(r.at)] = fromFound(r.found ?? '[]').sort(oldestFirst);
     return found;
   },
 
