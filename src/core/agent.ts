@@ -21,7 +21,8 @@ export const inputToJson = (input: TransactionInput): string =>
   JSON.stringify({ ...input, lines: input.lines.map((l) => ({ ...l, amountMinor: l.amountMinor.toString() })) });
 
 export function inputFromJson(text: string): TransactionInput {
-  const parsed = JSON.parse(text) as { lines: Array<Omit<LineInput, 'amountMinor'> & { amountMinor: string }>; metadata: Record<string, string> };
-  return { metadata: parsed.metadata, lines: parsed.lines.map((l) => ({ ...l, amountMinor: BigInt(l.amountMinor) })) };
+  const parsed = JSON.parse(text) as { lines: Array<Omit<LineInput, 'amountMinor'> & { amountMinor: string }>; metadata: Record<string, string>; effectiveAt?: number };
+  const input: TransactionInput = { metadata: parsed.metadata, lines: parsed.lines.map((l) => ({ ...l, amountMinor: BigInt(l.amountMinor) })) };
+  return parsed.effectiveAt === undefined ? input : { ...input, effectiveAt: parsed.effectiveAt };
 }
 

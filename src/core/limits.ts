@@ -55,6 +55,10 @@ export const JSON_DEPTH_MAX = 16;
  */
 export const INSTANT_MIN = '0001-01-01T00:00:00Z';
 export const INSTANT_MAX = '9999-12-31T23:59:59.999Z';
+/** The earliest instant a posting may be dated to (`effectiveAt`). */
+export const EFFECTIVE_AT_MIN = '2000-01-01T00:00:00.000Z';
+/** An `effectiveAt` at most this far past the commit is taken as the commit time, as clocks disagree; later is 400. */
+export const EFFECTIVE_AT_AHEAD_MAX_MS = 5 * 60_000;
 /** A cursor stops working this long after it was issued. */
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 export const CURSOR_LENGTH_MAX = 1024;

@@ -4,6 +4,8 @@ import { formatMinor, parseAmount, type Asset } from './money.js';
 import type { PostTransactionBody } from './schemas.js';
 import type { LineInput, TransactionInput } from './types.js';
 import { sortedEntries } from './idempotency.js';
+import { EFFECTIVE_AT_AHEAD_MAX_MS } from './limits.js';
+import { toIso } from './time.js';
 
 /** Converts validated request lines to exact minor units; a 400 names the first line whose amount does not fit its asset. */
 export function toTransactionInput(body: PostTransactionBody): TransactionInput {
@@ -34,7 +36,7 @@ export function toTransactionInput(body: PostTransactionBody): TransactionInput 
             },
     };
   });
-  return { lines, metadata: body.metadata ?? {} };
+  return { lines, metadata: body.metadata ?? {}, ...(body.effectiveAt === undefined ? {} : { effectiveAt: body.effectiveAt }) };
 }
 
 /** Signed effect of a line on its account: debits add, credits subtract (debits minus credits). */
@@ -62,4 +64,19 @@ export const fingerprint = (input: TransactionInput): string =>
   JSON.stringify([
     sortedEntries(input.metadata),
     input.lines.map((l) => [l.accountId, l.entryType, l.asset, l.amountMinor.toString(), l.description, l.details]),
+    // Only when given: a body without it keeps the fingerprint it had before effective dates.
+    ...(input.effectiveAt === undefined ? [] : [input.effectiveAt]),
   ]);
+
+/**
+ * The instant a posting belongs to, settled at its commit: the commit's without one; one at most
+ * EFFECTIVE_AT_AHEAD_MAX_MS past it is the commit's, as clocks disagree; later is 400 at `effectiveAt`.
+ */
+export function effectiveAtOf(asked: number | undefined, createdAt: string): string {
+  if (asked === undefined) return createdAt;
+  const commit = Date.parse(createdAt);
+  if (asked <= commit) return toIso(asked);
+  if (asked - commit <= EFFECTIVE_AT_AHEAD_MAX_MS) return createdAt;
+  const message = `must not be later than the commit time (${createdAt}) by more than ${EFFECTIVE_AT_AHEAD_MAX_MS / 60_000} minutes: a posting is not dated in the future`;
+  throw invalid(`Invalid request body: effectiveAt ${message}.`, [{ path: 'effectiveAt', message }]);
+}

@@ -77,6 +77,7 @@ export const journalEntry = v.strictObject({
   monetary,
   description: v.optional(v.string()),
   createdAt: instant,
+  effectiveAt: v.pipe(instant, v.description('The instant the entry belongs to: its transaction\'s effectiveAt')),
   bankStatementLineId: v.pipe(v.nullable(uuid), v.description('The bank statement line this entry is matched to; null until matched')),
 });
 
@@ -155,6 +156,7 @@ export const transaction = v.strictObject({
   metadata,
   lines: v.array(v.strictObject({ ...journalEntry.entries, accountId: uuid })),
   createdAt: instant,
+  effectiveAt: v.pipe(instant, v.description('The instant the transaction belongs to: the one it was posted with (effectiveAt), else its commit time (createdAt)')),
   reversesTransactionId: v.nullable(v.pipe(uuid, v.description('The transaction this one reverses; null unless it is a reversal'))),
   reversedByTransactionId: v.nullable(
     v.pipe(uuid, v.description('The transaction that reversed this one (a reversal, or an agent rollback); null until then, and always null in a transaction.committed event, which shows the transaction as committed')),

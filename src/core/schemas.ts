@@ -105,7 +105,8 @@ export const journalLine = v.strictObject({
   description: v.optional(v.nullable(text(limits.DESCRIPTION_LENGTH_MAX))),
 });
 
-export const postTransactionBody = v.strictObject({
+/** A posting's lines and metadata: what a hold and an agent's transaction are made of. */
+export const postingBody = v.strictObject({
   lines: v.pipe(
     v.array(journalLine),
     v.minLength(limits.LINES_PER_TRANSACTION_MIN, `must have at least ${limits.LINES_PER_TRANSACTION_MIN} lines`),
@@ -113,6 +114,18 @@ export const postTransactionBody = v.strictObject({
   ),
   metadata: v.optional(metadataSchema),
 });
+
+/**
+ * The instant a posting belongs to (issue 44), from EFFECTIVE_AT_MIN; no later than its commit, which only the write
+ * knows (effectiveAtOf).
+ */
+const effectiveAtSchema = v.pipe(
+  instantText('down', 'must be an ISO 8601 instant'),
+  v.check((ms) => ms >= Date.parse(limits.EFFECTIVE_AT_MIN), `must not be before ${limits.EFFECTIVE_AT_MIN}`),
+);
+
+/** POST /api/v1/transactions and each item of a batch: a posting, with the instant it belongs to. */
+export const postTransactionBody = v.strictObject({ ...postingBody.entries, effectiveAt: v.optional(effectiveAtSchema) });
 export type PostTransactionBody = v.InferOutput<typeof postTransactionBody>;
 
 /** POST /api/v1/transactions/{id}/reverse: optional; the link to the original is the ledger's to set. */
@@ -148,7 +161,7 @@ export type AccountLimitsBody = v.InferOutput<typeof accountLimitsBody>;
 
 /** POST /api/v1/holds: a posting's body, with when it expires. */
 export const createHoldBody = v.strictObject({
-  ...postTransactionBody.entries,
+  ...postingBody.entries,
   expiresAt: v.optional(instantText('down', 'must be an ISO 8601 instant')),
 });
 export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;

@@ -64,6 +64,8 @@ export interface LineInput {
 export interface TransactionInput {
   lines: LineInput[];
   metadata: Record<string, string>;
+  /** The instant the posting belongs to, in ms, as asked (effectiveAtOf settles it at commit); absent: its commit's. */
+  effectiveAt?: number;
 }
 
 /** An entry as read back: its id is in its view alone (the API's `entryId`). */

@@ -67,16 +67,16 @@ export function entryViewHead(e: Pick<Entry, 'entryType' | 'asset' | 'amountMino
 /** An entry's stored view as listed: with the bank statement line it is matched to (null until matched) at its end. */
 export const listedEntryText = (view: string, lineId: string | null): string => `${view.slice(0, -1)},"bankStatementLineId":${lineId === null ? 'null' : JSON.stringify(lineId)}}`;
 
-/** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt}`. */
-export const entryText = (head: string, createdAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)}}`;
+/** The entry as listed: `{entryId, transactionId, type, monetary, description?, createdAt, effectiveAt}`. */
+export const entryText = (head: string, createdAt: string, effectiveAt: string): string => `${head},"createdAt":${JSON.stringify(createdAt)},"effectiveAt":${JSON.stringify(effectiveAt)}}`;
 
 /** A transaction line: the entry as listed, plus the account it belongs to. */
-export const lineText = (head: string, createdAt: string, accountId: string): string =>
-  `${head},"createdAt":${JSON.stringify(createdAt)},"accountId":${JSON.stringify(accountId)}}`;
+export const lineText = (head: string, createdAt: string, effectiveAt: string, accountId: string): string =>
+  `${head},"createdAt":${JSON.stringify(createdAt)},"effectiveAt":${JSON.stringify(effectiveAt)},"accountId":${JSON.stringify(accountId)}}`;
 
-/** The transaction as read back and sent in events: `{transactionId, metadata, lines, createdAt}`. */
-export const transactionText = (transactionId: string, metadata: Record<string, string>, lines: readonly string[], createdAt: string): string =>
-  `{"transactionId":${JSON.stringify(transactionId)},"metadata":${toJsonText(metadata)},"lines":[${lines.join(',')}],"createdAt":${JSON.stringify(createdAt)}}`;
+/** The transaction as read back and sent in events: `{transactionId, metadata, lines, createdAt, effectiveAt}`. */
+export const transactionText = (transactionId: string, metadata: Record<string, string>, lines: readonly string[], createdAt: string, effectiveAt: string): string =>
+  `{"transactionId":${JSON.stringify(transactionId)},"metadata":${toJsonText(metadata)},"lines":[${lines.join(',')}],"createdAt":${JSON.stringify(createdAt)},"effectiveAt":${JSON.stringify(effectiveAt)}}`;
 
 /**
  * A transaction as the API shows it: its stored document with its reversal links, which are read with it (they change

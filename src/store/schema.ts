@@ -49,6 +49,8 @@ export interface TransactionsTable {
   id: string;
   document: string;
   created_at: string;
+  /** The instant it belongs to, when earlier than created_at (back-dated); null: created_at. */
+  effective_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** That a transaction was reversed, and by which (one reversal per transaction). */
@@ -90,6 +92,8 @@ export interface EntriesTable {
   view: string;
   /** A fiat line's bank reference (null for none, and for on-chain lines): what a bank statement's line is matched by. */
   bank_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its transaction's effective_at (null: created_at). */
+  effective_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BankStatementsTable {

@@ -63,7 +63,7 @@ describe('agent transactions and policy rules', () => {
     expect(await h.store.currentBalance(h.tenantId, payable, 'USD')).toBe(125n);
     const record = (await auditOf(h)).at(-1)!;
     expect(record).toMatchObject({ action: 'AGENTS_EXECUTE', type: 'AGENT', actorKeyId: agent.id });
-    expect(record.payload).toEqual({ transactionId, sessionId: 'sess', status: 'POSTED', lineCount: 2, idempotencyKey: key });
+    expect(record.payload).toEqual({ transactionId, sessionId: 'sess', status: 'POSTED', lineCount: 2, idempotencyKey: key, effectiveAt: record.occurredAt });
     expect(await h.store.idempotency(h.tenantId, AGENT_EXECUTE_ENDPOINT, key)).toMatchObject({ status: 201, body: res.body });
     expect(AGENT_EXECUTE_ENDPOINT).toBe('POST /api/v1/agent/transactions');
     // A replay under the same key and session answers the same; another session under the key is another request.
@@ -131,7 +131,7 @@ describe('agent transactions and policy rules', () => {
     expect(await h.ledger.agents.get(h.tenantId, transactionId)).toMatchObject({ status: 'PENDING_APPROVAL', decidedAt: null });
     expect(await h.store.transaction(h.tenantId, transactionId)).toBeUndefined();
     const heldAudit = (await auditOf(h)).at(-1)!;
-    expect(heldAudit.payload).toEqual({ transactionId, sessionId: 'big', status: 'PENDING_APPROVAL', lineCount: 2, idempotencyKey: key, ruleId: r.id });
+    expect(heldAudit.payload).toEqual({ transactionId, sessionId: 'big', status: 'PENDING_APPROVAL', lineCount: 2, idempotencyKey: key, effectiveAt: heldAudit.occurredAt, ruleId: r.id });
 
     // Not by the key that executed it, nor by an agent key.
     await expect(h.ledger.agents.decide(h.tenantId, agentActor, ['TRANSACTIONS_WRITE'], transactionId, 'APPROVE')).rejects.toMatchObject({
@@ -150,7 +150,7 @@ describe('agent transactions and policy rules', () => {
     expect(JSON.parse((await h.store.transaction(h.tenantId, transactionId))!.document).createdAt).toBe(at);
     const approveAudit = (await auditOf(h)).at(-1)!;
     expect(approveAudit).toMatchObject({ action: 'AGENTS_APPROVE', actorKeyId: approver.keyId, type: 'HUMAN' });
-    expect(approveAudit.payload).toEqual({ transactionId, sessionId: 'big', executedBy: agent.id });
+    expect(approveAudit.payload).toEqual({ transactionId, sessionId: 'big', executedBy: agent.id, effectiveAt: approveAudit.occurredAt });
     await expect(h.ledger.agents.decide(h.tenantId, approver, [], transactionId, 'REJECT')).rejects.toMatchObject({
       code: 'CONFLICT',
       message: `Agent transaction ${transactionId} is POSTED, not PENDING_APPROVAL.`,

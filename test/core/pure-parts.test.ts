@@ -158,9 +158,9 @@ describe('views', () => {
     const head = entryViewHead(fiatLine, 'e', 'tx');
     expect(head).toBe('{"entryId":"e","transactionId":"tx","type":"DEBIT","monetary":{"type":"FIAT","amount":1.5,"currency":"USD","rail":"PIX","bankReference":"ref"},"description":"d"');
     expect(entryViewHead(chainLine, 'e', 'tx')).not.toContain('description');
-    expect(entryText(head, 'T')).toBe(`${head},"createdAt":"T"}`);
-    expect(lineText(head, 'T', 'acc')).toBe(`${head},"createdAt":"T","accountId":"acc"}`);
-    expect(transactionText('tx', { k: 'v' }, ['{"a":1}', '{"b":2}'], 'T')).toBe('{"transactionId":"tx","metadata":{"k":"v"},"lines":[{"a":1},{"b":2}],"createdAt":"T"}');
+    expect(entryText(head, 'T', 'E')).toBe(`${head},"createdAt":"T","effectiveAt":"E"}`);
+    expect(lineText(head, 'T', 'E', 'acc')).toBe(`${head},"createdAt":"T","effectiveAt":"E","accountId":"acc"}`);
+    expect(transactionText('tx', { k: 'v' }, ['{"a":1}', '{"b":2}'], 'T', 'E')).toBe('{"transactionId":"tx","metadata":{"k":"v"},"lines":[{"a":1},{"b":2}],"createdAt":"T","effectiveAt":"E"}');
   });
 
   it('an entry\'s head is the text of its view for any entry (written out field by field, not stringified)', () => {

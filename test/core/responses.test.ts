@@ -16,9 +16,9 @@ const HASH = 'ab'.repeat(32);
 
 const fiat = { type: 'FIAT', amount, currency: 'USD', rail: 'PIX', bankReference: null };
 const onchain = { type: 'ONCHAIN', amount, token: 'USDC', chainId: 'EVM', txHash: '0xabc', blockNumber: 7, walletAddress: 'w', tokenContract: 'c' };
-const entry = { entryId: ID, transactionId: OTHER, type: 'DEBIT', monetary: fiat, description: 'rent', createdAt: AT, bankStatementLineId: null };
+const entry = { entryId: ID, transactionId: OTHER, type: 'DEBIT', monetary: fiat, description: 'rent', createdAt: AT, effectiveAt: AT, bankStatementLineId: null };
 const account = { id: ID, name: 'Cash', description: null, currency: 'USD', type: 'ASSET', normalBalance: 'DEBIT', createdAt: AT, metadata: {} };
-const transaction = { transactionId: OTHER, metadata: { order: '1001' }, lines: [{ ...entry, accountId: ID }, { ...entry, type: 'CREDIT', monetary: onchain, accountId: OTHER }], createdAt: AT, reversesTransactionId: null, reversedByTransactionId: ID };
+const transaction = { transactionId: OTHER, metadata: { order: '1001' }, lines: [{ ...entry, accountId: ID }, { ...entry, type: 'CREDIT', monetary: onchain, accountId: OTHER }], createdAt: AT, effectiveAt: AT, reversesTransactionId: null, reversedByTransactionId: ID };
 const apiKey = { id: ID, prefix: 'sk_live_ab', scopes: ['ADMIN', 'ACCOUNTS_READ'], createdAt: AT, revokedAt: null };
 const settlement = {
   settlementId: ID,

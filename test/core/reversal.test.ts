@@ -37,7 +37,8 @@ const documentOf = (id: string, posted: TransactionInput) =>
   transactionText(
     id,
     posted.metadata,
-    posted.lines.map((line, i) => lineText(entryViewHead(line, `e${i}`, id), AT, line.accountId)),
+    posted.lines.map((line, i) => lineText(entryViewHead(line, `e${i}`, id), AT, AT, line.accountId)),
+    AT,
     AT,
   );
 

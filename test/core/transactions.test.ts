@@ -52,7 +52,7 @@ describe('transactions', () => {
     const { transactionId } = JSON.parse(res.body) as { transactionId: string };
     expect(Object.keys(JSON.parse(res.body))).toEqual(['transactionId']);
     const doc = JSON.parse(toJsonText(await h.ledger.transactions.get(h.tenantId, transactionId)));
-    expect(doc).toMatchObject({ transactionId, metadata: { order: '42' }, createdAt: '2030-03-01T10:00:00.000Z' });
+    expect(doc).toMatchObject({ transactionId, metadata: { order: '42' }, createdAt: '2030-03-01T10:00:00.000Z', effectiveAt: '2030-03-01T10:00:00.000Z' });
     expect(doc.lines).toHaveLength(2);
     expect(doc.lines[0]).toMatchObject({ accountId: cash, transactionId, type: 'DEBIT', description: 'in', monetary: { type: 'FIAT', amount: 12.3, currency: 'USD', rail: 'ACH', bankReference: null } });
     expect(doc.lines[1]).toMatchObject({ accountId: sales, type: 'CREDIT', createdAt: '2030-03-01T10:00:00.000Z' });
@@ -62,7 +62,7 @@ describe('transactions', () => {
     const record = (await auditOf(h)).at(-1)!;
     expect(record.action).toBe('POST_TRANSACTION');
     expect(record.occurredAt).toBe('2030-03-01T10:00:00.000Z');
-    expect(record.payload).toEqual({ transactionId, lineCount: 2, idempotencyKey: key });
+    expect(record.payload).toEqual({ transactionId, lineCount: 2, idempotencyKey: key, effectiveAt: '2030-03-01T10:00:00.000Z' });
     const event = (await h.store.outboxAfter(h.tenantId, (await h.store.lastOutboxSeq(h.tenantId)) - 1))!;
     expect(event.type).toBe('transaction.committed');
     expect(JSON.parse(event.payload)).toEqual(doc);

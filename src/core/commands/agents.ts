@@ -3,7 +3,7 @@
 import type { WriteContext } from '../ports.js';
 import { LedgerError, notFound } from '../errors.js';
 import { appendAudit, type Actor } from '../audit.js';
-import { assertBalanced } from '../posting.js';
+import { assertBalanced, effectiveAtOf } from '../posting.js';
 import type { TransactionInput } from '../types.js';
 import type { StoredResponse } from '../idempotency.js';
 import { addDebits, debitsOf, evaluatePolicy, type Debits, type Verdict } from '../policy.js';
@@ -75,6 +75,7 @@ export async function executeAgentTransactionCommand(
     assertBalanced(input.lines);
     await checkAccounts(tx, tenantId, input);
     const at = commitClock.next();
+    const effectiveAt = effectiveAtOf(input.effectiveAt, at);
     const debits = debitsOf(input.lines);
     const verdict = await judgeAgent(ctx, { tenantId, actor, rawKey: args.rawKey, sessionId, input, at });
     if (verdict.kind === 'REFUSE') return refuseAgent(ctx, { tenantId, actor, sessionId, key, at }, verdict);
@@ -85,9 +86,9 @@ export async function executeAgentTransactionCommand(
       { id: transactionId, tenantId, status, sessionId, actorKeyId: actor.keyId, input, createdAt: at, decidedAt: status === 'POSTED' ? at : null, decidedBy: null, reversalTransactionId: null },
       debitsJson(debits),
     );
-    const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key };
+    const payload = { transactionId, sessionId, status, lineCount: input.lines.length, idempotencyKey: key, effectiveAt };
     if (status === 'POSTED') {
-      await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
+      await writePosting(ctx, { tenantId, actor, input, rendered, createdAt: at, effectiveAt, audit: { action: 'AGENTS_EXECUTE', payload }, matchSettlements: true });
     } else {
       await appendAudit(tx, ids, tenantId, actor, 'AGENTS_EXECUTE', at, { ...payload, ruleId: verdict.kind === 'HOLD' ? verdict.rule.id : null });
     }
@@ -118,7 +119,9 @@ export async function decideAgentTransactionCommand(ctx: WriteContext, args: { t
   const payload = { transactionId: id, sessionId: record.sessionId, executedBy: record.actorKeyId };
   if (status === 'POSTED') {
     const rendered = renderPosting(record.input, ids, id);
-    await writePosting(ctx, { tenantId, actor, input: record.input, rendered, createdAt: at, audit: { action: 'AGENTS_APPROVE', payload }, matchSettlements: true });
+    // The instant asked at execution, earlier than this commit: the transaction belongs there (issue 44).
+    const effectiveAt = effectiveAtOf(record.input.effectiveAt, at);
+    await writePosting(ctx, { tenantId, actor, input: record.input, rendered, createdAt: at, effectiveAt, audit: { action: 'AGENTS_APPROVE', payload: { ...payload, effectiveAt } }, matchSettlements: true });
   } else {
     await appendAudit(tx, ids, tenantId, actor, 'AGENTS_REJECT', at, payload);
   }

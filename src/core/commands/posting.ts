@@ -64,6 +64,8 @@ export interface Posting {
   input: TransactionInput;
   rendered: RenderedPosting;
   createdAt: string;
+  /** The instant it belongs to (effectiveAtOf); absent: its commit's. */
+  effectiveAt?: string;
   audit: { action: AuditAction; payload: AuditPayload };
   /** A reversal records no expected transfer, so it settles nothing. */
   matchSettlements: boolean;
@@ -135,11 +137,13 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   // Before anything is written: a posting that would take a balance past its limits changes nothing.
   if (p.checkLimits !== false) checkLimits(accounts, [...running.values()]);
   // The parent row first: entries reference it.
-  const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, e.accountId)), createdAt);
-  await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt });
+  const effectiveAt = p.effectiveAt ?? createdAt;
+  const backdatedTo = effectiveAt === createdAt ? null : effectiveAt;
+  const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, effectiveAt, e.accountId)), createdAt, effectiveAt);
+  await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt }, backdatedTo);
   await tx.indexTransaction(tenantId, transactionId, input.metadata, [...accounts.keys()]);
   for (const entry of entries) {
-    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt));
+    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt, effectiveAt), backdatedTo);
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
     if (entry.details.kind === 'ONCHAIN') await tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
   }

@@ -2,7 +2,7 @@
 // atomic batch as one write.
 import { LedgerError } from '../errors.js';
 import type { Actor } from '../audit.js';
-import { assertBalanced } from '../posting.js';
+import { assertBalanced, effectiveAtOf } from '../posting.js';
 import type { TransactionInput } from '../types.js';
 import type { WriteContext } from '../ports.js';
 import type { StoredResponse } from '../idempotency.js';
@@ -21,6 +21,7 @@ export async function postTransactionCommand(
     // After the key: a replay, or another body under a used key, is answered as such whatever the body says.
     assertBalanced(args.input.lines);
     const createdAt = ctx.commitClock.next();
+    const effectiveAt = effectiveAtOf(args.input.effectiveAt, createdAt);
     const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
     const { transactionId } = rendered;
     await writePosting(ctx, {
@@ -29,7 +30,8 @@ export async function postTransactionCommand(
       input: args.input,
       rendered,
       createdAt,
-      audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
+      effectiveAt,
+      audit: { action: 'POST_TRANSACTION', payload: { transactionId, lineCount: args.input.lines.length, idempotencyKey: key, effectiveAt } },
       matchSettlements: true,
     });
     return { status: 201, body: JSON.stringify({ transactionId }) };

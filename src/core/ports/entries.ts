@@ -39,7 +39,8 @@ export interface EntryReads {
 
 /** WriteTx's part for entries and balances. */
 export interface EntryWrites {
-  insertEntry(entry: Omit<Entry, 'seq'>, view: string): Promise<void>;
+  /** `backdatedTo`: its transaction's. */
+  insertEntry(entry: Omit<Entry, 'seq'>, view: string, backdatedTo: string | null): Promise<void>;
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void>;
   /** Sets what open holds reserve on a balance. */
   setPending(tenantId: string, accountId: string, asset: Asset, pending: Pending): Promise<void>;

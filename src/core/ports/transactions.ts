@@ -40,7 +40,8 @@ export interface TransactionReads {
 
 /** WriteTx's part for transactions. */
 export interface TransactionWrites {
-  insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void>;
+  /** `backdatedTo`: the instant it belongs to, when earlier than its commit; null when it is its commit's. */
+  insertTransaction(record: Omit<TransactionRecord, 'seq'>, backdatedTo: string | null): Promise<void>;
   /** What the filters find a transaction by (its metadata entries, its accounts): written with it. */
   indexTransaction(tenantId: string, transactionId: string, metadata: Readonly<Record<string, string>>, accountIds: readonly string[]): Promise<void>;
   /** Records that a transaction was reversed, and by which: the database refuses a second reversal of it. */

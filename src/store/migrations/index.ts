@@ -26,6 +26,7 @@ import * as m0023 from './0023_hashes_as_bytes.js';
 import * as m0024 from './0024_settlements_by_time.js';
 import * as m0025 from './0025_bank_statements.js';
 import * as m0026 from './0026_bank_statements_by_time.js';
+import * as m0027 from './0027_effective_dates.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0024_settlements_by_time': m0024,
   '0025_bank_statements': m0025,
   '0026_bank_statements_by_time': m0026,
+  '0027_effective_dates': m0027,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -137,6 +137,7 @@ export function entriesStatements(prepare: Preparer) {
         balance_after: param('balanceAfter'),
         view: param('view'),
         bank_reference: param<string | null>('bankReference'),
+        effective_at: param<string | null>('effectiveAt'),
       }),
       deferrable,
     ),

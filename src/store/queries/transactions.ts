@@ -33,7 +33,7 @@ export function transactionsStatements(prepare: Preparer) {
     transaction: p((q) => linkedTransactions(q).where('t.id', '=', param('transactionId'))),
     transactionsPage: p((q) => linkedTransactions(q).where('t.seq', '<', param<bigint>('before')).orderBy('t.seq', 'desc').limit(param<number>('limit'))),
     insertTransaction: p((q) =>
-      q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), document: param('document'), created_at: param('createdAt') }),
+      q.insertInto('transactions').values({ tenant_id: tenant, id: param('id'), document: param('document'), created_at: param('createdAt'), effective_at: param<string | null>('effectiveAt') }),
       deferrable,
     ),
     /** The reversal links of a transaction: what reversed it, and what it reverses. */

@@ -56,7 +56,7 @@ function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry
 
 export const toEntry = (r: Row<Database['entries']>): StoredEntry => ({ ...toStatementEntry(r), details: detailsOf(r) });
 
-export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference'>): StatementEntry => ({
+export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference' | 'effective_at'>): StatementEntry => ({
   seq: Number(r.seq),
   tenantId: r.tenant_id,
   transactionId: r.transaction_id,
@@ -70,7 +70,7 @@ export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | '
   balanceAfterMinor: BigInt(r.balance_after),
 });
 
-export const toTransaction = (r: Row<Database['transactions']> & { reverses_id: string | null; reversed_by_id: string | null; bank_lines: string | null }): LinkedTransaction => ({
+export const toTransaction = (r: Omit<Row<Database['transactions']>, 'effective_at'> & { reverses_id: string | null; reversed_by_id: string | null; bank_lines: string | null }): LinkedTransaction => ({
   id: r.id,
   tenantId: r.tenant_id,
   seq: Number(r.seq),

@@ -150,7 +150,7 @@ export const entriesPart = part({
     return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(m.toEntry);
   },
 
-  async insertEntry(e: Omit<Entry, 'seq'>, view: string): Promise<void> {
+  async insertEntry(e: Omit<Entry, 'seq'>, view: string, backdatedTo: string | null): Promise<void> {
     await this.s.insertEntry.run({
       tenantId: e.tenantId,
       transactionId: e.transactionId,
@@ -165,6 +165,7 @@ export const entriesPart = part({
       balanceAfter: e.balanceAfterMinor.toString(),
       view,
       bankReference: m.matchingReference(e.details),
+      effectiveAt: backdatedTo,
     });
   },
 

@@ -48,8 +48,8 @@ export const transactionsPart = part({
     for (const accountId of accountIds) await this.s.insertTransactionAccount.run({ tenantId, transactionId, accountId });
   },
 
-  async insertTransaction(record: Omit<TransactionRecord, 'seq'>): Promise<void> {
-    await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt });
+  async insertTransaction(record: Omit<TransactionRecord, 'seq'>, backdatedTo: string | null): Promise<void> {
+    await this.s.insertTransaction.run({ tenantId: record.tenantId, id: record.id, document: record.document, createdAt: record.createdAt, effectiveAt: backdatedTo });
   },
 
   async reversalLinks(tenantId: string, transactionId: string): Promise<ReversalLinks> {

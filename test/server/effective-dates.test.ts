@@ -1,0 +1,147 @@
+// Effective dates (issue 44, section 1) over HTTP, on both engines: a posting dated to the instant it belongs to
+// (`effectiveAt`), within its bounds, shown on the transaction, its entries, its event and its audit record; without
+// one, its commit time; each refusal a 400 that writes nothing; a replay with another effectiveAt a changed body.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { fiat, post, useServerWithAccounts } from '../helpers/server.js';
+import { expectError, expectValidation } from '../helpers/expect.js';
+import { parseNdjson } from '../helpers/audit.js';
+import { sqlOn } from '../helpers/sql.js';
+import { openSchema } from '../../src/store/migrate.js';
+import { datedAtCommit } from '../../src/store/migrations/0027_effective_dates.js';
+import { AGENT_PATH, createRule, newKey } from '../helpers/agents.js';
+
+describe('effectiveAt on postings', () => {
+  const t = useServerWithAccounts({ accounts: { cash: 'ASSET', sales: 'REVENUE' } });
+  const lines = (amount: string) => [fiat(t.accounts.cash, 'DEBIT', amount), fiat(t.accounts.sales, 'CREDIT', amount)];
+  const posting = (amount: string, effectiveAt?: unknown, key = randomUUID()) =>
+    t.client.post('/api/v1/transactions', { lines: lines(amount), ...(effectiveAt === undefined ? {} : { effectiveAt }) }, { 'idempotency-key': key });
+  const transaction = async (id: string) => (await t.client.get(`/api/v1/transactions/${id}`)).body;
+  const entriesOf = async (id: string) => ((await t.client.get(`/api/v1/accounts/${t.accounts.cash}/entries?limit=200`)).body.entries as any[]).filter((e) => e.transactionId === id);
+  const count = async () => ((await t.client.get(`/api/v1/accounts/${t.accounts.cash}/entries?limit=200`)).body.entries as any[]).length;
+
+  it('dates a posting to the instant given, shown on the transaction, its entries, its event and its audit record', async () => {
+    const res = await posting('10.00', '2026-06-30T23:59:59.999+00:00');
+    expect(res.status, res.text).toBe(201);
+    const { transactionId } = res.body;
+    const got = await transaction(transactionId);
+    expect(got.effectiveAt).toBe('2026-06-30T23:59:59.999Z');
+    expect(got.lines.map((l: any) => l.effectiveAt)).toEqual(['2026-06-30T23:59:59.999Z', '2026-06-30T23:59:59.999Z']);
+    expect(Date.parse(got.createdAt)).toBeGreaterThan(Date.parse(got.effectiveAt));
+    const entries = await entriesOf(transactionId);
+    expect(entries.map((e) => e.effectiveAt)).toEqual(['2026-06-30T23:59:59.999Z']);
+    expect(entries[0].createdAt).toBe(got.createdAt);
+
+    const events = (await t.client.get('/api/v1/events?limit=200')).body.items as any[];
+    expect(events.find((e) => e.data?.transactionId === transactionId)?.data.effectiveAt).toBe('2026-06-30T23:59:59.999Z');
+    const audit = parseNdjson((await t.client.get('/api/v1/compliance/audit-export?from=2000-01-01&to=2100-01-01')).text);
+    expect(audit.find((r) => r.action === 'POST_TRANSACTION' && r.payload.transactionId === transactionId)?.payload.effectiveAt).toBe('2026-06-30T23:59:59.999Z');
+  });
+
+  it('without one, or a few minutes ahead (clocks disagree), is its commit time', async () => {
+    const plain = await posting('1.00');
+    expect(plain.status, plain.text).toBe(201);
+    const a = await transaction(plain.body.transactionId);
+    expect(a.effectiveAt).toBe(a.createdAt);
+    expect((await entriesOf(plain.body.transactionId))[0].effectiveAt).toBe(a.createdAt);
+
+    const ahead = await posting('1.00', new Date(Date.now() + 2 * 60_000).toISOString());
+    expect(ahead.status, ahead.text).toBe(201);
+    const b = await transaction(ahead.body.transactionId);
+    expect(b.effectiveAt).toBe(b.createdAt);
+  });
+
+  it('refuses a future date, one before 2000 and one that is no instant, writing nothing', async () => {
+    const before = await count();
+    expectValidation(await posting('1.00', new Date(Date.now() + 10 * 60_000).toISOString()), { detail: { path: 'effectiveAt', message: /commit time/ } });
+    expectValidation(await posting('1.00', '1999-12-31T23:59:59.999Z'), { detail: { path: 'effectiveAt', message: /2000-01-01/ } });
+    expectValidation(await posting('1.00', '30 June'), { detail: { path: 'effectiveAt' } });
+    expectValidation(await posting('1.00', 1_751_327_999_999), { detail: { path: 'effectiveAt' } });
+    expect(await count()).toBe(before);
+  });
+
+  it('is part of the body its key was used with: the same answers again, another effectiveAt is refused', async () => {
+    const key = randomUUID();
+    const first = await posting('2.00', '2026-07-01T00:00:00Z', key);
+    expect(first.status, first.text).toBe(201);
+    const again = await posting('2.00', '2026-07-01T00:00:00.000Z', key);
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.transactionId).toBe(first.body.transactionId);
+    expectError(await posting('2.00', '2026-07-02T00:00:00Z', key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(await posting('2.00', undefined, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('is taken by each item of a batch, and a future one refuses an atomic batch at its item', async () => {
+    const items = [
+      { idempotencyKey: randomUUID(), lines: lines('3.00'), effectiveAt: '2026-05-31T12:00:00Z' },
+      { idempotencyKey: randomUUID(), lines: lines('4.00') },
+    ];
+    const res = await t.client.post('/api/v1/transactions/batch', { transactions: items });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r: any) => r.status)).toEqual([201, 201]);
+    const [dated, plain] = await Promise.all(res.body.results.map((r: any) => transaction(r.transactionId)));
+    expect(dated.effectiveAt).toBe('2026-05-31T12:00:00.000Z');
+    expect(plain.effectiveAt).toBe(plain.createdAt);
+
+    const before = await count();
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const atomic = await t.client.post('/api/v1/transactions/batch', {
+      atomic: true,
+      transactions: [{ idempotencyKey: randomUUID(), lines: lines('5.00') }, { idempotencyKey: randomUUID(), lines: lines('6.00'), effectiveAt: future }],
+    });
+    expectValidation(atomic, { detail: { path: 'transactions[1].effectiveAt' } });
+    expect(await count()).toBe(before);
+  });
+
+  it('a transaction written before effective dates is dated at its commit by the migration (0027)', async () => {
+    const res = await posting('7.00');
+    expect(res.status, res.text).toBe(201);
+    const { transactionId } = res.body;
+    const { createdAt } = await transaction(transactionId);
+    // Its texts as they were written before 0027 (none back-dated then), then the migration's step.
+    const undated = (column: string) => `replace(${column}, ',"effectiveAt":"' || coalesce(effective_at, created_at) || '"', '')`;
+    // (A line's is before its accountId, the transaction's at the end: each the same text.)
+    await sqlOn(t.dbPath, `UPDATE transactions SET document = ${undated('document')}, effective_at = NULL`);
+    await sqlOn(t.dbPath, `UPDATE entries SET view = ${undated('view')}, effective_at = NULL`);
+    const { rows } = await sqlOn<{ document: string }>(t.dbPath, 'SELECT document FROM transactions');
+    expect(rows.filter((r) => r.document.includes('effectiveAt'))).toEqual([]);
+    const schema = (await openSchema(t.dbPath, { migrate: false }))!;
+    try {
+      await datedAtCommit(schema.kysely);
+    } finally {
+      await schema.close();
+    }
+    const migrated = await transaction(transactionId);
+    expect(migrated.effectiveAt).toBe(createdAt);
+    expect(migrated.lines.map((l: any) => Object.keys(l).slice(-4))).toEqual(Array(2).fill(['createdAt', 'effectiveAt', 'accountId', 'bankStatementLineId']));
+    expect(migrated.lines.map((l: any) => l.effectiveAt)).toEqual([createdAt, createdAt]);
+    expect((await entriesOf(transactionId))[0]).toMatchObject({ createdAt, effectiveAt: createdAt, bankStatementLineId: null });
+    const listed = (await t.client.get('/api/v1/transactions?limit=200')).body.items as any[];
+    expect(listed.length).toBeGreaterThan(1);
+    for (const x of listed) expect(x.effectiveAt).toBe(x.createdAt);
+  });
+
+  it("is taken by an agent's transaction, posted at once or held and approved later", async () => {
+    const agent = await newKey(t.client, t.url, ['AGENTS_EXECUTE']);
+    await createRule(t.client, { type: 'REQUIRE_HUMAN_APPROVAL_ABOVE', amount: '50', agentKeyPrefix: agent.prefix });
+    const execute = (amount: string, effectiveAt: string) =>
+      agent.c.request('POST', AGENT_PATH, { body: { lines: lines(amount), effectiveAt }, headers: { 'x-agent-session-id': 'month-end', 'idempotency-key': randomUUID() } });
+    const posted = await execute('10.00', '2026-06-30T10:00:00Z');
+    expect(posted.status, posted.text).toBe(201);
+    expect((await transaction(posted.body.transactionId)).effectiveAt).toBe('2026-06-30T10:00:00.000Z');
+    const held = await execute('80.00', '2026-06-30T11:00:00Z');
+    expect(held.status, held.text).toBe(202);
+    const approved = await t.client.post(`${AGENT_PATH}/${held.body.transactionId}/approve`);
+    expect(approved.status, approved.text).toBe(200);
+    const got = await transaction(held.body.transactionId);
+    expect(got.effectiveAt).toBe('2026-06-30T11:00:00.000Z');
+    expect(Date.parse(got.createdAt)).toBeGreaterThan(Date.parse(got.effectiveAt));
+    expectValidation(await execute('1.00', new Date(Date.now() + 3_600_000).toISOString()), { detail: { path: 'effectiveAt' } });
+  });
+
+  it('is not taken where a posting is not dated: a hold', async () => {
+    const res = await t.client.post('/api/v1/holds', { lines: lines('1.00'), effectiveAt: '2026-01-01T00:00:00Z' }, { 'idempotency-key': randomUUID() });
+    expectValidation(res, { detail: { path: 'effectiveAt' } });
+    expect((await post(t.client, lines('1.00'))).status).toBe(201);
+  });
+});
