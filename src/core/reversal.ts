@@ -10,6 +10,8 @@ import { REVERSES_KEY } from './enums.js';
 export interface ReversalNote {
   metadata?: Record<string, string>;
   description?: string | null;
+  /** The instant the reversal belongs to (ms); absent: its own commit's. */
+  effectiveAt?: number;
 }
 
 /** The exact reverse: every line on the other side, with the given description if any, and the link in its metadata. */
@@ -20,6 +22,8 @@ export const reverseOf = (input: TransactionInput, transactionId: string, note: 
     entryType: l.entryType === 'DEBIT' ? 'CREDIT' : 'DEBIT',
     description: note.description ?? l.description,
   })),
+  // Its own instant, or its commit's: never the original's.
+  ...(note.effectiveAt === undefined ? {} : { effectiveAt: note.effectiveAt }),
 });
 
 type Monetary = PostTransactionBody['lines'][number]['monetaryEntry'];

@@ -137,6 +137,7 @@ export const reverseTransactionBody = v.strictObject({
     ),
   ),
   description: v.optional(v.nullable(text(limits.REVERSAL_DESCRIPTION_LENGTH_MAX))),
+  effectiveAt: v.optional(effectiveAtSchema),
 });
 export type ReverseTransactionBody = v.InferOutput<typeof reverseTransactionBody>;
 
@@ -171,6 +172,7 @@ export type CreateHoldBody = v.InferOutput<typeof createHoldBody>;
  */
 export const captureHoldBody = v.strictObject({
   amount: v.optional(amountSchema),
+  effectiveAt: v.optional(effectiveAtSchema),
 });
 export type CaptureHoldBody = v.InferOutput<typeof captureHoldBody>;
 

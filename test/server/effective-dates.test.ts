@@ -139,6 +139,37 @@ describe('effectiveAt on postings', () => {
     expectValidation(await execute('1.00', new Date(Date.now() + 3_600_000).toISOString()), { detail: { path: 'effectiveAt' } });
   });
 
+  it("dates a reversal to its own instant, or its commit's, never the original's", async () => {
+    const original = await posting('9.00', '2026-06-15T00:00:00Z');
+    expect(original.status, original.text).toBe(201);
+    const reverse = (id: string, body: Record<string, unknown>, key = randomUUID()) => t.client.post(`/api/v1/transactions/${id}/reverse`, body, { 'idempotency-key': key });
+    const plain = await reverse(original.body.transactionId, {});
+    expect(plain.status, plain.text).toBe(201);
+    const a = await transaction(plain.body.transactionId);
+    expect(a.effectiveAt).toBe(a.createdAt);
+
+    const other = await posting('9.50', '2026-06-15T00:00:00Z');
+    const key = randomUUID();
+    const dated = await reverse(other.body.transactionId, { effectiveAt: '2026-06-20T00:00:00Z' }, key);
+    expect(dated.status, dated.text).toBe(201);
+    expect((await transaction(dated.body.transactionId)).effectiveAt).toBe('2026-06-20T00:00:00.000Z');
+    expect((await reverse(other.body.transactionId, { effectiveAt: '2026-06-20T00:00:00.000Z' }, key)).body.transactionId).toBe(dated.body.transactionId);
+    expectError(await reverse(other.body.transactionId, { effectiveAt: '2026-06-21T00:00:00Z' }, key), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectValidation(await reverse((await posting('9.75')).body.transactionId, { effectiveAt: '1999-01-01T00:00:00Z' }), { detail: { path: 'effectiveAt' } });
+  });
+
+  it("dates a hold's capture to the instant given; its replay with another is refused", async () => {
+    const hold = await t.client.post('/api/v1/holds', { lines: lines('12.00') }, { 'idempotency-key': randomUUID() });
+    expect(hold.status, hold.text).toBe(201);
+    const key = randomUUID();
+    const capture = (body: Record<string, unknown>) => t.client.post(`/api/v1/holds/${hold.body.holdId}/capture`, body, { 'idempotency-key': key });
+    const captured = await capture({ effectiveAt: '2026-06-30T18:00:00Z' });
+    expect(captured.status, captured.text).toBe(200);
+    expect((await transaction(captured.body.transactionId)).effectiveAt).toBe('2026-06-30T18:00:00.000Z');
+    expect((await capture({ effectiveAt: '2026-06-30T18:00:00.000Z' })).status).toBe(200);
+    expectError(await capture({}), 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('is not taken where a posting is not dated: a hold', async () => {
     const res = await t.client.post('/api/v1/holds', { lines: lines('1.00'), effectiveAt: '2026-01-01T00:00:00Z' }, { 'idempotency-key': randomUUID() });
     expectValidation(res, { detail: { path: 'effectiveAt' } });

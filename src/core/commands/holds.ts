@@ -2,7 +2,7 @@
 import type { WriteContext, WriteTx } from '../ports.js';
 import { invalid, LedgerError, notFound } from '../errors.js';
 import { appendAudit, SYSTEM_ACTOR, type Actor, type AuditAction } from '../audit.js';
-import { assertBalanced, signedAmount } from '../posting.js';
+import { assertBalanced, effectiveAtOf, signedAmount } from '../posting.js';
 import { requestHash, type StoredResponse } from '../idempotency.js';
 import type { Hold } from '../hold.js';
 import { amountValue, formatMinor, parseAmount, type Asset } from '../money.js';
@@ -144,10 +144,10 @@ export async function voidHoldCommand(ctx: WriteContext, args: { tenantId: strin
   });
 }
 
-/** What makes two captures the same request: the hold, and the amount by value (20, "20" and "20.00" are one). */
-function captureHash(holdId: string, amount: string | null): string {
+/** What makes two captures the same request: the hold, the amount by value (20, "20" and "20.00" are one), its effectiveAt. */
+function captureHash(holdId: string, amount: string | null, effectiveAt: number | undefined): string {
   const value = amount === null ? null : amountValue(amount);
-  return requestHash(`${holdId}\u0000${value === null ? '' : value.ok ? value.value : amount}`);
+  return requestHash(`${holdId}\u0000${value === null ? '' : value.ok ? value.value : amount}${effectiveAt === undefined ? '' : `\u0000${effectiveAt}`}`);
 }
 
 /**
@@ -157,12 +157,13 @@ function captureHash(holdId: string, amount: string | null): string {
  */
 export async function captureHoldCommand(
   ctx: WriteContext,
-  args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; key: string | null; lines: number },
+  args: { tenantId: string; actor: Actor; holdId: string; amount: string | null; effectiveAt?: number; key: string | null; lines: number },
 ): Promise<StoredResponse | HoldExpired> {
   const { tenantId, holdId } = args;
-  return idempotentCommand(ctx, { tenantId, endpoint: captureEndpoint(holdId), key: args.key, hash: captureHash(holdId, args.amount) }, async () => {
+  return idempotentCommand(ctx, { tenantId, endpoint: captureEndpoint(holdId), key: args.key, hash: captureHash(holdId, args.amount, args.effectiveAt) }, async () => {
     const { tx } = ctx;
     const at = ctx.commitClock.next();
+    const effectiveAt = effectiveAtOf(args.effectiveAt, at);
     const hold = await pendingHold(ctx, tenantId, holdId, at);
     if (isExpired(hold)) return hold;
     const lines = hold.input.lines;
@@ -196,7 +197,8 @@ export async function captureHoldCommand(
       input,
       rendered,
       createdAt: at,
-      audit: { action: 'POST_TRANSACTION', payload: { transactionId: rendered.transactionId, lineCount: lines.length, captureOfHoldId: holdId } },
+      effectiveAt,
+      audit: { action: 'POST_TRANSACTION', payload: { transactionId: rendered.transactionId, lineCount: lines.length, captureOfHoldId: holdId, effectiveAt } },
       matchSettlements: true,
     });
     const capturedAmount = formatMinor(captured, asset);

@@ -6,6 +6,7 @@ import type { TransactionInput } from '../types.js';
 import type { StoredResponse } from '../idempotency.js';
 import { renderPosting, writePosting, type RenderedPosting } from './posting.js';
 import { idempotentCommand } from './idempotent.js';
+import { effectiveAtOf } from '../posting.js';
 
 export const REVERSE_TRANSACTION_ENDPOINT = 'POST /api/v1/transactions/{transactionId}/reverse';
 
@@ -65,6 +66,7 @@ export async function reverseTransactionCommand(
     const refusal = await refusalOf(ctx, tenantId, transactionId, args.originalMetadata);
     if (refusal) throw refusal;
     const createdAt = ctx.commitClock.next();
+    const effectiveAt = effectiveAtOf(args.input.effectiveAt, createdAt);
     const rendered = args.rendered ?? renderPosting(args.input, ctx.ids);
     const reversalId = rendered.transactionId;
     await writePosting(ctx, {
@@ -73,7 +75,8 @@ export async function reverseTransactionCommand(
       input: args.input,
       rendered,
       createdAt,
-      audit: { action: 'REVERSE_TRANSACTION', payload: { transactionId: reversalId, reversesTransactionId: transactionId, lineCount: args.input.lines.length, idempotencyKey: key } },
+      effectiveAt,
+      audit: { action: 'REVERSE_TRANSACTION', payload: { transactionId: reversalId, reversesTransactionId: transactionId, lineCount: args.input.lines.length, idempotencyKey: key, effectiveAt } },
       // It records no expected transfer: it settles nothing.
       matchSettlements: false,
     });

@@ -79,7 +79,7 @@ export class HoldService {
       amount = checked.text;
     }
     const lines = await this.linesOf(tenantId, holdId);
-    const result = await this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount, key, lines });
+    const result = await this.deps.writer.run('captureHold', { tenantId, actor, holdId, amount, ...(body.effectiveAt === undefined ? {} : { effectiveAt: body.effectiveAt }), key, lines });
     if ('expired' in result) throw holdExpired(result.expired);
     return result;
   }

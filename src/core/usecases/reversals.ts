@@ -10,9 +10,9 @@ import { uuidV7 } from '../ids.js';
 import { REVERSE_TRANSACTION_ENDPOINT, alreadyReversed } from '../commands/reversals.js';
 import { renderAhead } from '../commands/posting.js';
 
-/** What makes two reversal requests the same: the transaction, the metadata by content, the description. */
+/** What makes two reversal requests the same: the transaction, the metadata by content, the description, its effectiveAt. */
 const fingerprintOf = (transactionId: string, body: ReverseTransactionBody): string =>
-  JSON.stringify([transactionId, sortedEntries(body.metadata ?? {}), body.description ?? null]);
+  JSON.stringify([transactionId, sortedEntries(body.metadata ?? {}), body.description ?? null, ...(body.effectiveAt === undefined ? [] : [body.effectiveAt])]);
 
 export class ReversalService {
 
