@@ -170,6 +170,20 @@ describe('effectiveAt on postings', () => {
     expectError(await capture({}), 422, 'IDEMPOTENCY_KEY_REUSED');
   });
 
+  it("is what bank matching's AMOUNT_DATE rule compares with the line's booking date", async () => {
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const backdated = await posting('33.33', `${day(20)}T12:00:00Z`);
+    expect(backdated.status, backdated.text).toBe(201);
+    // Today's line first: by createdAt it would take the entry.
+    const csv = `bookingDate,amount,reference\n${day(0)},33.33,WIRE-2\n${day(20)},33.33,WIRE-1\n`;
+    const imported = await t.client.request('POST', `/api/v1/accounts/${t.accounts.cash}/bank-statements`, { rawBody: csv, headers: { 'content-type': 'text/csv' } });
+    expect(imported.status, imported.text).toBe(201);
+    const found = (await t.client.get(`/api/v1/bank-statements/${imported.body.statementId}/lines`)).body.items as any[];
+    // Booked today, the day it was posted: not matched; booked 20 days ago, the day it is effective: matched.
+    expect(found.map((l) => [l.status, l.matchRule])).toEqual([['UNMATCHED', null], ['MATCHED', 'AMOUNT_DATE']]);
+    expect((await entriesOf(backdated.body.transactionId))[0].bankStatementLineId).toBe(found[1].lineId);
+  });
+
   it('is not taken where a posting is not dated: a hold', async () => {
     const res = await t.client.post('/api/v1/holds', { lines: lines('1.00'), effectiveAt: '2026-01-01T00:00:00Z' }, { 'idempotency-key': randomUUID() });
     expectValidation(res, { detail: { path: 'effectiveAt' } });

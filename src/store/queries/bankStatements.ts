@@ -9,6 +9,8 @@ import { isPostgres } from '../migrations/columns.js';
 
 /** The partial indexes' condition, written as they are (0025), so that both engines use them. */
 const FIAT = sql<boolean>`asset in (${sql.join(fiatCurrencies.map((c) => sql.lit(c)))})`;
+/** An entry's effective instant (issue 44), as the index by amount (0028) ends with it. */
+const EFFECTIVE_AT = sql<string>`coalesce(entries.effective_at, entries.created_at)`;
 /** An entry's id, as its view begins: `{"entryId":"<id>"` (the index entries_entry_id is on this expression). */
 const ENTRY_ID = sql<string>`substr(view, 13, 36)`;
 
@@ -43,12 +45,20 @@ export function bankStatementsStatements(prepare: Preparer) {
       : sql<string>`json_group_array(json_array(found.seq, found.amount, found.created_at, found.transaction_id, found.entry_id))`;
   /** A question's amount (`{amount}` in a JSON list), compared as the column is. */
   const askedAmount = (q: Kysely<Database>) => (isPostgres(q) ? sql<string>`${jsonField(q, 'ask', 'amount')}::numeric` : jsonField(q, 'ask', 'amount'));
-  /** Each question of a JSON list of objects (`{at, …}`), the unmatched entries its terms select, oldest first: at most `limit`. */
-  const oldestOfEach = (q: Kysely<Database>, index: Parameters<typeof unmatchedEntries>[1], terms: (found: ReturnType<typeof unmatchedEntries>) => ReturnType<typeof unmatchedEntries>) =>
+  /**
+   * Each question of a JSON list of objects (`{at, …}`), the unmatched entries its terms select, oldest first (by
+   * `time`: createdAt, or the effective instant): at most `limit`.
+   */
+  const oldestOfEach = (
+    q: Kysely<Database>,
+    index: Parameters<typeof unmatchedEntries>[1],
+    terms: (found: ReturnType<typeof unmatchedEntries>) => ReturnType<typeof unmatchedEntries>,
+    time: typeof EFFECTIVE_AT | 'entries.created_at' = 'entries.created_at',
+  ) =>
     q.selectFrom(jsonRows(q, param('asks'), 'objects').as('ask')).select([
       sql<string>`${jsonField(q, 'ask', 'at')}`.as('at'),
       q
-        .selectFrom(terms(unmatchedEntries(q, index)).orderBy('entries.created_at', 'asc').orderBy('entries.seq', 'asc').limit(param<number>('limit')).as('found'))
+        .selectFrom(terms(unmatchedEntries(q, index)).orderBy(time, 'asc').orderBy('entries.seq', 'asc').limit(param<number>('limit')).as('found'))
         .select(foundJson(q).as('found'))
         .as('found'),
     ]);
@@ -221,13 +231,14 @@ export function bankStatementsStatements(prepare: Preparer) {
           .as('found'),
       ]),
     ),
-    /** By amount (`{at, amount, from, to}` each), with createdAt in [from, to]: the oldest of each. */
+    /** By amount (`{at, amount, from, to}` each), with the effective instant in [from, to]: the oldest of each. */
     entriesByAmounts: p((q) =>
       oldestOfEach(q, 'entries_bank_amount', (found) =>
         found
           .where('entries.amount', '=', askedAmount(q))
-          .where('entries.created_at', '>=', jsonField(q, 'ask', 'from'))
-          .where('entries.created_at', '<=', jsonField(q, 'ask', 'to')),
+          .where(EFFECTIVE_AT, '>=', jsonField(q, 'ask', 'from'))
+          .where(EFFECTIVE_AT, '<=', jsonField(q, 'ask', 'to')),
+        EFFECTIVE_AT,
       ),
     ),
     /** By bank reference and amount (`{at, reference, amount}` each): the oldest of each. */
