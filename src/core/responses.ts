@@ -96,6 +96,7 @@ export const statement = v.strictObject({
       amount: amountOut,
       description: v.optional(v.string()),
       occurredAt: instant,
+      effectiveAt: v.pipe(instant, v.description('The instant the entry belongs to: its transaction\'s effectiveAt')),
     }),
   ),
   closingBalance: amountOut,

@@ -71,8 +71,8 @@ export interface TransactionInput {
 /** An entry as read back: its id is in its view alone (the API's `entryId`). */
 export type StoredEntry = Omit<Entry, 'id'>;
 
-/** An entry as an account's statement reads it: without its monetary details. */
-export type StatementEntry = Omit<StoredEntry, 'details'>;
+/** An entry as an account's statement reads it: without its monetary details, with the instant it belongs to. */
+export type StatementEntry = Omit<StoredEntry, 'details'> & { effectiveAt: string };
 
 export interface Entry extends LineInput {
   id: string;

@@ -38,7 +38,7 @@ export const QUICKSTART_EXAMPLES: Record<string, OperationExample> = {
         from: '2000-01-01T00:00:00.000Z',
         to: '2100-01-01T00:00:00.000Z',
         openingBalance: 0,
-        movements: [{ transactionId: TRANSACTION, type: 'CREDIT', amount: 125.5, occurredAt: AT }],
+        movements: [{ transactionId: TRANSACTION, type: 'CREDIT', amount: 125.5, occurredAt: AT, effectiveAt: AT }],
         closingBalance: 125.5,
       },
     },

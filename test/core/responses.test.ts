@@ -101,7 +101,7 @@ const samples: Record<r.ResponseName, unknown> = {
     from: AT,
     to: AT,
     openingBalance: amount,
-    movements: [{ transactionId: OTHER, type: 'CREDIT', amount, description: 'fee', occurredAt: AT }],
+    movements: [{ transactionId: OTHER, type: 'CREDIT', amount, description: 'fee', occurredAt: AT, effectiveAt: AT }],
     closingBalance: amount,
   },
   TrialBalance: {
@@ -238,7 +238,7 @@ describe('the answers\' schemas', () => {
     ['key scope', spec.scope, (x) => [r.apiKey, { ...apiKey, scopes: [x] }]],
     ['created key scope', spec.scope, (x) => [r.apiKeyCreated, { ...(samples.ApiKeyCreated as object), scopes: [x] }]],
     ['statement currency', spec.currency, (x) => [r.statement, { ...(samples.Statement as object), currency: x }]],
-    ['statement movement type', spec.entryType, (x) => [r.statement, { ...(samples.Statement as object), movements: [{ transactionId: OTHER, type: x, amount, occurredAt: AT }] }]],
+    ['statement movement type', spec.entryType, (x) => [r.statement, { ...(samples.Statement as object), movements: [{ transactionId: OTHER, type: x, amount, occurredAt: AT, effectiveAt: AT }] }]],
   ];
 
   it.each(cases)('%s: every value the specification lists, and nothing else', (_, values, answer) => {

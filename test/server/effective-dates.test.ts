@@ -31,6 +31,8 @@ describe('effectiveAt on postings', () => {
     const entries = await entriesOf(transactionId);
     expect(entries.map((e) => e.effectiveAt)).toEqual(['2026-06-30T23:59:59.999Z']);
     expect(entries[0].createdAt).toBe(got.createdAt);
+    const statement = (await t.client.get(`/api/v1/accounts/${t.accounts.cash}/statement?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z`)).body;
+    expect(statement.movements.find((m: any) => m.transactionId === transactionId)).toMatchObject({ occurredAt: got.createdAt, effectiveAt: '2026-06-30T23:59:59.999Z' });
 
     const events = (await t.client.get('/api/v1/events?limit=200')).body.items as any[];
     expect(events.find((e) => e.data?.transactionId === transactionId)?.data.effectiveAt).toBe('2026-06-30T23:59:59.999Z');

@@ -82,7 +82,7 @@ describe('statement', () => {
     for (let i = 1; i < m.length; i++) expect(Date.parse(m[i - 1].occurredAt)).toBeLessThanOrEqual(Date.parse(m[i].occurredAt));
     for (const x of m) {
       expect(x.amount).toBeGreaterThan(0);
-      for (const k of Object.keys(x)) expect(['transactionId', 'type', 'amount', 'description', 'occurredAt']).toContain(k);
+      for (const k of Object.keys(x)) expect(['transactionId', 'type', 'amount', 'description', 'occurredAt', 'effectiveAt']).toContain(k);
     }
   });
 

@@ -89,6 +89,7 @@ export class EntryService {
         amount: amountView(e.amountMinor, asset),
         ...(e.description !== null ? { description: e.description } : {}),
         occurredAt: e.createdAt,
+        effectiveAt: e.effectiveAt,
       })),
       closingBalance: amountView(reported(account, closing), asset),
     };

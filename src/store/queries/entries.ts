@@ -110,7 +110,7 @@ export function entriesStatements(prepare: Preparer) {
     entriesBetween: p((q) =>
       q
         .selectFrom('entries')
-        .select(['seq', 'tenant_id', 'transaction_id', 'account_id', 'line_no', 'entry_type', 'asset', 'amount', 'description', 'created_at', 'balance_after'])
+        .select(['seq', 'tenant_id', 'transaction_id', 'account_id', 'line_no', 'entry_type', 'asset', 'amount', 'description', 'created_at', 'balance_after', 'effective_at'])
         .where('tenant_id', '=', tenant)
         .where('account_id', '=', account)
         .where('asset', '=', param('asset'))

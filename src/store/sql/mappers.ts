@@ -2,7 +2,7 @@
 // Integers arrive as bigint (better-sqlite3's safeIntegers; pg's int8 parser), amounts as text of digits.
 import type { Hold } from '../../core/hold.js';
 import type { Selectable } from 'kysely';
-import type { Account, ApiKey, Entry, FiatDetails, LinkedTransaction, StatementEntry, StoredEntry } from '../../core/types.js';
+import type { Account, ApiKey, Entry, FiatDetails, LinkedTransaction, StoredEntry } from '../../core/types.js';
 import type { StoredAuditRecord } from '../../core/ports.js';
 import type { Settlement } from '../../core/settlement.js';
 import type { DeliveryState, OutboxEvent, Webhook } from '../../core/webhook.js';
@@ -56,7 +56,8 @@ function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry
 
 export const toEntry = (r: Row<Database['entries']>): StoredEntry => ({ ...toStatementEntry(r), details: detailsOf(r) });
 
-export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference' | 'effective_at'>): StatementEntry => ({
+/** An entry's columns but its details (and its view): what a statement and a stored entry share. */
+export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference' | 'effective_at'>): Omit<StoredEntry, 'details'> => ({
   seq: Number(r.seq),
   tenantId: r.tenant_id,
   transactionId: r.transaction_id,

@@ -143,7 +143,7 @@ export const entriesPart = part({
 
   async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, after: { createdAt: string; seq: number } | null, limit: number): Promise<StatementEntry[]> {
     const position = after === null ? { from, afterSeq: -1n } : { from: after.createdAt, afterSeq: BigInt(after.seq) };
-    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, to, limit, ...position })).map(m.toStatementEntry);
+    return (await this.s.entriesBetween.all({ tenantId, accountId, asset, to, limit, ...position })).map((r) => ({ ...m.toStatementEntry(r), effectiveAt: r.effective_at ?? r.created_at }));
   },
 
   async onchainEntries(tenantId: string, transactionId: string): Promise<StoredEntry[]> {
