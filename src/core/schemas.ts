@@ -222,7 +222,11 @@ export const entriesQuery = v.object({
   cursor: v.optional(cursorSchema),
 });
 // Stryker disable next-line StringLiteral: 'down' is parseInstant's default, so an empty word rounds down all the same
-export const balanceQuery = v.object({ asOf: v.optional(instant('down')) });
+/** `basis=posted` (the default: by commit time) or `effective` (by the instant each transaction belongs to; issue 44). */
+export const bases = ['posted', 'effective'] as const;
+export type Basis = (typeof bases)[number];
+const basisSchema = v.optional(v.picklist(bases, `must be one of ${bases.join(', ')}`));
+export const balanceQuery = v.object({ asOf: v.optional(instant('down')), basis: basisSchema });
 
 /** One or more kinds of event, separated by commas (a repeated `type` parameter arrives joined the same way). */
 const eventTypesParam = v.pipe(

@@ -9,18 +9,20 @@ const POSTING_ROWS = 3;
  * with that settlement's audit record, event and reconciliation result.
  */
 const ONCHAIN_LINE_ROWS = 5;
+/** What a back-dated posting writes per kept balance: the buckets of its effective instant's year, month, day, hour. */
+const BACKDATED_BALANCE_ROWS = 4;
 /**
  * A line whose account and kind are not known: its entry, its kept balance, its account's row beside the transaction
- * (the search's), and what it may write on-chain.
+ * (the search's), what it may write on-chain, and its balance's buckets if the posting is back-dated.
  */
-const LINE_ROWS_MAX = 3 + ONCHAIN_LINE_ROWS;
+const LINE_ROWS_MAX = 3 + ONCHAIN_LINE_ROWS + BACKDATED_BALANCE_ROWS;
 /** The idempotency record of a write under an Idempotency-Key. */
 export const KEYED_ROWS = 1;
 /** A record of a fixed size and what comes with it (an audit record, an event, an idempotency record). */
 export const RECORD_ROWS = 4;
 
 /** The rows of a posting of these lines and metadata entries: its entries and kept balances, and what its filters keep. */
-export function postingRows(input: { lines: readonly LineInput[]; metadata: Readonly<Record<string, string>> }): number {
+export function postingRows(input: { lines: readonly LineInput[]; metadata: Readonly<Record<string, string>>; effectiveAt?: number }): number {
   const accounts = new Set<string>();
   const balances = new Set<string>();
   let onchain = 0;
@@ -29,7 +31,8 @@ export function postingRows(input: { lines: readonly LineInput[]; metadata: Read
     balances.add(`${line.accountId}\u0000${line.asset}`);
     if (line.details.kind === 'ONCHAIN') onchain++;
   }
-  return POSTING_ROWS + input.lines.length + balances.size + accounts.size + Object.keys(input.metadata).length + onchain * ONCHAIN_LINE_ROWS;
+  const buckets = input.effectiveAt === undefined ? 0 : balances.size * BACKDATED_BALANCE_ROWS;
+  return POSTING_ROWS + input.lines.length + balances.size + accounts.size + Object.keys(input.metadata).length + onchain * ONCHAIN_LINE_ROWS + buckets;
 }
 
 /** The same for a posting whose lines are counted but not known here (a hold's or a held agent transaction's, posted by a later step). */

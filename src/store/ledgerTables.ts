@@ -39,6 +39,7 @@ export const LEDGER_TABLES: ReadonlyArray<{ table: Table; key: readonly string[]
   { table: 'bank_statement_lines', key: ['seq'] },
   { table: 'bank_matches', key: ['tenant_id', 'entry_seq'] },
   { table: 'reconciliation_settings', key: ['tenant_id', 'account_id'] },
+  { table: 'effective_buckets', key: ['tenant_id', 'account_id', 'asset', 'slot'] },
 ];
 
 export const countOf = async (k: Kysely<Database>, table: Table): Promise<number> =>

@@ -76,6 +76,16 @@ export interface TransactionAccountsTable {
   tx_seq: bigint;
 }
 
+/** The net of an account's back-dated entries in an asset by the slot of their effective instant (0029). */
+export interface EffectiveBucketsTable {
+  tenant_id: string;
+  account_id: string;
+  asset: string;
+  /** `Y2026`, `M2026-06`, `D2026-06-30` or `H2026-06-30T12` (UTC). */
+  slot: string;
+  net: string;
+}
+
 export interface EntriesTable {
   seq: Generated<bigint>;
   tenant_id: string;
@@ -94,6 +104,8 @@ export interface EntriesTable {
   bank_reference: ColumnType<string | null, string | null | undefined, string | null>;
   /** Its transaction's effective_at (null: created_at). */
   effective_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A back-dated entry's running total of its account's back-dated entries in this asset, in commit order (null: not back-dated). */
+  backdated_after: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BankStatementsTable {
@@ -375,6 +387,7 @@ export interface Database {
   transaction_metadata: TransactionMetadataTable;
   transaction_accounts: TransactionAccountsTable;
   entries: EntriesTable;
+  effective_buckets: EffectiveBucketsTable;
   balances: BalancesTable;
   idempotency: IdempotencyTable;
   audit_log: AuditLogTable;

@@ -130,7 +130,7 @@ describe('balances, entries and statements', () => {
       from: '2030-05-02T00:00:00.000Z',
       to: '2030-05-03T00:00:00.000Z',
       openingBalance: 10,
-      movements: [{ transactionId: tx[3], type: 'DEBIT', amount: 4, occurredAt: '2030-05-03T00:00:00.000Z' }],
+      movements: [{ transactionId: tx[3], type: 'DEBIT', amount: 4, occurredAt: '2030-05-03T00:00:00.000Z', effectiveAt: '2030-05-03T00:00:00.000Z' }],
       closingBalance: 6,
     });
     const withDescription = await h.ledger.entries.statement(h.tenantId, cash, ms('2030-05-01T00:00:00.000Z'), ms('2030-05-01T00:00:00.000Z'));

@@ -192,3 +192,64 @@ describe('effectiveAt on postings', () => {
     expect((await post(t.client, lines('1.00'))).status).toBe(201);
   });
 });
+
+describe('the balance by effective instant (basis=effective)', () => {
+  const t = useServerWithAccounts({ accounts: { bank: 'ASSET', income: 'REVENUE' } });
+
+  it('equals the sum of the entries effective by each instant, across hours, days, months and years, beside the posted basis', async () => {
+    const { bank, income } = t.accounts;
+    let seed = 44;
+    const next = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    const now = Date.now();
+    const fixed = ['2024-12-31T23:59:59.999Z', '2025-01-01T00:00:00.000Z', '2026-06-30T23:00:00.000Z', '2026-06-30T23:30:00.000Z', '2026-07-01T00:00:00.000Z'];
+    const postings = Array.from({ length: 40 }, (_, i) => {
+      const cents = 1 + next(99_999);
+      const inward = next(3) !== 0;
+      const kind = next(4);
+      const effectiveAt = kind === 0 ? undefined : kind === 1 ? fixed[next(fixed.length)] : new Date(now - next(30 * 24) * 3_600_000 - next(3_600_000)).toISOString();
+      const amount = (cents / 100).toFixed(2);
+      return {
+        idempotencyKey: `eff-${i}-${randomUUID()}`,
+        lines: [fiat(bank, inward ? 'DEBIT' : 'CREDIT', amount), fiat(income, inward ? 'CREDIT' : 'DEBIT', amount)],
+        ...(effectiveAt === undefined ? {} : { effectiveAt }),
+        signed: inward ? cents : -cents,
+      };
+    });
+    // In a few batches, so that later commits back-date across what is committed already.
+    const posted: Array<{ signed: number; createdAt: string; effectiveAt: string }> = [];
+    for (let i = 0; i < postings.length; i += 8) {
+      const part = postings.slice(i, i + 8);
+      const res = await t.client.post('/api/v1/transactions/batch', { transactions: part.map(({ signed: _, ...item }) => item) });
+      expect(res.status, res.text).toBe(200);
+      for (const [j, r] of (res.body.results as any[]).entries()) {
+        expect(r.status, JSON.stringify(r)).toBe(201);
+        const got = (await t.client.get(`/api/v1/transactions/${r.transactionId}`)).body;
+        posted.push({ signed: part[j]!.signed, createdAt: got.createdAt, effectiveAt: got.effectiveAt });
+      }
+    }
+    const sumBy = (at: string, key: 'createdAt' | 'effectiveAt') => posted.filter((p) => p[key] <= at).reduce((s, p) => s + p.signed, 0);
+    const cents = (amount: number) => Math.round(amount * 100);
+    const instants = new Set<string>(['2000-01-01T00:00:00.000Z', new Date().toISOString()]);
+    for (const p of posted) {
+      for (const iso of [p.effectiveAt, p.createdAt]) {
+        const ms = Date.parse(iso);
+        for (const d of [-1, 0, 1, -3_600_000, 3_600_000]) instants.add(new Date(ms + d).toISOString());
+      }
+    }
+    for (const at of instants) {
+      const effective = await t.client.get(`/api/v1/accounts/${bank}/balance?asOf=${encodeURIComponent(at)}&basis=effective`);
+      expect(effective.status, effective.text).toBe(200);
+      expect(cents(effective.body.amount), `effective at ${at}`).toBe(sumBy(at, 'effectiveAt'));
+      const byCommit = await t.client.get(`/api/v1/accounts/${bank}/balance?asOf=${encodeURIComponent(at)}&basis=posted`);
+      expect(cents(byCommit.body.amount), `posted at ${at}`).toBe(sumBy(at, 'createdAt'));
+    }
+    // Now, both bases agree with the current balance (nothing is dated ahead).
+    const current = (await t.client.get(`/api/v1/accounts/${bank}/balance`)).body.amount;
+    expect(cents(current)).toBe(sumBy('9999', 'effectiveAt'));
+    expect(cents((await t.client.get(`/api/v1/accounts/${bank}/balance?basis=effective`)).body.amount)).toBe(cents(current));
+  });
+
+  it('refuses an unknown basis', async () => {
+    expectValidation(await t.client.get(`/api/v1/accounts/${t.accounts.bank}/balance?basis=booked`), { detail: { path: 'basis' } });
+  });
+});

@@ -156,14 +156,16 @@ export function registerAccounts(program: Command): void {
     .argument('<accountId>', 'account id')
     .addOption(tenantOption())
     .option('--as-of <instant>', 'the balance as of this instant (ISO 8601), inclusive')
+    .option('--basis <basis>', 'posted (by commit time, the default) or effective (by the instant each transaction belongs to)')
     .option('--json', 'print the balance as the HTTP endpoint does')
     .action(
-      action(async (accountId: string, options: { tenant: string; asOf?: string; json?: boolean }, command: Command) => {
+      action(async (accountId: string, options: { tenant: string; asOf?: string; basis?: string; json?: boolean }, command: Command) => {
         const tenantId = tenantIdOf(options);
         const id = parseWith(uuidSchema, accountId, 'accountId');
         const { asOf } = parseWith(balanceQuery, options.asOf === undefined ? {} : { asOf: options.asOf }, '--as-of', 'asOf');
+        const { basis } = parseWith(balanceQuery, options.basis === undefined ? {} : { basis: options.basis }, '--basis', 'basis');
         const { account, balance } = await withTenantLedger(command, tenantId, async (ledger) => {
-          return { account: accountView(await ledger.accounts.get(tenantId, id)), balance: await ledger.entries.balance(tenantId, id, asOf) };
+          return { account: accountView(await ledger.accounts.get(tenantId, id)), balance: await ledger.entries.balance(tenantId, id, asOf, basis) };
         });
         if (options.json) return printJson(balance);
         process.stdout.write(`${bold(account.name)} (${account.type}, normal ${balance.normalBalance}), ${options.asOf ? `as of ${options.asOf}` : `at ${balance.computedAt}`}\n`);

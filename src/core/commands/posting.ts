@@ -96,6 +96,19 @@ function assertKeptMatchesRunning(
   });
 }
 
+/** Each entry's running total of its account's back-dated entries in its asset, in line order, itself included. */
+async function backdatedTotals(tx: WriteContext['tx'], tenantId: string, entries: readonly Entry[]): Promise<bigint[]> {
+  const totals = new Map<string, bigint>();
+  const after: bigint[] = [];
+  for (const e of entries) {
+    const key = `${e.accountId}|${e.asset}`;
+    const total = (totals.get(key) ?? (await tx.backdatedTotal(tenantId, e.accountId, e.asset))) + signedAmount(e);
+    totals.set(key, total);
+    after[e.lineNo] = total;
+  }
+  return after;
+}
+
 /**
  * Writes the transaction, its entries with running balances, the balance rows, the audit record and the
  * `transaction.committed` event, and settles what its on-chain lines match: all inside the caller's write.
@@ -142,12 +155,19 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   const document = transactionText(transactionId, input.metadata, entries.map((e, i) => lineText(heads[i]!, createdAt, effectiveAt, e.accountId)), createdAt, effectiveAt);
   await tx.insertTransaction({ id: transactionId, tenantId, document, createdAt }, backdatedTo);
   await tx.indexTransaction(tenantId, transactionId, input.metadata, [...accounts.keys()]);
+  // A back-dated posting keeps, on each entry, its account's running total of back-dated entries in commit order,
+  // and adds what it moves to the buckets of its effective instant (docs/design.md, "Effective dates").
+  const backdatedAfter = backdatedTo === null ? null : await backdatedTotals(tx, tenantId, entries);
   for (const entry of entries) {
-    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt, effectiveAt), backdatedTo);
+    const backdated = backdatedTo === null ? null : { to: backdatedTo, after: backdatedAfter![entry.lineNo]! };
+    await tx.insertEntry(entry, entryText(heads[entry.lineNo]!, createdAt, effectiveAt), backdated);
     // By hash, so that a transfer a chain watcher sees finds the posting that records it.
     if (entry.details.kind === 'ONCHAIN') await tx.insertOnchainLine(tenantId, entry.details.chainId, entry.details.txHash, transactionId, entry.lineNo);
   }
   for (const { accountId, asset, balance } of running.values()) await tx.setBalance(tenantId, accountId, asset, balance);
+  if (backdatedTo !== null) {
+    for (const [i, { accountId, asset }] of [...running.values()].entries()) await tx.addToEffectiveBuckets(tenantId, accountId, asset, backdatedTo, running.get(`${accountId}|${asset}`)!.balance - before[i]!.balance);
+  }
   await appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
   // The event's body is the transaction's document, read from the transaction when sent.
   await tx.insertOutbox({ id: ids.next(), tenantId, type: 'transaction.committed', transactionId, createdAt });

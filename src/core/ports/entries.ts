@@ -22,6 +22,13 @@ export interface EntryReads {
   balanceLimits(tenantId: string, accountId: string): Promise<Map<Asset, BalanceLimits>>;
   /** Balance after the last entry in the asset at or before the instant (or strictly before it); null when there is none. */
   balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null>;
+  /**
+   * Over the account's back-dated entries in the asset (docs/design.md, "Effective dates"): the sum of those committed
+   * by `at` (one seek) and of those effective by `at` (four ranges of buckets and one hour's entries), debits minus credits.
+   */
+  backdatedSums(tenantId: string, accountId: string, asset: Asset, at: string): Promise<{ committed: bigint; effective: bigint }>;
+  /** The running total of the account's back-dated entries in the asset, as its last one keeps it (0 for none). */
+  backdatedTotal(tenantId: string, accountId: string, asset: Asset): Promise<bigint>;
   entriesPage(
     tenantId: string,
     accountId: string,
@@ -39,8 +46,13 @@ export interface EntryReads {
 
 /** WriteTx's part for entries and balances. */
 export interface EntryWrites {
-  /** `backdatedTo`: its transaction's. */
-  insertEntry(entry: Omit<Entry, 'seq'>, view: string, backdatedTo: string | null): Promise<void>;
+  /**
+   * `backdated`: a back-dated entry's instant (its transaction's) and the running total of its account's back-dated
+   * entries in its asset, itself included; null for one that is not back-dated.
+   */
+  insertEntry(entry: Omit<Entry, 'seq'>, view: string, backdated: { to: string; after: bigint } | null): Promise<void>;
+  /** Adds a back-dated posting's movement of an account in an asset to the buckets of its effective instant. */
+  addToEffectiveBuckets(tenantId: string, accountId: string, asset: Asset, effectiveAt: string, moved: bigint): Promise<void>;
   setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void>;
   /** Sets what open holds reserve on a balance. */
   setPending(tenantId: string, accountId: string, asset: Asset, pending: Pending): Promise<void>;

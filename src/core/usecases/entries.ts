@@ -1,6 +1,7 @@
 // Reads of one account: balance (now or as of an instant), the entries listing and the period statement.
 // Balances are kept, never summed at read time: each answer is a handful of index seeks whatever the history.
 import type * as r from '../responses.js';
+import type { Basis } from '../schemas.js';
 import type { Out } from '../responses.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
@@ -20,13 +21,14 @@ import { reported } from '../commands/limits.js';
 export class EntryService {
   constructor(private readonly deps: Deps) {}
 
-  async balance(tenantId: string, accountId: string, asOfMs: number | undefined): Promise<Out<typeof r.balance>> {
+  /** `basis`: as of `asOfMs` by commit time, or by effective instant (now, both are the same: nothing is dated ahead). */
+  async balance(tenantId: string, accountId: string, asOfMs: number | undefined, basis: Basis = 'posted'): Promise<Out<typeof r.balance>> {
     const account = await requireAccount(this.deps, tenantId, accountId);
     const computedAt = this.deps.clock.now().toISOString();
     // One row per asset the account has ever held, with what open holds reserve on it; as of an instant, one seek per
     // such asset and no more (and nothing pending: holds are not kept by time).
     let byAsset = await this.deps.store.balancesWithPending(tenantId, accountId);
-    if (asOfMs !== undefined) byAsset = await balancesAsOf(this.deps, tenantId, accountId, [...byAsset.keys()], toIso(asOfMs));
+    if (asOfMs !== undefined) byAsset = await balancesAsOf(this.deps, tenantId, accountId, [...byAsset.keys()], toIso(asOfMs), basis);
     return { accountId, currency: account.currency, ...balanceFigures(account, byAsset, account.currency), normalBalance: normalBalanceOf(account.type), computedAt, onChainBalances: onChainFigures(account, byAsset) };
   }
 
@@ -99,13 +101,25 @@ export class EntryService {
 type HeldBalances = Map<Asset, { balance: bigint; pending: Pending }>;
 
 /** An account's balances as of an instant, of the assets it held: one seek each; nothing pending (holds are not kept by time). */
-export async function balancesAsOf(deps: Deps, tenantId: string, accountId: string, assets: readonly Asset[], asOf: string): Promise<HeldBalances> {
+export async function balancesAsOf(deps: Deps, tenantId: string, accountId: string, assets: readonly Asset[], asOf: string, basis: Basis = 'posted'): Promise<HeldBalances> {
   const byAsset: HeldBalances = new Map();
   for (const asset of assets) {
-    const raw = await deps.store.balanceAt(tenantId, accountId, asset, asOf, true);
+    const raw = basis === 'posted' ? await deps.store.balanceAt(tenantId, accountId, asset, asOf, true) : await effectiveBalanceAt(deps, tenantId, accountId, asset, asOf);
     if (raw !== null) byAsset.set(asset, { balance: raw, pending: NO_PENDING });
   }
   return byAsset;
+}
+
+/**
+ * The balance by effective instant at `at` (docs/design.md, "Effective dates"): every entry committed by `at` is
+ * effective by it, so it is the posted balance plus the back-dated entries committed after `at` and effective by it;
+ * null when no entry counts.
+ */
+export async function effectiveBalanceAt(deps: Deps, tenantId: string, accountId: string, asset: Asset, at: string): Promise<bigint | null> {
+  const posted = await deps.store.balanceAt(tenantId, accountId, asset, at, true);
+  const { committed, effective } = await deps.store.backdatedSums(tenantId, accountId, asset, at);
+  if (posted === null && effective === 0n && committed === 0n) return null;
+  return (posted ?? 0n) + effective - committed;
 }
 
 /** amount, pending and available of one asset, on the account's normal side. */

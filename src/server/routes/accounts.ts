@@ -69,10 +69,10 @@ export const accountRoutes = [
     operationId: 'getBalance',
     scope: 'ACCOUNTS_READ',
     query: balanceQuery,
-    responses: { 200: { description: 'The balance', schema: 'Balance' }, 400: 'Invalid asOf', ...readErrors },
+    responses: { 200: { description: 'The balance', schema: 'Balance' }, 400: 'Invalid asOf or basis', ...readErrors },
     handle: async ({ ledger, principal, params, query }) => ({
       status: 200,
-      body: await ledger.entries.balance(principal.tenantId, params.accountId!, query.asOf),
+      body: await ledger.entries.balance(principal.tenantId, params.accountId!, query.asOf, query.basis),
     }),
   }),
   defineRoute({

@@ -28,6 +28,7 @@ import * as m0025 from './0025_bank_statements.js';
 import * as m0026 from './0026_bank_statements_by_time.js';
 import * as m0027 from './0027_effective_dates.js';
 import * as m0028 from './0028_bank_amount_by_effective_time.js';
+import * as m0029 from './0029_effective_balances.js';
 
 const migrations: Record<string, Migration> = {
   '0001_core_ledger': m0001,
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0026_bank_statements_by_time': m0026,
   '0027_effective_dates': m0027,
   '0028_bank_amount_by_effective_time': m0028,
+  '0029_effective_balances': m0029,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -56,6 +56,11 @@ export function entriesStatements(prepare: Preparer) {
           Array.from({ length: width }, (_, i) => param(`a${i}`)),
         ),
     );
+  /** An account's back-dated entries in an asset (0029's partial indexes). */
+  const backdatedOf = (q: Kysely<Database>) =>
+    q.selectFrom('entries').where('tenant_id', '=', tenant).where('account_id', '=', account).where('asset', '=', param('asset')).where('effective_at', 'is not', null);
+  /** An account's buckets in an asset (docs/design.md, "Effective dates"). */
+  const bucketsOf = (q: Kysely<Database>) => q.selectFrom('effective_buckets').where('tenant_id', '=', tenant).where('account_id', '=', account).where('asset', '=', param('asset'));
   return {
     balances: p((q) => q.selectFrom('balances').select(['asset', 'balance', 'limit_min', 'limit_max', 'pending_out', 'pending_in']).where('tenant_id', '=', tenant).where('account_id', '=', account)),
     // Limits: every limit of the account cleared, then each given asset's set (a row of balance 0 where none is yet).
@@ -90,6 +95,22 @@ export function entriesStatements(prepare: Preparer) {
         .onConflict((oc) =>
           oc.columns(['tenant_id', 'account_id', 'asset']).doUpdateSet({ pending_out: (eb) => eb.ref('excluded.pending_out'), pending_in: (eb) => eb.ref('excluded.pending_in') }),
         ),
+    ),
+    /** The running total of an account's back-dated entries in an asset, as its last one committed by `at` keeps it. */
+    backdatedTotalAt: p((q) =>
+      backdatedOf(q).select('backdated_after').where('created_at', '<=', param('at')).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1),
+    ),
+    /** The back-dated entries of an account in an asset effective in [from, to]. */
+    backdatedBetween: p((q) => backdatedOf(q).select(['entry_type', 'amount']).where('effective_at', '>=', param('from')).where('effective_at', '<=', param('to'))),
+    /** The buckets of slots in [from, to). */
+    bucketsBetween: p((q) => bucketsOf(q).select(['slot', 'net']).where('slot', '>=', param('from')).where('slot', '<', param('to'))),
+    bucket: p((q) => bucketsOf(q).select('net').where('slot', '=', param('slot'))),
+    setBucket: p((q) =>
+      q
+        .insertInto('effective_buckets')
+        .values({ tenant_id: tenant, account_id: account, asset: param('asset'), slot: param('slot'), net: param('net') })
+        .onConflict((oc) => oc.columns(['tenant_id', 'account_id', 'asset', 'slot']).doUpdateSet({ net: (eb) => eb.ref('excluded.net') })),
+      deferrable,
     ),
     balanceAtInclusive: balanceAt('<='),
     balanceAtExclusive: balanceAt('<'),
@@ -138,6 +159,7 @@ export function entriesStatements(prepare: Preparer) {
         view: param('view'),
         bank_reference: param<string | null>('bankReference'),
         effective_at: param<string | null>('effectiveAt'),
+        backdated_after: param<string | null>('backdatedAfter'),
       }),
       deferrable,
     ),

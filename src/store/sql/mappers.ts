@@ -57,7 +57,7 @@ function detailsOf(r: Pick<Row<Database['entries']>, 'details' | 'view'>): Entry
 export const toEntry = (r: Row<Database['entries']>): StoredEntry => ({ ...toStatementEntry(r), details: detailsOf(r) });
 
 /** An entry's columns but its details (and its view): what a statement and a stored entry share. */
-export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference' | 'effective_at'>): Omit<StoredEntry, 'details'> => ({
+export const toStatementEntry = (r: Omit<Row<Database['entries']>, 'details' | 'view' | 'bank_reference' | 'effective_at' | 'backdated_after'>): Omit<StoredEntry, 'details'> => ({
   seq: Number(r.seq),
   tenantId: r.tenant_id,
   transactionId: r.transaction_id,

@@ -7,6 +7,7 @@ import type { Asset, Chain } from '../../../core/money.js';
 import { countWithinAnswer } from '../../../core/paging.js';
 import { part, TIME_MAX, TIME_MIN, SEQ_MAX, heldKey, accountsArgs, limitsOfRow, pendingOfRow } from '../part.js';
 import * as m from '../mappers.js';
+import { rangesBefore, slotsOf } from '../../../core/effectiveBuckets.js';
 import type { EntryReads, EntryWrites } from '../../../core/ports/entries.js';
 
 /**
@@ -141,6 +142,19 @@ export const entriesPart = part({
     return { views, next: { createdAt, seq } };
   },
 
+  async backdatedTotal(tenantId: string, accountId: string, asset: Asset): Promise<bigint> {
+    return BigInt((await this.s.backdatedTotalAt.get({ tenantId, accountId, asset, at: TIME_MAX }))?.backdated_after ?? '0');
+  },
+
+  async backdatedSums(tenantId: string, accountId: string, asset: Asset, at: string): Promise<{ committed: bigint; effective: bigint }> {
+    const last = await this.s.backdatedTotalAt.get({ tenantId, accountId, asset, at });
+    const { slots, hourStart } = rangesBefore(at);
+    let effective = 0n;
+    for (const range of slots) for (const row of await this.s.bucketsBetween.all({ tenantId, accountId, asset, ...range })) effective += BigInt(row.net);
+    for (const row of await this.s.backdatedBetween.all({ tenantId, accountId, asset, from: hourStart, to: at })) effective += row.entry_type === 'DEBIT' ? BigInt(row.amount) : -BigInt(row.amount);
+    return { committed: BigInt(last?.backdated_after ?? '0'), effective };
+  },
+
   async entriesBetween(tenantId: string, accountId: string, asset: Asset, from: string, to: string, after: { createdAt: string; seq: number } | null, limit: number): Promise<StatementEntry[]> {
     const position = after === null ? { from, afterSeq: -1n } : { from: after.createdAt, afterSeq: BigInt(after.seq) };
     return (await this.s.entriesBetween.all({ tenantId, accountId, asset, to, limit, ...position })).map((r) => ({ ...m.toStatementEntry(r), effectiveAt: r.effective_at ?? r.created_at }));
@@ -150,7 +164,7 @@ export const entriesPart = part({
     return (await this.s.onchainEntries.all({ tenantId, transactionId })).map(m.toEntry);
   },
 
-  async insertEntry(e: Omit<Entry, 'seq'>, view: string, backdatedTo: string | null): Promise<void> {
+  async insertEntry(e: Omit<Entry, 'seq'>, view: string, backdated: { to: string; after: bigint } | null): Promise<void> {
     await this.s.insertEntry.run({
       tenantId: e.tenantId,
       transactionId: e.transactionId,
@@ -165,8 +179,16 @@ export const entriesPart = part({
       balanceAfter: e.balanceAfterMinor.toString(),
       view,
       bankReference: m.matchingReference(e.details),
-      effectiveAt: backdatedTo,
+      effectiveAt: backdated?.to ?? null,
+      backdatedAfter: backdated?.after.toString() ?? null,
     });
+  },
+
+  async addToEffectiveBuckets(tenantId: string, accountId: string, asset: Asset, effectiveAt: string, moved: bigint): Promise<void> {
+    for (const slot of slotsOf(effectiveAt)) {
+      const row = await this.s.bucket.get({ tenantId, accountId, asset, slot });
+      await this.s.setBucket.run({ tenantId, accountId, asset, slot, net: (BigInt(row?.net ?? '0') + moved).toString() });
+    }
   },
 
   async setBalance(tenantId: string, accountId: string, asset: Asset, balanceMinor: bigint): Promise<void> {
