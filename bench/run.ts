@@ -6,6 +6,7 @@
 // and the targets of the rows that ran, met or MISSED.
 import { auditExport } from './export.js';
 import { bankStatements } from './bankStatements.js';
+import { effectiveBalances } from './effectiveBalances.js';
 import { batch } from './batch.js';
 import { bounds } from './bounds.js';
 import { evmWatcher } from './evm.js';
@@ -41,6 +42,7 @@ const TABLE: ReadonlyArray<Scenario<any>> = [
   batch,
   ...storage,
   ...bankStatements,
+  ...effectiveBalances,
 ];
 
 /** The rows BENCH_ONLY names (by scenario or family), or those of a run without it; each only if enabled. */

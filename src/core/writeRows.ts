@@ -9,8 +9,8 @@ const POSTING_ROWS = 3;
  * with that settlement's audit record, event and reconciliation result.
  */
 const ONCHAIN_LINE_ROWS = 5;
-/** What a back-dated posting writes per kept balance: the buckets of its effective instant's year, month, day, hour. */
-const BACKDATED_BALANCE_ROWS = 4;
+/** What a back-dated posting writes per kept balance: the buckets of its effective instant's year, month, day, hour, ten minutes. */
+const BACKDATED_BALANCE_ROWS = 5;
 /**
  * A line whose account and kind are not known: its entry, its kept balance, its account's row beside the transaction
  * (the search's), what it may write on-chain, and its balance's buckets if the posting is back-dated.

@@ -81,7 +81,7 @@ export interface EffectiveBucketsTable {
   tenant_id: string;
   account_id: string;
   asset: string;
-  /** `Y2026`, `M2026-06`, `D2026-06-30` or `H2026-06-30T12` (UTC). */
+  /** `Y2026`, `M2026-06`, `D2026-06-30`, `H2026-06-30T12` or `X2026-06-30T12:3` (UTC). */
   slot: string;
   net: string;
 }

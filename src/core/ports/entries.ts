@@ -24,7 +24,7 @@ export interface EntryReads {
   balanceAt(tenantId: string, accountId: string, asset: Asset, at: string, inclusive: boolean): Promise<bigint | null>;
   /**
    * Over the account's back-dated entries in the asset (docs/design.md, "Effective dates"): the sum of those committed
-   * by `at` (one seek) and of those effective by `at` (four ranges of buckets and one hour's entries), debits minus credits.
+   * by `at` (one seek) and of those effective by `at` (five ranges of buckets and ten minutes' entries), debits minus credits.
    */
   backdatedSums(tenantId: string, accountId: string, asset: Asset, at: string): Promise<{ committed: bigint; effective: bigint }>;
   /** The running total of the account's back-dated entries in the asset, as its last one keeps it (0 for none). */

@@ -1,8 +1,9 @@
 // The effective-basis balance (issue 44, section 1; docs/design.md, "Effective dates"): balance(T) = posted(T) +
 // B_eff(T) - B_created(T), both sums over the back-dated entries alone. A back-dated entry keeps the running total
 // of its account's back-dated entries in commit order (B_created, one seek); their sums by effective instant are kept
-// in buckets of a year, a month, a day and an hour (`Y2026`, `M2026-06`, `D2026-06-30`, `H2026-06-30T12`), and the
-// back-dated entries of one hour are read by their effective instant (B_eff: four bucket ranges and one hour's).
+// in buckets of a year, a month, a day, an hour and ten minutes (`Y2026`, `M2026-06`, `D2026-06-30`, `H2026-06-30T12`,
+// `X2026-06-30T12:3`), and the back-dated entries of ten minutes are read by their effective instant (B_eff: five
+// bucket ranges and ten minutes' entries).
 import { sql, type Kysely } from 'kysely';
 import { columnTypes, isPostgres } from './columns.js';
 
@@ -10,7 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
   const req = (c: any) => c.notNull();
   await db.schema.alterTable('entries').addColumn('backdated_after', t.amount).execute();
-  // Back-dated entries by commit time (B_created) and by effective instant (an hour's).
+  // Back-dated entries by commit time (B_created) and by effective instant (ten minutes').
   await db.schema
     .createIndex('entries_backdated_by_time')
     .on('entries')

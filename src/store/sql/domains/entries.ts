@@ -148,10 +148,10 @@ export const entriesPart = part({
 
   async backdatedSums(tenantId: string, accountId: string, asset: Asset, at: string): Promise<{ committed: bigint; effective: bigint }> {
     const last = await this.s.backdatedTotalAt.get({ tenantId, accountId, asset, at });
-    const { slots, hourStart } = rangesBefore(at);
+    const { slots, scanFrom } = rangesBefore(at);
     let effective = 0n;
     for (const range of slots) for (const row of await this.s.bucketsBetween.all({ tenantId, accountId, asset, ...range })) effective += BigInt(row.net);
-    for (const row of await this.s.backdatedBetween.all({ tenantId, accountId, asset, from: hourStart, to: at })) effective += row.entry_type === 'DEBIT' ? BigInt(row.amount) : -BigInt(row.amount);
+    for (const row of await this.s.backdatedBetween.all({ tenantId, accountId, asset, from: scanFrom, to: at })) effective += row.entry_type === 'DEBIT' ? BigInt(row.amount) : -BigInt(row.amount);
     return { committed: BigInt(last?.backdated_after ?? '0'), effective };
   },
 
