@@ -3,7 +3,7 @@
 // one, its commit time; each refusal a 400 that writes nothing; a replay with another effectiveAt a changed body.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fiat, post, useServerWithAccounts } from '../helpers/server.js';
+import { cli, fiat, post, useServerWithAccounts } from '../helpers/server.js';
 import { expectError, expectValidation } from '../helpers/expect.js';
 import { parseNdjson } from '../helpers/audit.js';
 import { sqlOn } from '../helpers/sql.js';
@@ -247,6 +247,17 @@ describe('the balance by effective instant (basis=effective)', () => {
     const current = (await t.client.get(`/api/v1/accounts/${bank}/balance`)).body.amount;
     expect(cents(current)).toBe(sumBy('9999', 'effectiveAt'));
     expect(cents((await t.client.get(`/api/v1/accounts/${bank}/balance?basis=effective`)).body.amount)).toBe(cents(current));
+  });
+
+  it('ledger accounts balance --basis answers what the endpoint does, and refuses an unknown basis with exit 2', async () => {
+    const at = '2026-07-01T00:00:00.000Z';
+    const http = (await t.client.get(`/api/v1/accounts/${t.accounts.bank}/balance?asOf=${at}&basis=effective`)).body;
+    const run = await cli(['--db', t.dbPath, 'accounts', 'balance', t.accounts.bank, '--tenant', t.tenant.tenantId, '--as-of', at, '--basis', 'effective', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect({ ...JSON.parse(run.stdout), computedAt: null }).toEqual({ ...http, computedAt: null });
+    const refused = await cli(['--db', t.dbPath, 'accounts', 'balance', t.accounts.bank, '--tenant', t.tenant.tenantId, '--basis', 'booked']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/basis/);
   });
 
   it('refuses an unknown basis', async () => {

@@ -166,7 +166,7 @@ export async function writePosting(ctx: WriteContext, p: Posting): Promise<void>
   }
   for (const { accountId, asset, balance } of running.values()) await tx.setBalance(tenantId, accountId, asset, balance);
   if (backdatedTo !== null) {
-    for (const [i, { accountId, asset }] of [...running.values()].entries()) await tx.addToEffectiveBuckets(tenantId, accountId, asset, backdatedTo, running.get(`${accountId}|${asset}`)!.balance - before[i]!.balance);
+    for (const [i, slot] of [...running.values()].entries()) await tx.addToEffectiveBuckets(tenantId, slot.accountId, slot.asset, backdatedTo, slot.balance - before[i]!.balance);
   }
   await appendAudit(tx, ids, tenantId, actor, p.audit.action, createdAt, p.audit.payload);
   // The event's body is the transaction's document, read from the transaction when sent.
